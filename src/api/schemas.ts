@@ -1,0 +1,294 @@
+import { z } from "@hono/zod-openapi";
+
+/** Published request and response shapes. The OpenAPI document is generated from these. */
+
+const isoDateTime = z.iso
+  .datetime({ offset: true, local: true })
+  .openapi({ example: "2025-11-27T16:00:00Z" });
+const shortText = (max: number) => z.string().trim().min(1).max(max);
+const roleList = z.array(shortText(100)).max(50);
+
+export const ThreadParams = z.object({
+  tenant: z.string().openapi({ param: { name: "tenant", in: "path" }, example: "dev" }),
+  thread: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+    .openapi({ param: { name: "thread", in: "path" }, example: "support-42" }),
+});
+
+export const TenantParams = ThreadParams.pick({ tenant: true });
+
+export const Identity = z
+  .object({
+    user_id: shortText(200),
+    user_name: shortText(200).optional(),
+    authority: shortText(200).optional(),
+    roles: roleList.optional(),
+    department: shortText(200).optional(),
+    organization: shortText(200).optional(),
+    permissions: roleList.optional(),
+  })
+  .openapi("Identity");
+
+export const Environment = z
+  .object({
+    now: isoDateTime.optional(),
+    timezone: shortText(100).optional(),
+    location: shortText(200).optional(),
+  })
+  .catchall(z.unknown())
+  .openapi("Environment");
+
+export const CreateThreadBody = z
+  .object({
+    project_id: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 . _ : -"),
+    identity: Identity,
+    environment: Environment.optional(),
+  })
+  .openapi("CreateThread");
+
+export const ThreadView = z
+  .object({
+    tenant: z.string(),
+    thread: z.string(),
+    project_id: z.string(),
+    identity: Identity,
+    environment: Environment,
+  })
+  .openapi("Thread");
+
+const eventId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+
+export const MessageEvent = z
+  .object({
+    type: z.literal("message"),
+    id: eventId.optional(),
+    role: z.enum(["user", "assistant", "system", "tool"]),
+    speaker: shortText(200).optional(),
+    content: z.string().min(1).max(100_000),
+    ts: isoDateTime.optional(),
+  })
+  .openapi("MessageEvent");
+
+export const SourceType = z.enum(["user", "system", "tool", "external", "policy", "conversation"]);
+export const Scope = z.enum(["global", "task", "hypothetical", "draft", "session"]);
+export const Classification = z.enum(["public", "restricted", "confidential", "highly_restricted"]);
+export const Layer = z.enum(["persistent", "working", "environment"]);
+
+export const FactValue = z.union([
+  z.string().max(100_000),
+  z.number(),
+  z.boolean(),
+  z.record(z.string(), z.unknown()),
+]);
+
+export const FactEvent = z
+  .object({
+    type: z.literal("fact"),
+    id: eventId.optional(),
+    key: z.string().trim().min(1).max(200),
+    value: FactValue,
+    layer: Layer.optional(),
+    ts: isoDateTime.optional(),
+    source: z
+      .object({
+        type: SourceType,
+        authority: shortText(200).optional(),
+        identity: shortText(200).optional(),
+      })
+      .optional(),
+    scope: Scope.optional(),
+    scope_id: shortText(200).optional(),
+    supersedes: shortText(200).optional(),
+    depends_on: z.array(shortText(200)).max(100).optional(),
+    is_constraint: z.boolean().optional(),
+    constraint_type: shortText(100).optional(),
+    valid_from: isoDateTime.optional(),
+    valid_until: isoDateTime.nullable().optional(),
+    classification: Classification.optional(),
+    allow_roles: roleList.optional(),
+    deny_roles: roleList.optional(),
+  })
+  .refine((f) => !f.valid_from || !f.valid_until || Date.parse(f.valid_from) < Date.parse(f.valid_until), {
+    message: "valid_until must be after valid_from",
+    path: ["valid_until"],
+  })
+  .openapi("FactEvent");
+
+export const Event = z.discriminatedUnion("type", [MessageEvent, FactEvent]).openapi("Event");
+
+export const IngestBody = z.object({ events: z.array(Event).min(1).max(500) }).openapi("IngestEvents");
+
+export const Watermark = z
+  .object({
+    last_message: z.object({ ts: z.string(), id: z.string() }).nullable(),
+    extracted_through: z.object({ ts: z.string(), id: z.string() }).nullable(),
+    pending_messages: z.number().int(),
+  })
+  .openapi("Watermark");
+
+export const IngestResult = z
+  .object({
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    watermark: Watermark,
+    facts: z
+      .array(
+        z.object({
+          id: z.string(),
+          key: z.string(),
+          outcome: z.enum(["created", "superseded_previous", "disputed", "duplicate", "upserted"]),
+          supersedes: z.string().nullable(),
+          reason: z.string().nullable(),
+        }),
+      )
+      .openapi({ description: "What happened to each fact event, in applied order." }),
+  })
+  .openapi("IngestResult");
+
+export const ContextBody = z
+  .object({
+    query: z.string().min(1).max(10_000),
+    budget_tokens: z.number().int().min(64).max(200_000).default(8000),
+    now: isoDateTime.optional(),
+    roles: roleList.optional(),
+    task_type: shortText(100).optional(),
+    task_id: shortText(200).optional().openapi({ description: "Active task; task-scoped facts need it." }),
+    facts_share: z.number().gt(0).max(1).default(0.7),
+  })
+  .openapi("ContextRequest");
+
+export const OmitReason = z.enum([
+  "superseded",
+  "out_of_scope",
+  "not_permitted",
+  "over_budget",
+  "irrelevant",
+  "expired",
+  "disputed",
+]);
+
+export const ObjectKind = z.enum(["identity", "environment", "fact", "working", "message"]);
+
+export const ContextResult = z
+  .object({
+    context: z.string(),
+    tokens: z.number().int(),
+    budget_tokens: z.number().int(),
+    trace_id: z.string(),
+    sections: z.array(z.object({ name: z.string(), tokens: z.number().int(), items: z.number().int() })),
+    trace: z.object({
+      compiled: z.array(
+        z.object({
+          object_id: z.string(),
+          kind: ObjectKind,
+          section: z.string(),
+          refs: z.array(z.string()).optional(),
+        }),
+      ),
+      omitted: z.array(
+        z.object({
+          object_id: z.string(),
+          kind: ObjectKind,
+          reason: OmitReason,
+          detail: z.string().optional(),
+        }),
+      ),
+      quarantined: z.array(z.object({ object_id: z.string(), kind: ObjectKind, detail: z.string() })),
+    }),
+  })
+  .openapi("ContextResult");
+
+export const StoredFact = z
+  .object({
+    id: z.string(),
+    key: z.string(),
+    value: z.unknown(),
+    project_id: z.string(),
+    thread_id: z.string(),
+    user_id: z.string().nullable(),
+    memory_type: z.enum(["user", "capability", "organizational"]),
+    source: z.object({ type: z.string(), authority: z.string().nullable(), identity: z.string().nullable() }),
+    authority_rank: z.number().int(),
+    scope: Scope,
+    scope_id: z.string().nullable(),
+    is_valid: z.boolean(),
+    supersedes: z.string().nullable(),
+    superseded_by: z.string().nullable(),
+    contradiction_status: z.enum(["clean", "disputed", "overridden", "quarantined"]),
+    status_reason: z.string().nullable(),
+    depends_on: z.array(z.string()),
+    needs_review: z.boolean(),
+    is_constraint: z.boolean(),
+    constraint_type: z.string().nullable(),
+    classification: Classification,
+    allow_roles: z.array(z.string()),
+    deny_roles: z.array(z.string()),
+    valid_from: z.string(),
+    valid_until: z.string().nullable(),
+    tx_start: z.string(),
+    tx_end: z.string().nullable(),
+    tokens: z.number().int(),
+  })
+  .openapi("Fact");
+
+export const FactHistory = z
+  .object({
+    id: z.string(),
+    current: StoredFact.nullable(),
+    chain: z
+      .array(z.string())
+      .openapi({ description: "Fact ids from the oldest version to the current one." }),
+    versions: z.array(StoredFact),
+  })
+  .openapi("FactHistory");
+
+export const FactQuery = z.object({
+  key: z.string().min(1).max(200).optional(),
+  project_id: z.string().min(1).max(128).optional(),
+  as_of: isoDateTime.optional().openapi({ description: "Transaction time: what the system believed then." }),
+  valid_at: isoDateTime.optional().openapi({ description: "Valid time: what was true in the world then." }),
+  include_history: z.enum(["true", "false"]).optional(),
+});
+
+export const FactList = z.object({ facts: z.array(StoredFact) }).openapi("FactList");
+
+export const ThreadState = z
+  .object({
+    thread: ThreadView,
+    facts: z.array(StoredFact),
+    working_set: z.array(
+      z.object({ key: z.string(), value: z.unknown(), ts: z.string(), expires_at: z.string().nullable() }),
+    ),
+    environment_facts: z.array(z.object({ key: z.string(), value: z.unknown(), ts: z.string() })),
+    message_count: z.number().int(),
+    watermark: Watermark,
+  })
+  .openapi("ThreadState");
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("Problem");
+
+export type CreateThreadInput = z.infer<typeof CreateThreadBody>;
+export type IdentityInput = z.infer<typeof Identity>;
+export type EventInput = z.infer<typeof Event>;
+export type FactEventInput = z.infer<typeof FactEvent>;
+export type MessageEventInput = z.infer<typeof MessageEvent>;
+export type ContextInput = z.infer<typeof ContextBody>;
+export type ContextOutput = z.infer<typeof ContextResult>;
+export type StoredFactView = z.infer<typeof StoredFact>;
+export type WatermarkView = z.infer<typeof Watermark>;
+export type IngestOutput = z.infer<typeof IngestResult>;
+export type OmitReasonName = z.infer<typeof OmitReason>;
+export type ObjectKindName = z.infer<typeof ObjectKind>;

@@ -1,0 +1,50 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Env } from "../env";
+import { ProblemError } from "../http/problem";
+import { validationHook } from "../http/validation-hook";
+import type { TenantVariables } from "../tenancy/authenticate";
+import type { Outcome, ThreadRpc } from "../thread/thread-object";
+import { getState, postContext, postEvents, putThread } from "./threads.routes";
+
+type AppEnv = { Bindings: Env; Variables: TenantVariables };
+
+/** The object's name comes from the authenticated tenant, so a path can never address another tenant's thread. */
+function threadStub(env: Env, tenant: string, thread: string): ThreadRpc {
+  // RPC stubs type free-form JSON (the environment map) as unserializable; the values really are JSON.
+  return env.THREADS.get(env.THREADS.idFromName(`tenant:${tenant}/thread:${thread}`)) as unknown as ThreadRpc;
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw new ProblemError(outcome.status, outcome.title, outcome.detail);
+  return outcome.value;
+}
+
+export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(putThread, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const result = await threadStub(c.env, tenant, thread).create(tenant, thread, c.req.valid("json"));
+    return c.json(result.thread, result.created ? 201 : 200);
+  })
+  .openapi(postEvents, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const outcome = await threadStub(c.env, tenant, thread).ingest(
+      tenant,
+      thread,
+      c.req.valid("json").events,
+    );
+    return c.json(unwrap(outcome), 200);
+  })
+  .openapi(postContext, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const outcome = await threadStub(c.env, tenant, thread).compile(tenant, thread, c.req.valid("json"));
+    return c.json(unwrap(outcome), 200);
+  })
+  .openapi(getState, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const outcome = await threadStub(c.env, tenant, thread).state(tenant, thread);
+    return c.json(unwrap(outcome) as never, 200);
+  });

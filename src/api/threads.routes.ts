@@ -1,0 +1,76 @@
+import { createRoute } from "@hono/zod-openapi";
+import {
+  ContextBody,
+  ContextResult,
+  CreateThreadBody,
+  IngestBody,
+  IngestResult,
+  Problem,
+  ThreadParams,
+  ThreadState,
+  ThreadView,
+} from "./schemas";
+
+const json = <T>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const problem = (description: string) => ({
+  content: { "application/problem+json": { schema: Problem } },
+  description,
+});
+const security = [{ bearer: [] }];
+const errors = {
+  400: problem("Invalid input; `errors` names each offending field"),
+  401: problem("Missing or wrong tenant key"),
+  404: problem("Unknown tenant or thread"),
+};
+
+export const putThread = createRoute({
+  method: "put",
+  path: "/threads/{thread}",
+  summary: "Create a thread, or return it if it exists",
+  security,
+  request: {
+    params: ThreadParams,
+    body: { content: { "application/json": { schema: CreateThreadBody } }, required: true },
+  },
+  responses: {
+    200: json(ThreadView, "The thread already existed"),
+    201: json(ThreadView, "The thread was created"),
+    ...errors,
+  },
+});
+
+export const postEvents = createRoute({
+  method: "post",
+  path: "/threads/{thread}/events",
+  summary: "Ingest 1 to 500 messages and facts, idempotently by event id",
+  security,
+  request: {
+    params: ThreadParams,
+    body: { content: { "application/json": { schema: IngestBody } }, required: true },
+  },
+  responses: { 200: json(IngestResult, "Applied; repeats are counted as duplicates"), ...errors },
+});
+
+export const postContext = createRoute({
+  method: "post",
+  path: "/threads/{thread}/context",
+  summary: "Compile the context envelope for a query",
+  security,
+  request: {
+    params: ThreadParams,
+    body: { content: { "application/json": { schema: ContextBody } }, required: true },
+  },
+  responses: { 200: json(ContextResult, "The compiled context and its trace"), ...errors },
+});
+
+export const getState = createRoute({
+  method: "get",
+  path: "/threads/{thread}/state",
+  summary: "Current facts, working set, environment and watermark",
+  security,
+  request: { params: ThreadParams },
+  responses: { 200: json(ThreadState, "The thread's state"), ...errors },
+});

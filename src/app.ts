@@ -1,0 +1,50 @@
+import { swaggerUI } from "@hono/swagger-ui";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { factRoutes } from "./api/facts.handlers";
+import { threadRoutes } from "./api/threads.handlers";
+import type { Env } from "./env";
+import { ProblemError, problemResponse } from "./http/problem";
+import { validationHook } from "./http/validation-hook";
+import { authenticateTenant, type TenantVariables } from "./tenancy/authenticate";
+
+type AppEnv = { Bindings: Env; Variables: TenantVariables };
+
+/** The tenant router: every route below /v1/tenants/:tenant runs after tenant authentication. */
+function tenantRouter() {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  router.use("*", authenticateTenant);
+  router.route("/", threadRoutes);
+  router.route("/", factRoutes);
+  return router;
+}
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.route("/v1/tenants/:tenant", tenantRouter());
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Tenure",
+      version: "0.1.0",
+      description:
+        "State and context service for AI agents. Every route under /v1/tenants/{tenant} needs the tenant's key.",
+    },
+  });
+  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+
+  app.notFound((c) =>
+    problemResponse(c, new ProblemError(404, "Not found", `No route for ${c.req.method} ${c.req.path}.`)),
+  );
+  app.onError((error, c) => {
+    if (error instanceof ProblemError) return problemResponse(c, error);
+    if (error instanceof SyntaxError)
+      return problemResponse(c, new ProblemError(400, "Malformed JSON", error.message));
+    console.error("unhandled error", error);
+    return problemResponse(c, new ProblemError(500, "Internal error", "The request could not be completed."));
+  });
+  return app;
+}

@@ -1,0 +1,219 @@
+import type { ContextOutput } from "../api/schemas";
+import { type GateContext, gate } from "./gate";
+import { bm25Scores } from "./lexical";
+import { factCandidate, layerCandidate, messageCandidate } from "./normalize";
+import { callerFrom } from "./permissions";
+import {
+  environmentLines,
+  identityLines,
+  renderContext,
+  SECTION_TITLES,
+  type SectionName,
+} from "./render-sections";
+import type { Candidate, CompileInput, Omission } from "./types";
+
+/** At most this many recent messages are considered for the tail. */
+export const MESSAGE_TAIL = 12;
+
+interface Placed {
+  candidate: Candidate;
+  section: SectionName;
+  line: string;
+}
+
+/**
+ * build_query_context (seed 000), as pure passes: normalize → gate → rank → pack → render → verify.
+ * Everything that touches storage has already happened; this only decides and formats.
+ */
+export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_id"> {
+  const caller = callerFrom(input.identity, input.ladder, input.requestRoles);
+  const gateContext: GateContext = {
+    now: input.now,
+    threadId: input.threadId,
+    taskId: input.taskId,
+    caller,
+    ladder: input.ladder,
+  };
+  const omitted: Omission[] = [];
+
+  const admit = (candidates: Candidate[]) =>
+    candidates.filter((candidate) => {
+      const verdict = gate(candidate, gateContext);
+      if (verdict) omitted.push({ candidate, ...verdict });
+      return !verdict;
+    });
+
+  const facts = admit(input.facts.map(factCandidate));
+  const working = admit(input.working.map((w) => layerCandidate(w, "working")));
+  const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
+  const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate));
+
+  const rankedFacts = rank(input.query, facts);
+  const rankedWorking = rank(input.query, working);
+
+  const count = input.countTokens;
+  const sectionCost = (name: SectionName) => count(`${SECTION_TITLES[name]}\n`) + 2;
+  const lineCost = (tokens: number) => tokens + 3;
+
+  const fixed = {
+    identity: identityLines(input.identity),
+    environment: environmentLines(input.environment, input.now),
+  };
+  let remaining = input.budgetTokens;
+  remaining -= sectionCost("identity") + fixed.identity.reduce((sum, line) => sum + count(line) + 1, 0);
+  remaining -= sectionCost("environment") + fixed.environment.reduce((sum, line) => sum + count(line) + 1, 0);
+
+  const placed: Placed[] = [];
+  const fill = (
+    section: SectionName,
+    candidates: Candidate[],
+    allowance: number,
+    headerPaid = false,
+  ): number => {
+    let spent = 0;
+    let opened = headerPaid;
+    for (const candidate of candidates) {
+      const cost = lineCost(candidate.tokens) + (opened ? 0 : sectionCost(section));
+      if (spent + cost > allowance) {
+        omitted.push({ candidate, reason: "over_budget" });
+        continue;
+      }
+      spent += cost;
+      opened = true;
+      placed.push({
+        candidate,
+        section,
+        line: candidate.kind === "message" ? candidate.text : `- ${candidate.text}`,
+      });
+    }
+    return spent;
+  };
+
+  remaining -= fill("environment", environmentFacts, Math.max(0, remaining), true);
+  remaining -= fill(
+    "facts",
+    rankedFacts.relevant.concat(rankedFacts.rest),
+    Math.max(0, Math.floor(remaining * input.factsShare)),
+  );
+  for (const candidate of rankedWorking.rest)
+    omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
+  remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
+  fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted);
+
+  return verifyAndEmit(input, fixed, placed, omitted);
+}
+
+function rank(query: string, candidates: Candidate[]): { relevant: Candidate[]; rest: Candidate[] } {
+  const scores = bm25Scores(
+    query,
+    candidates.map((c) => c.text),
+  );
+  const order = candidates
+    .map((candidate, i) => ({ candidate, score: scores[i] ?? 0 }))
+    .sort(
+      (a, b) =>
+        Number(b.candidate.isConstraint) - Number(a.candidate.isConstraint) ||
+        b.score - a.score ||
+        b.candidate.ts.localeCompare(a.candidate.ts) ||
+        a.candidate.objectId.localeCompare(b.candidate.objectId),
+    );
+  return {
+    relevant: order.filter((o) => o.score > 0 || o.candidate.isConstraint).map((o) => o.candidate),
+    rest: order.filter((o) => o.score <= 0 && !o.candidate.isConstraint).map((o) => o.candidate),
+  };
+}
+
+/** The newest messages win the tail budget; they are emitted oldest first so the transcript reads in order. */
+function fillTail(
+  messages: Candidate[],
+  allowance: number,
+  header: number,
+  lineCost: (tokens: number) => number,
+  placed: Placed[],
+  omitted: Omission[],
+): void {
+  let spent = 0;
+  const kept: Placed[] = [];
+  for (const candidate of [...messages].reverse()) {
+    const cost = lineCost(candidate.tokens) + (kept.length ? 0 : header);
+    if (spent + cost > allowance) {
+      omitted.push({ candidate, reason: "over_budget" });
+      continue;
+    }
+    spent += cost;
+    kept.unshift({ candidate, section: "messages", line: candidate.text });
+  }
+  placed.push(...kept);
+}
+
+const TRIM_ORDER: SectionName[] = ["messages", "working", "facts", "environment"];
+
+/**
+ * Per-line counts are stored at write time and the sum is an estimate of the joined text; the final
+ * text is counted once more and, should it still exceed the budget, the least important lines go.
+ */
+function verifyAndEmit(
+  input: CompileInput,
+  fixed: { identity: string[]; environment: string[] },
+  placed: Placed[],
+  omitted: Omission[],
+): Omit<ContextOutput, "trace_id"> {
+  const build = () => {
+    const lines = (name: SectionName) => placed.filter((p) => p.section === name).map((p) => p.line);
+    const sections: { name: SectionName; lines: string[] }[] = [
+      { name: "identity", lines: fixed.identity },
+      { name: "environment", lines: [...fixed.environment, ...lines("environment")] },
+      { name: "facts", lines: lines("facts") },
+      { name: "working", lines: lines("working") },
+      { name: "messages", lines: lines("messages") },
+    ];
+    return { sections, text: renderContext(sections) };
+  };
+
+  let built = build();
+  let tokens = input.countTokens(built.text);
+  while (tokens > input.budgetTokens) {
+    const section = TRIM_ORDER.find((name) => placed.some((p) => p.section === name));
+    if (section) {
+      const index = placed.findLastIndex((p) => p.section === section);
+      const [dropped] = placed.splice(index, 1);
+      if (dropped) omitted.push({ candidate: dropped.candidate, reason: "over_budget" });
+    } else if (fixed.environment.length > 1) {
+      fixed.environment.pop();
+    } else if (fixed.identity.length > 0 || fixed.environment.length > 0) {
+      fixed.identity.pop() ?? fixed.environment.pop();
+    } else {
+      break;
+    }
+    built = build();
+    tokens = input.countTokens(built.text);
+  }
+
+  return {
+    context: built.text,
+    tokens,
+    budget_tokens: input.budgetTokens,
+    sections: built.sections
+      .filter((s) => s.lines.length > 0)
+      .map((s) => ({
+        name: s.name,
+        tokens: input.countTokens([SECTION_TITLES[s.name], ...s.lines].join("\n")),
+        items: s.lines.length,
+      })),
+    trace: {
+      compiled: placed.map((p) => ({
+        object_id: p.candidate.objectId,
+        kind: p.candidate.kind,
+        section: p.section,
+        ...(p.candidate.refs ? { refs: p.candidate.refs } : {}),
+      })),
+      omitted: omitted.map((o) => ({
+        object_id: o.candidate.objectId,
+        kind: o.candidate.kind,
+        reason: o.reason,
+        ...(o.detail ? { detail: o.detail } : {}),
+      })),
+      quarantined: [],
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Lexical relevance: BM25 over the candidates of one compile. Terms are lower-cased words with common
+ * English suffixes folded and stop words dropped, so "approved" meets "approval" and "budgets" "budget".
+ */
+const STOP_WORDS = new Set(
+  (
+    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its " +
+    "me my no not of on or our should so than that the their them then there these they this to us was we " +
+    "were what when where which who why will with would you your about any all also just let lets s"
+  ).split(" "),
+);
+
+function stem(word: string): string {
+  if (word.length <= 4) return word;
+  for (const suffix of [
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ed",
+    "es",
+    "ly",
+    "s",
+  ]) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= 3) {
+      const base = word.slice(0, -suffix.length);
+      return suffix === "ies" || suffix === "ied" ? `${base}y` : base;
+    }
+  }
+  return word;
+}
+
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.toLowerCase().match(/[a-z0-9$%]+(?:[.,][0-9]+)*/g) ?? []) {
+    if (STOP_WORDS.has(raw)) continue;
+    out.push(stem(raw));
+  }
+  return out;
+}
+
+export function bm25Scores(query: string, documents: string[], k1 = 1.2, b = 0.75): number[] {
+  const queryTerms = [...new Set(terms(query))];
+  if (queryTerms.length === 0 || documents.length === 0) return documents.map(() => 0);
+  const docTerms = documents.map(terms);
+  const avgLength = docTerms.reduce((sum, d) => sum + d.length, 0) / documents.length || 1;
+  const documentFrequency = new Map<string, number>();
+  for (const doc of docTerms) {
+    for (const term of new Set(doc)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  }
+  return docTerms.map((doc) => {
+    const frequency = new Map<string, number>();
+    for (const term of doc) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+    let score = 0;
+    for (const term of queryTerms) {
+      const tf = frequency.get(term);
+      if (!tf) continue;
+      const df = documentFrequency.get(term) ?? 0;
+      const idf = Math.log(1 + (documents.length - df + 0.5) / (df + 0.5));
+      score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / avgLength));
+    }
+    return score;
+  });
+}

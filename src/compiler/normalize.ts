@@ -1,0 +1,68 @@
+import type { FactRow } from "../facts/fact-schema";
+import type { Candidate, LayerEntry, MessageRecord } from "./types";
+
+const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+export function factCandidate(row: FactRow): Candidate {
+  return {
+    objectId: row.id,
+    kind: "fact",
+    key: row.key,
+    text: row.content,
+    tokens: row.tokens,
+    ts: row.validFrom,
+    scope: row.scope,
+    scopeId: row.scopeId,
+    classification: row.classification,
+    allowRoles: parseList(row.allowRolesJson),
+    denyRoles: parseList(row.denyRolesJson),
+    isValid: row.isValid && row.txEnd === null,
+    disputed: row.contradictionStatus === "disputed" || row.contradictionStatus === "quarantined",
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+    isConstraint: row.isConstraint,
+  };
+}
+
+export function layerCandidate(entry: LayerEntry, kind: "working" | "environment"): Candidate {
+  return {
+    objectId: entry.id,
+    kind,
+    key: entry.key,
+    text: entry.content,
+    tokens: entry.tokens,
+    ts: entry.ts,
+    scope: entry.scope,
+    scopeId: entry.scopeId,
+    classification: entry.classification,
+    allowRoles: parseList(entry.allowRolesJson),
+    denyRoles: parseList(entry.denyRolesJson),
+    isValid: true,
+    disputed: false,
+    validFrom: null,
+    validUntil: entry.expiresAt,
+    isConstraint: false,
+  };
+}
+
+export function messageCandidate(message: MessageRecord): Candidate {
+  return {
+    objectId: message.id,
+    kind: "message",
+    key: null,
+    text: message.line,
+    tokens: message.tokens,
+    ts: message.ts,
+    scope: "session",
+    scopeId: null,
+    classification: "public",
+    allowRoles: [],
+    denyRoles: [],
+    isValid: true,
+    disputed: false,
+    validFrom: null,
+    validUntil: null,
+    isConstraint: false,
+    refs: [message.id],
+  };
+}

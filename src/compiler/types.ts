@@ -1,0 +1,82 @@
+import type { IdentityInput, ObjectKindName, OmitReasonName } from "../api/schemas";
+import type { AuthorityTier } from "../facts/authority";
+import type { FactRow } from "../facts/fact-schema";
+
+export interface MessageRecord {
+  id: string;
+  ts: string;
+  role: string;
+  speaker: string | null;
+  content: string;
+  /** "[ts] speaker: content", rendered at write time. */
+  line: string;
+  tokens: number;
+}
+
+/** Working-set and environment-layer entries live in the thread; they are upserted by key. */
+export interface LayerEntry {
+  id: string;
+  key: string;
+  valueJson: string;
+  content: string;
+  tokens: number;
+  ts: string;
+  expiresAt: string | null;
+  scope: string;
+  scopeId: string | null;
+  classification: string;
+  allowRolesJson: string;
+  denyRolesJson: string;
+}
+
+export interface CompileInput {
+  query: string;
+  budgetTokens: number;
+  factsShare: number;
+  now: string;
+  threadId: string;
+  taskId?: string;
+  requestRoles?: string[];
+  identity: IdentityInput;
+  environment: Record<string, unknown>;
+  ladder: AuthorityTier[];
+  facts: FactRow[];
+  working: LayerEntry[];
+  environmentFacts: LayerEntry[];
+  /** Most recent messages, oldest first. */
+  messages: MessageRecord[];
+  countTokens: (text: string) => number;
+}
+
+/** The compiler's unit: every source is normalized into this before any decision is taken. */
+export interface Candidate {
+  objectId: string;
+  kind: ObjectKindName;
+  key: string | null;
+  text: string;
+  tokens: number;
+  ts: string;
+  scope: string;
+  scopeId: string | null;
+  classification: string;
+  allowRoles: string[];
+  denyRoles: string[];
+  isValid: boolean;
+  disputed: boolean;
+  validFrom: string | null;
+  validUntil: string | null;
+  isConstraint: boolean;
+  refs?: string[];
+}
+
+export interface Omission {
+  candidate: Candidate;
+  reason: OmitReasonName;
+  detail?: string;
+}
+
+export interface Section {
+  name: string;
+  title: string;
+  lines: { candidate: Candidate | null; text: string; tokens: number }[];
+}

@@ -1,0 +1,10 @@
+import type { ThreadObject } from "./thread/thread-object";
+
+/** Bindings every deployment has. Per-tenant D1 bindings are looked up by name through the registry. */
+export interface Env {
+  THREADS: DurableObjectNamespace<ThreadObject>;
+  /** "local" only under `wrangler dev` and tests; anything else is a deployment. */
+  TENURE_ENV: string;
+  /** JSON tenant registry; see src/tenancy/registry.ts. */
+  TENANTS: string;
+}

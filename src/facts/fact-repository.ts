@@ -1,0 +1,148 @@
+import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import { type FactRow, factDependencies, facts } from "./fact-schema";
+import type { FactPlan } from "./plan-writes";
+
+/** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
+const CHUNK = 80;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** Storage adapter for facts in one tenant's D1 database. */
+export class FactRepository {
+  private readonly db: DrizzleD1Database;
+
+  constructor(database: D1Database) {
+    this.db = drizzle(database);
+  }
+
+  /** Everything planFactWrites needs: rows named by id, current rows by key, and the heads of their lineages. */
+  async loadForPlanning(projectId: string, ids: string[], keys: string[]): Promise<FactRow[]> {
+    const found = new Map<string, FactRow>();
+    for (const part of chunks([...new Set(ids)])) {
+      for (const row of await this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), inArray(facts.id, part)))) {
+        found.set(row.id, row);
+      }
+    }
+    for (const part of chunks([...new Set(keys)])) {
+      const rows = await this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), inArray(facts.key, part), isNull(facts.txEnd)));
+      for (const row of rows) found.set(row.id, row);
+    }
+    const lineages = [...new Set([...found.values()].filter((r) => r.supersededBy).map((r) => r.lineageId))];
+    for (const part of chunks(lineages)) {
+      const rows = await this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), inArray(facts.lineageId, part)));
+      for (const row of rows) found.set(row.id, row);
+    }
+    return [...found.values()];
+  }
+
+  /** Applies a plan as one D1 batch, which D1 runs as a single transaction. */
+  async apply(projectId: string, plan: FactPlan): Promise<void> {
+    const statements: BatchItem<"sqlite">[] = [];
+    for (const row of plan.inserts) {
+      statements.push(this.db.insert(facts).values(row).onConflictDoNothing());
+    }
+    for (const [factId, dependsOn] of plan.dependencies) {
+      for (const dependsOnId of dependsOn) {
+        statements.push(
+          this.db.insert(factDependencies).values({ projectId, factId, dependsOnId }).onConflictDoNothing(),
+        );
+      }
+    }
+    for (const closure of plan.closures) {
+      statements.push(
+        this.db
+          .update(facts)
+          .set({ isValid: false, supersededBy: closure.supersededBy, txEnd: closure.txEnd })
+          .where(and(eq(facts.projectId, projectId), eq(facts.id, closure.id), isNull(facts.txEnd))),
+      );
+    }
+    for (const invalidated of plan.invalidated) {
+      statements.push(
+        this.db
+          .update(facts)
+          .set({ needsReview: true })
+          .where(
+            and(
+              eq(facts.projectId, projectId),
+              inArray(
+                facts.id,
+                this.db
+                  .select({ id: factDependencies.factId })
+                  .from(factDependencies)
+                  .where(
+                    and(
+                      eq(factDependencies.projectId, projectId),
+                      eq(factDependencies.dependsOnId, invalidated),
+                    ),
+                  ),
+              ),
+            ),
+          ),
+      );
+    }
+    const [first, ...rest] = statements;
+    if (first) await this.db.batch([first, ...rest]);
+  }
+
+  /** Candidates for a compile: every version in the project this user may know of, newest first. */
+  async forCompile(projectId: string, userId: string, limit = 5000): Promise<FactRow[]> {
+    return this.db
+      .select()
+      .from(facts)
+      .where(and(eq(facts.projectId, projectId), or(isNull(facts.userId), eq(facts.userId, userId))))
+      .orderBy(desc(facts.txStart))
+      .limit(limit);
+  }
+
+  async currentInProject(projectId: string): Promise<FactRow[]> {
+    return this.db
+      .select()
+      .from(facts)
+      .where(and(eq(facts.projectId, projectId), isNull(facts.txEnd)))
+      .orderBy(asc(facts.key), asc(facts.txStart));
+  }
+
+  async byId(id: string, projectId?: string): Promise<FactRow[]> {
+    return this.db
+      .select()
+      .from(facts)
+      .where(projectId ? and(eq(facts.id, id), eq(facts.projectId, projectId)) : eq(facts.id, id));
+  }
+
+  async lineage(projectId: string, lineageId: string): Promise<FactRow[]> {
+    return this.db
+      .select()
+      .from(facts)
+      .where(and(eq(facts.projectId, projectId), eq(facts.lineageId, lineageId)))
+      .orderBy(asc(facts.txStart), asc(facts.validFrom));
+  }
+
+  /** Versions matching the filters; temporal selection happens in facts/temporal.ts. */
+  async search(filter: { key?: string; projectId?: string }, limit = 1000): Promise<FactRow[]> {
+    const conditions = [
+      filter.key ? eq(facts.key, filter.key) : undefined,
+      filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,
+    ].filter((c) => c !== undefined);
+    return this.db
+      .select()
+      .from(facts)
+      .where(conditions.length ? and(...conditions) : sql`1 = 1`)
+      .orderBy(asc(facts.projectId), asc(facts.key), asc(facts.txStart))
+      .limit(limit);
+  }
+}

@@ -1,0 +1,66 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * One row per fact version. Content columns are never rewritten: a change closes the old version's
+ * transaction window (tx_end) and links it to its successor, and a new row carries the new value.
+ */
+export const facts = sqliteTable(
+  "facts",
+  {
+    projectId: text("project_id").notNull(),
+    id: text("id").notNull(),
+    lineageId: text("lineage_id").notNull(),
+    key: text("key").notNull(),
+    valueJson: text("value_json").notNull(),
+    content: text("content").notNull(),
+    tokens: integer("tokens").notNull(),
+    memoryType: text("memory_type", { enum: ["user", "capability", "organizational"] }).notNull(),
+    userId: text("user_id"),
+    threadId: text("thread_id").notNull(),
+    sourceType: text("source_type").notNull(),
+    sourceAuthority: text("source_authority"),
+    sourceIdentity: text("source_identity"),
+    authorityRank: integer("authority_rank").notNull(),
+    scope: text("scope", { enum: ["global", "task", "hypothetical", "draft", "session"] }).notNull(),
+    scopeId: text("scope_id"),
+    supersedes: text("supersedes"),
+    supersededBy: text("superseded_by"),
+    isValid: integer("is_valid", { mode: "boolean" }).notNull(),
+    contradictionStatus: text("contradiction_status", {
+      enum: ["clean", "disputed", "overridden", "quarantined"],
+    }).notNull(),
+    statusReason: text("status_reason"),
+    dependsOnJson: text("depends_on_json").notNull(),
+    needsReview: integer("needs_review", { mode: "boolean" }).notNull(),
+    isConstraint: integer("is_constraint", { mode: "boolean" }).notNull(),
+    constraintType: text("constraint_type"),
+    classification: text("classification", {
+      enum: ["public", "restricted", "confidential", "highly_restricted"],
+    }).notNull(),
+    allowRolesJson: text("allow_roles_json").notNull(),
+    denyRolesJson: text("deny_roles_json").notNull(),
+    validFrom: text("valid_from").notNull(),
+    validUntil: text("valid_until"),
+    txStart: text("tx_start").notNull(),
+    txEnd: text("tx_end"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.id] }),
+    index("facts_project_key").on(t.projectId, t.key),
+    index("facts_project_current").on(t.projectId, t.txEnd),
+    index("facts_project_lineage").on(t.projectId, t.lineageId),
+  ],
+);
+
+/** Reverse index of depends_on, so superseding a fact can flag what was derived from it. */
+export const factDependencies = sqliteTable(
+  "fact_dependencies",
+  {
+    projectId: text("project_id").notNull(),
+    factId: text("fact_id").notNull(),
+    dependsOnId: text("depends_on_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.dependsOnId, t.factId] })],
+);
+
+export type FactRow = typeof facts.$inferSelect;

@@ -1,0 +1,45 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+
+/** One entry per offending field, so clients can point at exactly what to fix. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An RFC 9457 problem that a handler can throw; the app's error handler renders it. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly title: string,
+    readonly detail?: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail ?? title);
+  }
+}
+
+export function problemResponse(c: Context, problem: ProblemError): Response {
+  const body = {
+    type: "about:blank",
+    title: problem.title,
+    status: problem.status,
+    ...(problem.detail ? { detail: problem.detail } : {}),
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  };
+  return c.body(JSON.stringify(body), problem.status, { "content-type": "application/problem+json" });
+}
+
+export function fieldErrors(error: ZodError, prefix: string): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),
+    message: issue.message,
+  }));
+}
+
+export function validationProblem(error: ZodError, target: string): ProblemError {
+  const errors = fieldErrors(error, target === "json" ? "" : target);
+  const named = errors.map((e) => e.field || "(body)").join(", ");
+  return new ProblemError(400, "Invalid request", `Invalid field(s): ${named}`, errors);
+}

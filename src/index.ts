@@ -1,0 +1,5 @@
+import { createApp } from "./app";
+
+export { ThreadObject } from "./thread/thread-object";
+
+export default createApp();

@@ -1,0 +1,25 @@
+/** The thread's own SQLite schema, created idempotently whenever the object starts. */
+export const THREAD_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS event_ledger (id TEXT PRIMARY KEY, kind TEXT NOT NULL, received_at TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS messages (
+     id TEXT PRIMARY KEY, ts TEXT NOT NULL, role TEXT NOT NULL, speaker TEXT, content TEXT NOT NULL,
+     line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS messages_order ON messages (ts, id)`,
+  `CREATE TABLE IF NOT EXISTS layer_entries (
+     layer TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL, value_json TEXT NOT NULL, content TEXT NOT NULL,
+     tokens INTEGER NOT NULL, ts TEXT NOT NULL, expires_at TEXT, scope TEXT NOT NULL, scope_id TEXT,
+     classification TEXT NOT NULL, allow_roles_json TEXT NOT NULL, deny_roles_json TEXT NOT NULL,
+     PRIMARY KEY (layer, key))`,
+];
+
+export interface ThreadRecord {
+  tenant: string;
+  thread: string;
+  project_id: string;
+  identity: import("../api/schemas").IdentityInput;
+  environment: Record<string, unknown>;
+  created_at: string;
+}
+
+export type LayerName = "working" | "environment";

@@ -1,0 +1,13 @@
+import type { D1Migration } from "@cloudflare/vitest-plugin";
+import type { Env as TenureEnv } from "../src/env";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends TenureEnv {
+      TEST_MIGRATIONS: D1Migration[];
+      TENANT_DEV_DB: D1Database;
+      TENANT_ACME_DB: D1Database;
+      TENANT_GLOBEX_DB: D1Database;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { SELF } from "cloudflare:test";
+
+export const KEYS = { dev: "local-dev-key", acme: "acme-test-key", globex: "globex-test-key" } as const;
+
+type TenantName = keyof typeof KEYS;
+
+export async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { tenant?: TenantName; key?: string | null } = {},
+): Promise<{ status: number; contentType: string; json: any }> {
+  const tenant = options.tenant ?? "acme";
+  const key = options.key === undefined ? KEYS[tenant] : options.key;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const url =
+    path.startsWith("/v1") || (!path.startsWith("/threads") && !path.startsWith("/facts"))
+      ? path
+      : `/v1/tenants/${tenant}${path}`;
+  const response = await SELF.fetch(`https://tenure.test${url}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    json: text ? JSON.parse(text) : null,
+  };
+}
+
+let counter = 0;
+/** A fresh thread in its own project, so tests in one file never see each other's facts. */
+export async function newThread(
+  identity: Record<string, unknown> = { user_id: "u1", user_name: "Ada", authority: "employee" },
+  options: {
+    tenant?: TenantName;
+    project?: string;
+    thread?: string;
+    environment?: Record<string, unknown>;
+  } = {},
+) {
+  counter++;
+  const thread = options.thread ?? `t-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+  const project = options.project ?? `p-${thread}`;
+  const res = await call(
+    "PUT",
+    `/threads/${thread}`,
+    { project_id: project, identity, environment: options.environment },
+    { tenant: options.tenant },
+  );
+  if (res.status !== 201) throw new Error(`thread create failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return {
+    thread,
+    project,
+    events: (events: unknown[]) =>
+      call("POST", `/threads/${thread}/events`, { events }, { tenant: options.tenant }),
+    context: (body: Record<string, unknown>) =>
+      call("POST", `/threads/${thread}/context`, body, { tenant: options.tenant }),
+  };
+}
+
+export const fact = (key: string, value: unknown, extra: Record<string, unknown> = {}) => ({
+  type: "fact",
+  key,
+  value,
+  ...extra,
+});
+export const message = (content: string, extra: Record<string, unknown> = {}) => ({
+  type: "message",
+  role: "user",
+  content,
+  ...extra,
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { fact, message, newThread } from "./helpers";
+
+describe("seed 000 test vectors, through HTTP", () => {
+  it("Test 1: basic supersession compiles the new value and never the old", async () => {
+    const t = await newThread();
+    await t.events([fact("status_v1", "approved", { id: "s1", ts: "2025-01-01T00:00:00Z" })]);
+    const write = await t.events([
+      fact("status_v2", "cancelled", { id: "s2", ts: "2025-01-02T00:00:00Z", supersedes: "status_v1" }),
+    ]);
+    expect(write.json.facts[0]).toMatchObject({ id: "s2", outcome: "superseded_previous", supersedes: "s1" });
+    const ctx = await t.context({ query: "What is the current status?" });
+    expect(ctx.status).toBe(200);
+    expect(ctx.json.context).toContain("cancelled");
+    expect(ctx.json.context).not.toContain("approved");
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "s1", reason: "superseded" }),
+    );
+  });
+
+  it("Test 2: emphatic repetition does not outvote supersession", async () => {
+    const t = await newThread();
+    await t.events([
+      message("The order is approved.", { id: "m1", ts: "2025-01-01T00:00:00Z" }),
+      message("Yes, approved, approved!", { id: "m2", ts: "2025-01-01T00:01:00Z" }),
+      fact("order_v1", "approved", { id: "o1", ts: "2025-01-01T00:02:00Z" }),
+      fact("order_v1", "approved", { id: "o1b", ts: "2025-01-01T00:03:00Z" }),
+      fact("order_v1", "approved", { id: "o1c", ts: "2025-01-01T00:04:00Z" }),
+      fact("order_v2", "cancelled", { id: "o2", ts: "2025-01-02T00:00:00Z", supersedes: "order_v1" }),
+    ]);
+    const ctx = await t.context({ query: "Should we proceed with the order?" });
+    const factsSection = ctx.json.context.split("## Current facts")[1]?.split("\n\n")[0] ?? "";
+    expect(factsSection).toContain("cancelled");
+    expect(factsSection).not.toContain("approved");
+    for (const id of ["o1", "o1b", "o1c"]) {
+      expect(ctx.json.trace.omitted).toContainEqual(
+        expect.objectContaining({ object_id: id, reason: "superseded" }),
+      );
+    }
+  });
+
+  it("Test 3: an intern cannot supersede the CFO's policy", async () => {
+    const t = await newThread({ user_id: "intern-1", authority: "intern" });
+    await t.events([
+      fact("policy", "max 15%", {
+        id: "p1",
+        source: { type: "user", authority: "CFO" },
+        is_constraint: true,
+        constraint_type: "policy",
+      }),
+    ]);
+    const attempt = await t.events([
+      message("Let's offer 25%", { id: "m1" }),
+      fact("policy", "offer 25%", { id: "p2", supersedes: "policy" }),
+    ]);
+    expect(attempt.json.facts).toContainEqual(expect.objectContaining({ id: "p2", outcome: "disputed" }));
+    expect(attempt.json.facts.find((f: { id: string }) => f.id === "p2").reason).toMatch(
+      /cannot supersede p1/,
+    );
+    const ctx = await t.context({ query: "Can we offer 25%?" });
+    expect(ctx.json.context).toContain("max 15%");
+    expect(ctx.json.trace.compiled).toContainEqual(
+      expect.objectContaining({ object_id: "p1", section: "facts" }),
+    );
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "p2", reason: "disputed" }),
+    );
+  });
+});

@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** Test tenants: each has its own D1 database, as provisioned tenants do. Keys are test-only. */
+export const TEST_TENANTS = {
+  dev: { db: "TENANT_DEV_DB", vectors: "TENANT_DEV_VECTORS", key_sha256: sha256("local-dev-key") },
+  acme: { db: "TENANT_ACME_DB", vectors: "TENANT_ACME_VECTORS", key_sha256: sha256("acme-test-key") },
+  globex: { db: "TENANT_GLOBEX_DB", vectors: "TENANT_GLOBEX_VECTORS", key_sha256: sha256("globex-test-key") },
+};
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          d1Databases: ["TENANT_DEV_DB", "TENANT_ACME_DB", "TENANT_GLOBEX_DB"],
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            TENANTS: JSON.stringify(TEST_TENANTS),
+            TENURE_ENV: "local",
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ["test/**/*.test.ts"],
+      setupFiles: ["./test/apply-migrations.ts"],
+    },
+  };
+});
