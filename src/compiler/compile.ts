@@ -55,9 +55,14 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const sectionCost = (name: SectionName) => count(`${SECTION_TITLES[name]}\n`) + 2;
   const lineCost = (tokens: number) => tokens + 3;
 
+  // A later environment-layer write for a key replaces the value the thread was created with.
+  const overridden = new Set(input.environmentFacts.map((e) => e.key));
+  const baseEnvironment = Object.fromEntries(
+    Object.entries(input.environment).filter(([key]) => !overridden.has(key)),
+  );
   const fixed = {
     identity: identityLines(input.identity),
-    environment: environmentLines(input.environment, input.now),
+    environment: environmentLines(baseEnvironment, input.now),
   };
   let remaining = input.budgetTokens;
   remaining -= sectionCost("identity") + fixed.identity.reduce((sum, line) => sum + count(line) + 1, 0);

@@ -87,7 +87,7 @@ export class FactRepository {
                   .where(
                     and(
                       eq(factDependencies.projectId, projectId),
-                      eq(factDependencies.dependsOnId, invalidated),
+                      inArray(factDependencies.dependsOnId, [invalidated.id, invalidated.key]),
                     ),
                   ),
               ),

@@ -24,8 +24,8 @@ export interface Closure {
 export interface FactPlan {
   inserts: FactRow[];
   closures: Closure[];
-  /** Ids of superseded facts whose dependants must be flagged needs_review. */
-  invalidated: string[];
+  /** Superseded facts whose dependants (by id or by key) must be flagged needs_review. */
+  invalidated: { id: string; key: string }[];
   /** New fact id → resolved ids it depends on. */
   dependencies: Map<string, string[]>;
   outcomes: PlannedOutcome[];
@@ -33,14 +33,9 @@ export interface FactPlan {
 
 const PRIVATE_SCOPES = new Set(["hypothetical", "draft", "task", "session"]);
 
-/** Same slot: the same key in the same scope and, for user memory, the same user. */
+/** Same slot: the same key in the same scope (whose memory it is, is checked by the caller). */
 function sameSlot(a: FactRow, b: FactRow): boolean {
-  return (
-    a.key === b.key &&
-    a.scope === b.scope &&
-    (a.scopeId ?? "") === (b.scopeId ?? "") &&
-    (a.userId ?? "") === (b.userId ?? "")
-  );
+  return a.key === b.key && a.scope === b.scope && (a.scopeId ?? "") === (b.scopeId ?? "");
 }
 
 /** A hypothetical, draft, task or session fact never displaces a fact outside its own scope. */
@@ -78,7 +73,9 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
     let found: FactRow | undefined;
     for (const row of byId.values()) {
       if (row.key !== key || !isCurrent(row)) continue;
-      if (slotOnly ? !sameSlot(row, writer) : (row.userId ?? writer.userId) !== writer.userId) continue;
+      // Shared facts (no user) are anyone's slot to contest; another user's private memory never is.
+      if (row.userId !== null && row.userId !== writer.userId) continue;
+      if (slotOnly && !sameSlot(row, writer)) continue;
       if (
         !found ||
         row.txStart > found.txStart ||
@@ -115,6 +112,8 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
     if (target && fact.authorityRank < target.authorityRank) {
       fact.contradictionStatus = "disputed";
       fact.statusReason = `authority '${fact.sourceAuthority ?? "unknown"}' (rank ${fact.authorityRank}) cannot supersede ${target.id} from '${target.sourceAuthority ?? "unknown"}' (rank ${target.authorityRank})`;
+      // Filed under the contested lineage, so the fact's history shows the dispute.
+      fact.lineageId = target.lineageId;
       outcome = "disputed";
     } else if (target) {
       target.isValid = false;
@@ -122,8 +121,10 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
       target.txEnd = now;
       fact.supersedes = target.id;
       fact.lineageId = target.lineageId;
+      // A correction to shared knowledge stays shared, or everyone else would lose the fact.
+      if (target.userId === null) fact.userId = null;
       plan.closures.push({ id: target.id, supersededBy: fact.id, txEnd: now });
-      plan.invalidated.push(target.id);
+      plan.invalidated.push({ id: target.id, key: target.key });
       outcome = "superseded_previous";
     }
 

@@ -9,7 +9,12 @@ const tenantEntry = z.object({
   /** Name of this tenant's own Vectorize binding (used once embeddings land). */
   vectors: z.string().min(1),
   /** Hex SHA-256 of the tenant's API key; the key itself is never stored. */
-  key_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  key_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** Deployed tenants keep the hash out of configuration: the name of a secret holding it. */
+  key_secret: z.string().min(1).optional(),
   /** Optional replacement for the default authority ladder (src/facts/authority.ts). */
   authority_ladder: z
     .array(
@@ -29,6 +34,7 @@ export type TenantEntry = z.infer<typeof tenantEntry>;
 
 export interface Tenant extends TenantEntry {
   name: string;
+  key_sha256: string;
   database: D1Database;
 }
 
@@ -57,5 +63,9 @@ export function lookupTenant(env: Env, name: string): Tenant | undefined {
   if (!entry) return undefined;
   const database = (env as unknown as Record<string, unknown>)[entry.db] as D1Database | undefined;
   if (!database || typeof database.prepare !== "function") return undefined;
-  return { ...entry, name, database };
+  const keySha256 =
+    entry.key_sha256 ??
+    (entry.key_secret ? String((env as unknown as Record<string, unknown>)[entry.key_secret] ?? "") : "");
+  if (!/^[0-9a-f]{64}$/.test(keySha256)) return undefined;
+  return { ...entry, key_sha256: keySha256, name, database };
 }

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { call, fact, newThread } from "./helpers";
+
+describe("supersession chains", () => {
+  it("follows a chain of four versions by key, by id and by implicit same-key update", async () => {
+    const t = await newThread();
+    await t.events([fact("budget", "$50,000", { id: "b1", ts: "2025-01-01T00:00:00Z" })]);
+    await t.events([fact("budget", "$75,000", { id: "b2", ts: "2025-01-02T00:00:00Z" })]);
+    await t.events([
+      fact("budget_revised", "$90,000", { id: "b3", ts: "2025-01-03T00:00:00Z", supersedes: "b2" }),
+    ]);
+    const last = await t.events([
+      fact("budget_final", "$150,000", {
+        id: "b4",
+        ts: "2025-01-04T00:00:00Z",
+        supersedes: "budget_revised",
+      }),
+    ]);
+    expect(last.json.facts[0]).toMatchObject({ outcome: "superseded_previous", supersedes: "b3" });
+
+    const history = await call("GET", "/facts/b1/history");
+    expect(history.status).toBe(200);
+    expect(history.json.chain).toEqual(["b1", "b2", "b3", "b4"]);
+    expect(history.json.current.id).toBe("b4");
+    expect(history.json.versions.filter((v: any) => v.tx_end === null).map((v: any) => v.id)).toEqual(["b4"]);
+
+    const ctx = await t.context({ query: "What is the budget?" });
+    expect(ctx.json.context).toContain("$150,000");
+    for (const dead of ["$50,000", "$75,000", "$90,000"]) expect(ctx.json.context).not.toContain(dead);
+  });
+
+  it("superseding an id that is already superseded displaces the chain's current head", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("city", "Paris", { id: "c1", ts: "2024-01-01T00:00:00Z" }),
+      fact("city", "Berlin", { id: "c2", ts: "2024-02-01T00:00:00Z" }),
+    ]);
+    const res = await t.events([
+      fact("city", "Rome", { id: "c3", ts: "2024-03-01T00:00:00Z", supersedes: "c1" }),
+    ]);
+    expect(res.json.facts[0]).toMatchObject({ supersedes: "c2" });
+    const ctx = await t.context({ query: "city" });
+    expect(ctx.json.context).toContain("Rome");
+    expect(ctx.json.context).not.toMatch(/Paris|Berlin/);
+  });
+
+  it("applies one call's events in (ts, id) order, whatever order they arrive in", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("plan", "third", { id: "x3", ts: "2025-01-03T00:00:00Z" }),
+      fact("plan", "first", { id: "x1", ts: "2025-01-01T00:00:00Z" }),
+      fact("plan", "second", { id: "x2", ts: "2025-01-02T00:00:00Z" }),
+    ]);
+    const history = await call("GET", "/facts/x1/history");
+    expect(history.json.chain).toEqual(["x1", "x2", "x3"]);
+  });
+
+  it("marks derived facts needs_review when what they depend on is superseded", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("available_budget", "$200,000", { id: "a1", ts: "2023-12-01T00:00:00Z" }),
+      fact("derived_decision", "Approved $150,000 purchase", {
+        id: "d1",
+        depends_on: ["available_budget"],
+        ts: "2024-01-01T00:00:00Z",
+      }),
+    ]);
+    await t.events([fact("available_budget", "$120,000", { id: "a2", ts: "2024-01-02T00:00:00Z" })]);
+    const history = await call("GET", "/facts/d1/history");
+    expect(history.json.current, JSON.stringify(history.json)).toMatchObject({
+      id: "d1",
+      needs_review: true,
+      depends_on: ["a1"],
+    });
+  });
+
+  it("re-ingesting the same events is counted as duplicates and changes nothing", async () => {
+    const t = await newThread();
+    const batch = [
+      {
+        type: "message",
+        id: "m1",
+        role: "user",
+        content: "The budget is $50,000",
+        ts: "2025-01-01T00:00:00Z",
+      },
+      fact("budget", "$50,000", { id: "f1", ts: "2025-01-01T00:00:00Z" }),
+      fact("scratch", "draft numbers", { id: "w1", layer: "working", ts: "2025-01-01T00:00:00Z" }),
+    ];
+    const first = await t.events(batch);
+    expect(first.json).toMatchObject({ accepted: 3, duplicates: 0 });
+    const before = await call("GET", `/threads/${t.thread}/state`);
+    const again = await t.events(batch);
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ accepted: 0, duplicates: 3 });
+    const after = await call("GET", `/threads/${t.thread}/state`);
+    expect(after.json).toEqual(before.json);
+
+    const inOneCall = await t.events([fact("other", "x", { id: "f9" }), fact("other", "x", { id: "f9" })]);
+    expect(inOneCall.json).toMatchObject({ accepted: 1, duplicates: 1 });
+  });
+});
