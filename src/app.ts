@@ -1,5 +1,7 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { factRoutes } from "./api/facts.handlers";
 import { threadRoutes } from "./api/threads.handlers";
 import type { Env } from "./env";
@@ -41,8 +43,15 @@ export function createApp() {
   );
   app.onError((error, c) => {
     if (error instanceof ProblemError) return problemResponse(c, error);
-    if (error instanceof SyntaxError)
-      return problemResponse(c, new ProblemError(400, "Malformed JSON", error.message));
+    // Hono's own 4xx (such as an unparseable JSON body); matched by shape because the validator
+    // package may carry its own copy of the class.
+    const status = (error as Partial<HTTPException>).status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return problemResponse(
+        c,
+        new ProblemError(status as ContentfulStatusCode, error.message || "Bad request"),
+      );
+    }
     console.error("unhandled error", error);
     return problemResponse(c, new ProblemError(500, "Internal error", "The request could not be completed."));
   });

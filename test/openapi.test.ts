@@ -1,0 +1,38 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+
+describe("public, unauthenticated routes", () => {
+  it("serves health", async () => {
+    const res = await SELF.fetch("https://tenure.test/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+
+  it("serves an OpenAPI 3.1 document generated from the request schemas", async () => {
+    const res = await SELF.fetch("https://tenure.test/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as any;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/tenants/{tenant}/facts",
+      "/v1/tenants/{tenant}/facts/{id}/history",
+      "/v1/tenants/{tenant}/threads/{thread}",
+      "/v1/tenants/{tenant}/threads/{thread}/context",
+      "/v1/tenants/{tenant}/threads/{thread}/events",
+      "/v1/tenants/{tenant}/threads/{thread}/state",
+    ]);
+    expect(doc.components.schemas.FactEvent.properties.classification.enum).toEqual([
+      "public",
+      "restricted",
+      "confidential",
+      "highly_restricted",
+    ]);
+    expect(doc.components.schemas.ContextRequest.properties.budget_tokens.default).toBe(8000);
+  });
+
+  it("serves a docs page", async () => {
+    const res = await SELF.fetch("https://tenure.test/docs");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("/openapi.json");
+  });
+});
