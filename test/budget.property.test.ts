@@ -10,10 +10,13 @@ import { fact, message, newThread } from "./helpers";
 const word = fc.stringMatching(/^[a-z]{3,9}$/);
 const history = fc.record({
   keys: fc.uniqueArray(word, { minLength: 1, maxLength: 6 }),
-  writes: fc.array(fc.record({ keyIndex: fc.nat(), filler: fc.array(word, { maxLength: 40 }), bySupersedes: fc.boolean() }), {
-    minLength: 1,
-    maxLength: 25,
-  }),
+  writes: fc.array(
+    fc.record({ keyIndex: fc.nat(), filler: fc.array(word, { maxLength: 40 }), bySupersedes: fc.boolean() }),
+    {
+      minLength: 1,
+      maxLength: 25,
+    },
+  ),
   messages: fc.array(fc.array(word, { minLength: 1, maxLength: 60 }), { maxLength: 15 }),
   budget: fc.integer({ min: 64, max: 1500 }),
   share: fc.double({ min: 0.05, max: 1, noNaN: true }),
@@ -33,14 +36,22 @@ describe("compile budget and supersession property", () => {
           const value = `VAL${String(i).padStart(3, "0")}Z ${w.filler.join(" ")}`;
           values.push({ id: `f${i}`, key, value });
           const ts = new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString();
-          return fact(key, value, { id: `f${i}`, ts, ...(w.bySupersedes && previous ? { supersedes: previous.id } : {}) });
+          return fact(key, value, {
+            id: `f${i}`,
+            ts,
+            ...(w.bySupersedes && previous ? { supersedes: previous.id } : {}),
+          });
         });
         const chat = h.messages.map((words, i) =>
           message(words.join(" "), { id: `m${i}`, ts: new Date(Date.UTC(2025, 0, 2, 0, i)).toISOString() }),
         );
         expect((await t.events([...events, ...chat])).status).toBe(200);
 
-        const res = await t.context({ query: h.query.join(" "), budget_tokens: h.budget, facts_share: h.share });
+        const res = await t.context({
+          query: h.query.join(" "),
+          budget_tokens: h.budget,
+          facts_share: h.share,
+        });
         expect(res.status).toBe(200);
         expect(countTokens(res.json.context)).toBeLessThanOrEqual(h.budget);
         expect(res.json.tokens).toBeLessThanOrEqual(h.budget);

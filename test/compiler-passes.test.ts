@@ -1,0 +1,225 @@
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { compileContext } from "../src/compiler/compile";
+import { gate } from "../src/compiler/gate";
+import { bm25Scores, terms } from "../src/compiler/lexical";
+import { callerFrom, isPermitted } from "../src/compiler/permissions";
+import type { Candidate } from "../src/compiler/types";
+import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
+import { readMarkers } from "../src/facts/markers";
+
+function candidate(extra: Partial<Candidate> = {}): Candidate {
+  return {
+    objectId: "c1",
+    kind: "fact",
+    key: "k",
+    text: "k: v",
+    tokens: 3,
+    ts: "2025-01-01T00:00:00.000Z",
+    scope: "global",
+    scopeId: null,
+    classification: "public",
+    allowRoles: [],
+    denyRoles: [],
+    isValid: true,
+    disputed: false,
+    validFrom: null,
+    validUntil: null,
+    isConstraint: false,
+    ...extra,
+  };
+}
+
+describe("lexical pass", () => {
+  it("folds suffixes and drops stop words", () => {
+    expect(terms("What is the approved budgets?")).toEqual(["approv", "budget"]);
+  });
+
+  it("scores documents that share query terms, and rarer terms higher", () => {
+    const scores = bm25Scores("budget deadline", [
+      "budget is $5",
+      "deadline is May",
+      "budget budget",
+      "lunch menu",
+    ]);
+    expect(scores[3]).toBe(0);
+    expect(scores[0]).toBeGreaterThan(0);
+    expect(scores[1]).toBeGreaterThan(0);
+  });
+});
+
+describe("marker pass", () => {
+  it("reads restriction and scope markers", () => {
+    expect(readMarkers("[RESTRICTED: Strategic pricing restricted to VP+] floor $30k")).toEqual({
+      classification: "restricted",
+      allowRoles: ["vp+"],
+    });
+    expect(readMarkers("[SCOPE: draft schedule] Monday")).toMatchObject({ scope: "draft" });
+    expect(readMarkers("[SCOPE: scenario planning exercise] x")).toMatchObject({ scope: "hypothetical" });
+    expect(readMarkers("[SCOPE: Alice's session] x")).toMatchObject({
+      scope: "session",
+      scopeLabel: "Alice's session",
+    });
+    expect(readMarkers("plain text")).toEqual({});
+  });
+});
+
+describe("permission pass", () => {
+  const rep = callerFrom({ user_id: "m", authority: "Sales Rep", department: "Sales" }, ladder);
+  const vp = callerFrom({ user_id: "v", authority: "VP Sales" }, ladder);
+  const security = callerFrom({ user_id: "s", authority: "Engineer", roles: ["Security"] }, ladder);
+
+  it.each([
+    [{ allowRoles: ["vp+"] }, "rep", false],
+    [{ allowRoles: ["vp+"] }, "vp", true],
+    [{ allowRoles: ["security team"] }, "security", true],
+    [{ allowRoles: ["security team"] }, "vp", false],
+    [{ allowRoles: ["c-suite"] }, "vp", true],
+    [{ allowRoles: ["cs leadership"] }, "rep", false],
+    [{ denyRoles: ["sales"] }, "rep", false],
+    [{ classification: "confidential" }, "rep", false],
+    [{ classification: "confidential" }, "vp", true],
+    [{ classification: "highly_restricted" }, "vp", true],
+  ])("%j for %s → %s", (object, who, expected) => {
+    const caller = { rep, vp, security }[who as "rep" | "vp" | "security"];
+    const verdict = isPermitted(
+      { classification: "public", allowRoles: [], denyRoles: [], ...object },
+      caller,
+      ladder,
+    );
+    expect(verdict.ok).toBe(expected);
+  });
+
+  it("a clearance permission grants a classification", () => {
+    const cleared = callerFrom(
+      { user_id: "c", authority: "employee", permissions: ["clearance:confidential"] },
+      ladder,
+    );
+    expect(
+      isPermitted({ classification: "confidential", allowRoles: [], denyRoles: [] }, cleared, ladder).ok,
+    ).toBe(true);
+  });
+});
+
+describe("gate pass", () => {
+  const ctx = {
+    now: "2025-06-01T00:00:00.000Z",
+    threadId: "t1",
+    taskId: "task-a",
+    caller: callerFrom({ user_id: "u" }, ladder),
+    ladder,
+  };
+  it.each([
+    [{ isValid: false, scope: "hypothetical" }, "superseded"],
+    [{ disputed: true }, "disputed"],
+    [{ scope: "draft" }, "out_of_scope"],
+    [{ scope: "task", scopeId: "task-b" }, "out_of_scope"],
+    [{ scope: "session", scopeId: "t2" }, "out_of_scope"],
+    [{ classification: "highly_restricted" }, "not_permitted"],
+    [{ validUntil: "2025-05-01T00:00:00.000Z" }, "expired"],
+    [{ validFrom: "2025-07-01T00:00:00.000Z" }, "expired"],
+  ])("%j → %s", (extra, reason) => {
+    expect(gate(candidate(extra as Partial<Candidate>), ctx)?.reason).toBe(reason);
+  });
+
+  it("admits current, in-scope, permitted objects", () => {
+    expect(gate(candidate({ scope: "task", scopeId: "task-a" }), ctx)).toBeUndefined();
+    expect(gate(candidate({ scope: "session", scopeId: "t1" }), ctx)).toBeUndefined();
+  });
+});
+
+describe("compile pipeline", () => {
+  const base = {
+    query: "budget",
+    budgetTokens: 200,
+    factsShare: 0.7,
+    now: "2025-06-01T00:00:00.000Z",
+    threadId: "t1",
+    identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
+    environment: { timezone: "UTC", deadline: "two weeks away" },
+    ladder,
+    working: [],
+    messages: [],
+    countTokens,
+  };
+  const row = (id: string, content: string) => ({
+    projectId: "p",
+    id,
+    lineageId: id,
+    key: id,
+    valueJson: "1",
+    content,
+    tokens: countTokens(content),
+    memoryType: "user" as const,
+    userId: null,
+    threadId: "t1",
+    sourceType: "user",
+    sourceAuthority: null,
+    sourceIdentity: null,
+    authorityRank: 2,
+    scope: "global" as const,
+    scopeId: null,
+    supersedes: null,
+    supersededBy: null,
+    isValid: true,
+    contradictionStatus: "clean" as const,
+    statusReason: null,
+    dependsOnJson: "[]",
+    needsReview: false,
+    isConstraint: false,
+    constraintType: null,
+    classification: "public" as const,
+    allowRolesJson: "[]",
+    denyRolesJson: "[]",
+    validFrom: "2025-01-01T00:00:00.000Z",
+    validUntil: null,
+    txStart: "2025-01-01T00:00:00.000Z",
+    txEnd: null,
+  });
+
+  it("orders sections and ranks relevant facts first", () => {
+    const out = compileContext({
+      ...base,
+      facts: [row("a", "lunch: pizza on fridays"), row("b", "budget: $50,000")],
+      environmentFacts: [],
+    });
+    expect(out.sections.map((s) => s.name)).toEqual(["identity", "environment", "facts"]);
+    expect(out.context.indexOf("budget: $50,000")).toBeLessThan(out.context.indexOf("lunch"));
+    expect(out.context).toContain("deadline: two weeks away");
+  });
+
+  it("lets an environment-layer write replace the thread's initial environment value", () => {
+    const out = compileContext({
+      ...base,
+      facts: [],
+      environmentFacts: [
+        {
+          id: "e1",
+          key: "deadline",
+          valueJson: '"tomorrow"',
+          content: "deadline: tomorrow",
+          tokens: 4,
+          ts: "2025-05-01T00:00:00.000Z",
+          expiresAt: null,
+          scope: "global",
+          scopeId: null,
+          classification: "public",
+          allowRolesJson: "[]",
+          denyRolesJson: "[]",
+        },
+      ],
+    });
+    expect(out.context).toContain("deadline: tomorrow");
+    expect(out.context).not.toContain("two weeks");
+  });
+
+  it("drops what does not fit and reports it as over_budget", () => {
+    const facts = Array.from({ length: 30 }, (_, i) =>
+      row(`f${i}`, `budget line ${i}: ${"detail ".repeat(20)}`),
+    );
+    const out = compileContext({ ...base, budgetTokens: 150, facts, environmentFacts: [] });
+    expect(countTokens(out.context)).toBeLessThanOrEqual(150);
+    expect(out.trace.omitted.filter((o) => o.reason === "over_budget").length).toBeGreaterThan(0);
+    expect(out.trace.compiled.length + out.trace.omitted.length).toBe(30);
+  });
+});
