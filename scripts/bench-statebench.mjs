@@ -1,0 +1,800 @@
+// `npm run bench:statebench -- <file.jsonl> [--url http://host:port] [--tenant dev] [--key local-dev-key]
+//   [--budget 8000] [--limit N] [--track NAME[,NAME]] [--concurrency 4] [--json out.json] [--verbose]`
+//
+// Replays StateBench timelines through Tenure's public HTTP API (one project and one thread per timeline)
+// and scores the compiled context of every query without an LLM: recall of the attainable must-mention
+// phrases, the share of queries whose context holds a must-not-mention phrase, and the context size.
+// A naive context (every fact value ever written plus the last turns) is scored alongside for scale.
+// Without --url the local dev server (scripts/dev.mjs) is started on a free port and stopped afterwards.
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const DEAD_FACT_TRACKS = [
+  "supersession",
+  "supersession_detection",
+  "repair_propagation",
+  "environmental_freshness",
+  "scope_leak",
+  "scope_permission",
+  "enterprise_privacy",
+];
+const SOURCE_TYPES = new Set(["user", "system", "tool", "external", "policy", "conversation"]);
+const SCOPES = new Set(["global", "task", "hypothetical", "draft", "session"]);
+const LAYERS = { persistent_facts: "persistent", environment: "environment", working_set: "working" };
+const SPEAKER_ROLES = new Set(["user", "assistant", "system"]);
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_BATCH = 500;
+const NAIVE_TURNS = 10;
+const HEALTH_TIMEOUT_MS = 90_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+const ERROR_SAMPLES = 5;
+
+/** Set on SIGINT/SIGTERM: no new requests start, and requests cut short are not counted as errors. */
+let interrupted = false;
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const devScript = fileURLToPath(new URL("./dev.mjs", import.meta.url));
+
+const USAGE = `usage: npm run bench:statebench -- <file.jsonl> [options]
+  --url URL          use a running server (default: start scripts/dev.mjs on a free port)
+  --tenant NAME      tenant (default dev)
+  --key KEY          tenant key (default local-dev-key)
+  --budget N         budget_tokens per context request (default 8000)
+  --limit N          replay only the first N timelines (after --track)
+  --track NAME       only these tracks (comma-separated)
+  --concurrency N    timelines replayed at once (default 4)
+  --json FILE        write all figures as JSON
+  --verbose          print every leaking query with its context`;
+
+// ---------------------------------------------------------------------------------------------------
+// Options
+
+function fail(message) {
+  console.error(`bench-statebench: ${message}`);
+  console.error(USAGE);
+  process.exit(2);
+}
+
+function positiveInt(text, name) {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got '${text}'`);
+  return n;
+}
+
+function readOptions(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        url: { type: "string" },
+        tenant: { type: "string", default: "dev" },
+        key: { type: "string", default: "local-dev-key" },
+        budget: { type: "string", default: "8000" },
+        limit: { type: "string" },
+        track: { type: "string" },
+        concurrency: { type: "string", default: "4" },
+        json: { type: "string" },
+        verbose: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    fail(error.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (positionals.length !== 1) fail("expected exactly one timeline file");
+  return {
+    file: positionals[0],
+    url: values.url ? values.url.replace(/\/+$/, "") : undefined,
+    tenant: values.tenant,
+    key: values.key,
+    budget: positiveInt(values.budget, "budget"),
+    limit: values.limit === undefined ? undefined : positiveInt(values.limit, "limit"),
+    tracks: values.track
+      ? new Set(
+          values.track
+            .split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
+        )
+      : undefined,
+    concurrency: positiveInt(values.concurrency, "concurrency"),
+    json: values.json,
+    verbose: values.verbose,
+  };
+}
+
+function loadTimelines(file) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    fail(`cannot read ${file}: ${error.message}`);
+  }
+  const timelines = [];
+  for (const [index, line] of text.split("\n").entries()) {
+    if (!line.trim()) continue;
+    try {
+      timelines.push(JSON.parse(line));
+    } catch (error) {
+      fail(`${file}:${index + 1}: not JSON (${error.message})`);
+    }
+  }
+  return timelines;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mapping a timeline onto API requests
+
+const isMissing = (v) => v === null || v === undefined || (typeof v === "string" && v.trim() === "");
+
+/** An optional short text field: trimmed, non-empty, within the API's length limit; otherwise absent. */
+function optionalText(value, max) {
+  if (isMissing(value)) return undefined;
+  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return undefined;
+  return String(value).trim().slice(0, max);
+}
+
+/** What a value looks like as text: used for attainability and for the naive context. */
+function valueText(value) {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** The API takes a string, number, boolean or object; anything else is sent as its JSON text. */
+function factValue(value) {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
+  if (Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === "object") return value;
+  return String(value);
+}
+
+function shortHash(text) {
+  return createHash("sha256").update(text).digest("hex").slice(0, 8);
+}
+
+/** A thread or project id: the characters the API allows, at most 128 of them. */
+function safeId(text, max = 128) {
+  const cleaned = String(text).replace(/[^A-Za-z0-9._:-]/g, "_");
+  return cleaned.slice(0, max) || "x";
+}
+
+/**
+ * Fact ids of one timeline. An id the API would refuse is rewritten (with a hash of the original, so
+ * distinct ids stay distinct), and the same rewriting applies wherever the id is referenced.
+ * A reference that is no known id is a fact key and passes unchanged.
+ */
+function idBook() {
+  const known = new Map();
+  return {
+    id(original) {
+      if (isMissing(original)) return undefined;
+      const text = String(original).trim();
+      if (known.has(text)) return known.get(text);
+      const id = ID_PATTERN.test(text) ? text : `${safeId(text, 119)}-${shortHash(text)}`;
+      known.set(text, id);
+      return id;
+    },
+    ref(original) {
+      if (isMissing(original)) return undefined;
+      const text = String(original).trim();
+      return known.get(text) ?? text.slice(0, 200);
+    },
+  };
+}
+
+function sourceOf(source) {
+  if (!source || typeof source !== "object") return undefined;
+  const out = { type: SOURCE_TYPES.has(source.type) ? source.type : "system" };
+  const authority = optionalText(source.authority, 200);
+  const identity = optionalText(source.identity, 200);
+  if (authority) out.authority = authority;
+  if (identity) out.identity = identity;
+  return out;
+}
+
+/** A fact event from a persistent fact or a write; undefined when it has no value to send. */
+function factEvent(fact, layer, ts, ids, fallbackKey) {
+  const value = factValue(fact.value);
+  if (value === undefined) return undefined;
+  const event = {
+    type: "fact",
+    key: optionalText(fact.key, 200) ?? fallbackKey,
+    value,
+    layer,
+  };
+  const id = fact.id === "W-AUTO" ? undefined : ids.id(fact.id);
+  if (id) event.id = id;
+  const when = optionalText(fact.ts ?? ts, 64);
+  if (when) event.ts = when;
+  const source = sourceOf(fact.source);
+  if (source) event.source = source;
+  if (SCOPES.has(fact.scope)) event.scope = fact.scope;
+  const supersedes = ids.ref(fact.supersedes);
+  if (supersedes) event.supersedes = supersedes;
+  if (Array.isArray(fact.depends_on)) {
+    const dependsOn = fact.depends_on
+      .map((d) => ids.ref(d))
+      .filter(Boolean)
+      .slice(0, 100);
+    if (dependsOn.length) event.depends_on = dependsOn;
+  }
+  if (typeof fact.is_constraint === "boolean") event.is_constraint = fact.is_constraint;
+  const constraintType = optionalText(fact.constraint_type, 100);
+  if (constraintType) event.constraint_type = constraintType;
+  return event;
+}
+
+function identityOf(timeline) {
+  const role = timeline.initial_state?.identity_role ?? {};
+  const identity = { user_id: optionalText(timeline.actors?.user?.id, 200) ?? "u1" };
+  for (const field of ["user_name", "authority", "department", "organization"]) {
+    const value = optionalText(role[field], 200);
+    if (value) identity[field] = value;
+  }
+  return identity;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scoring
+
+const contains = (haystackLower, phrase) => haystackLower.includes(phrase.toLowerCase());
+
+function phrases(list) {
+  return Array.isArray(list) ? list.filter((p) => typeof p === "string" && p.trim() !== "") : [];
+}
+
+function emptyTotals() {
+  return {
+    timelines: 0,
+    queries: 0,
+    failed_queries: 0,
+    attainable: 0,
+    found: 0,
+    unattainable: 0,
+    leaks: 0,
+    tokens: 0,
+    naive_found: 0,
+    naive_leaks: 0,
+  };
+}
+
+function addQuery(totals, q) {
+  totals.queries++;
+  totals.attainable += q.attainable.length;
+  totals.found += q.found.length;
+  totals.unattainable += q.unattainable.length;
+  if (q.leaked.length) totals.leaks++;
+  totals.tokens += q.tokens;
+  totals.naive_found += q.naive_found;
+  if (q.naive_leaked.length) totals.naive_leaks++;
+}
+
+function finish(totals) {
+  const ratio = (a, b) => (b > 0 ? a / b : null);
+  return {
+    ...totals,
+    recall: ratio(totals.found, totals.attainable),
+    leak_rate: ratio(totals.leaks, totals.queries),
+    avg_tokens: ratio(totals.tokens, totals.queries),
+    naive_recall: ratio(totals.naive_found, totals.attainable),
+    naive_leak_rate: ratio(totals.naive_leaks, totals.queries),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HTTP
+
+function makeClient(baseUrl, tenant, key, errors) {
+  const prefix = `${baseUrl}/v1/tenants/${encodeURIComponent(tenant)}`;
+  return async function call(method, path, body, label) {
+    if (interrupted) return undefined;
+    let response;
+    let text;
+    try {
+      response = await fetch(`${prefix}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (interrupted) return undefined;
+      errors.push({
+        request: `${method} ${path}`,
+        label,
+        status: null,
+        body: String(error?.message ?? error),
+      });
+      return undefined;
+    }
+    if (!response.ok) {
+      errors.push({ request: `${method} ${path}`, label, status: response.status, body: text });
+      return undefined;
+    }
+    try {
+      return text ? JSON.parse(text) : {};
+    } catch {
+      errors.push({
+        request: `${method} ${path}`,
+        label,
+        status: response.status,
+        body: `not JSON: ${text}`,
+      });
+      return undefined;
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Replaying one timeline
+
+async function replay(timeline, ctx) {
+  const { call, nonce, budget, tally } = ctx;
+  const label = String(timeline.id ?? "?");
+  const thread = `sb-${safeId(label, 100)}-${nonce}`;
+  const threadPath = `/threads/${thread}`;
+  const initial = timeline.initial_state ?? {};
+  const environment =
+    initial.environment && typeof initial.environment === "object" ? initial.environment : {};
+  const events = Array.isArray(timeline.events) ? timeline.events : [];
+  const envNow = optionalText(environment.now, 64);
+  const startTs = envNow ?? optionalText(events.find((e) => e?.ts)?.ts, 64);
+  const ids = idBook();
+  const result = {
+    id: label,
+    track: timeline.track ?? "unknown",
+    queries: [],
+    failed_queries: 0,
+    skipped: 0,
+  };
+
+  // What the timeline has told the system so far (lower-cased), and the naive context's material.
+  const told = [];
+  const naiveFacts = [];
+  const turns = [];
+  let pending = [];
+
+  const created = await call(
+    "PUT",
+    threadPath,
+    {
+      project_id: thread,
+      identity: identityOf(timeline),
+      ...(envNow ? { environment: { now: envNow } } : {}),
+    },
+    label,
+  );
+  if (!created) {
+    result.failed_queries = events.filter((e) => e?.type === "query").length;
+    return result;
+  }
+
+  const learnFact = (key, value, withKey) => {
+    const text = valueText(value);
+    told.push(text.toLowerCase());
+    if (withKey && !isMissing(key)) told.push(String(key).toLowerCase());
+    naiveFacts.push(text);
+  };
+  const queue = (event) => {
+    if (event) pending.push(event);
+    else result.skipped++;
+  };
+  const flush = async () => {
+    while (pending.length) {
+      const batch = pending.slice(0, MAX_BATCH);
+      pending = pending.slice(MAX_BATCH);
+      const ingested = await call("POST", `${threadPath}/events`, { events: batch }, label);
+      if (ingested) {
+        for (const f of ingested.facts ?? []) tally[f.outcome] = (tally[f.outcome] ?? 0) + 1;
+        tally.duplicates += ingested.duplicates ?? 0;
+      }
+    }
+  };
+
+  for (const [key, value] of Object.entries(environment)) {
+    told.push(valueText(value).toLowerCase());
+    if (key === "now") continue;
+    naiveFacts.push(valueText(value));
+    queue(factEvent({ key, value }, "environment", startTs, ids, key));
+  }
+  for (const [index, fact] of (Array.isArray(initial.persistent_facts)
+    ? initial.persistent_facts
+    : []
+  ).entries()) {
+    if (!fact || typeof fact !== "object") continue;
+    learnFact(fact.key, fact.value, true);
+    queue(factEvent(fact, "persistent", startTs, ids, `fact_${index}`));
+  }
+  for (const [index, item] of (Array.isArray(initial.working_set) ? initial.working_set : []).entries()) {
+    if (!item || typeof item !== "object") continue;
+    const key = `${optionalText(item.item_type, 150) ?? "item"}_${index}`;
+    learnFact(undefined, item.content, false);
+    queue(factEvent({ key, value: item.content, ts: item.ts }, "working", startTs, ids, key));
+  }
+
+  for (const [index, event] of events.entries()) {
+    if (!event || typeof event !== "object") continue;
+    if (event.type === "conversation_turn") {
+      const text = typeof event.text === "string" ? event.text : valueText(event.text);
+      told.push(text.toLowerCase());
+      turns.push(text);
+      if (!text.trim()) {
+        result.skipped++;
+        continue;
+      }
+      const speaker = optionalText(event.speaker, 200);
+      const message = {
+        type: "message",
+        id: `m-${index}`,
+        role: SPEAKER_ROLES.has(speaker) ? speaker : "user",
+        content: text,
+      };
+      if (speaker && !SPEAKER_ROLES.has(speaker)) message.speaker = speaker;
+      const ts = optionalText(event.ts, 64);
+      if (ts) message.ts = ts;
+      queue(message);
+    } else if (event.type === "state_write" || event.type === "supersession") {
+      for (const [w, write] of (Array.isArray(event.writes) ? event.writes : []).entries()) {
+        if (!write || typeof write !== "object") continue;
+        const layer = LAYERS[write.layer] ?? "persistent";
+        learnFact(write.key, write.value, false);
+        queue(
+          factEvent(
+            { ...write, ts: undefined },
+            layer,
+            optionalText(event.ts, 64),
+            ids,
+            `write_${index}_${w}`,
+          ),
+        );
+      }
+    } else if (event.type === "query") {
+      await flush();
+      const prompt = typeof event.prompt === "string" && event.prompt.trim() ? event.prompt : "(empty query)";
+      const body = { query: prompt, budget_tokens: budget };
+      const now = optionalText(event.ts, 64);
+      if (now) body.now = now;
+      const compiled = await call("POST", `${threadPath}/context`, body, label);
+      if (!compiled || typeof compiled.context !== "string") {
+        if (compiled)
+          ctx.errors.push({ request: "POST context", label, status: 200, body: "no context string" });
+        result.failed_queries++;
+        continue;
+      }
+      const truth = event.ground_truth ?? {};
+      const toldText = told.join("\n");
+      const contextLower = compiled.context.toLowerCase();
+      const naiveLower = [...naiveFacts, ...turns.slice(-NAIVE_TURNS)].join("\n").toLowerCase();
+      const mustMention = phrases(truth.must_mention);
+      const mustNot = phrases(truth.must_not_mention);
+      const attainable = mustMention.filter((p) => contains(toldText, p));
+      result.queries.push({
+        timeline: label,
+        track: result.track,
+        prompt,
+        attainable,
+        unattainable: mustMention.filter((p) => !contains(toldText, p)),
+        found: attainable.filter((p) => contains(contextLower, p)),
+        missing: attainable.filter((p) => !contains(contextLower, p)),
+        leaked: mustNot.filter((p) => contains(contextLower, p)),
+        tokens: Number(compiled.tokens) || 0,
+        naive_found: attainable.filter((p) => contains(naiveLower, p)).length,
+        naive_leaked: mustNot.filter((p) => contains(naiveLower, p)),
+        context: compiled.context,
+      });
+    } else {
+      result.skipped++;
+    }
+  }
+  await flush();
+  return result;
+}
+
+async function replayAll(timelines, ctx, concurrency) {
+  const results = new Array(timelines.length);
+  let next = 0;
+  let done = 0;
+  const progressEvery = Math.max(1, Math.ceil(timelines.length / 10));
+  async function worker() {
+    while (next < timelines.length && !interrupted) {
+      const index = next++;
+      results[index] = await replay(timelines[index], ctx);
+      done++;
+      if (!interrupted && (done % progressEvery === 0 || done === timelines.length)) {
+        process.stderr.write(`  ${done}/${timelines.length} timelines, ${ctx.errors.length} errors\n`);
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, timelines.length) }, worker));
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The local dev server
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const server = { child: undefined, exited: false, logPath: undefined, stopping: undefined };
+
+function signalGroup(signal) {
+  if (!server.child?.pid) return;
+  try {
+    process.kill(-server.child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+async function startServer() {
+  const port = await freePort();
+  server.logPath = join(tmpdir(), `tenure-statebench-${process.pid}-${Date.now()}.log`);
+  const log = openSync(server.logPath, "w");
+  try {
+    server.child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: ["ignore", log, log],
+    });
+  } finally {
+    closeSync(log);
+  }
+  server.child.on("exit", () => {
+    server.exited = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (server.exited) throw new Error(`the dev server exited before answering /healthz`);
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 200) return url;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(500);
+  }
+  throw new Error(`the dev server did not answer /healthz with 200 within ${HEALTH_TIMEOUT_MS / 1000} s`);
+}
+
+function stopServer() {
+  if (!server.child) return Promise.resolve();
+  server.stopping ??= (async () => {
+    signalGroup("SIGTERM");
+    const deadline = Date.now() + 5_000;
+    while (!server.exited && Date.now() < deadline) await sleep(100);
+    // Wrangler's own children may outlive the dev script; make sure the whole group is gone.
+    signalGroup("SIGKILL");
+  })();
+  return server.stopping;
+}
+
+function printLogTail() {
+  if (!server.logPath) return;
+  try {
+    const lines = readFileSync(server.logPath, "utf8").trimEnd().split("\n");
+    console.error(`--- last lines of ${server.logPath} ---`);
+    console.error(lines.slice(-30).join("\n"));
+  } catch {
+    // No log to show.
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Report
+
+const fmtRatio = (x) => (x === null ? "-" : x.toFixed(3));
+const fmtPercent = (x) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const fmtTokens = (x) => (x === null ? "-" : Math.round(x).toString());
+
+function printTable(rows) {
+  const header = [
+    "track",
+    "timelines",
+    "queries",
+    "recall",
+    "leak rate",
+    "avg tokens",
+    "naive recall",
+    "naive leak",
+  ];
+  const cells = rows.map((r) =>
+    r === null
+      ? null
+      : [
+          r.name,
+          String(r.timelines),
+          String(r.queries),
+          fmtRatio(r.recall),
+          fmtPercent(r.leak_rate),
+          fmtTokens(r.avg_tokens),
+          fmtRatio(r.naive_recall),
+          fmtPercent(r.naive_leak_rate),
+        ],
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.filter(Boolean).map((c) => c[i].length)));
+  const line = (c) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join("  ");
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  console.log(line(header));
+  console.log(rule);
+  for (const c of cells) console.log(c === null ? rule : line(c));
+}
+
+function report(results, errors, tally, options, meta) {
+  const byTrack = new Map();
+  const dead = emptyTotals();
+  const all = emptyTotals();
+  for (const r of results) {
+    if (!byTrack.has(r.track)) byTrack.set(r.track, emptyTotals());
+    const groups = [byTrack.get(r.track), all, ...(DEAD_FACT_TRACKS.includes(r.track) ? [dead] : [])];
+    for (const g of groups) {
+      g.timelines++;
+      g.failed_queries += r.failed_queries;
+      for (const q of r.queries) addQuery(g, q);
+    }
+  }
+  const order = (name) => {
+    const i = DEAD_FACT_TRACKS.indexOf(name);
+    return i === -1 ? DEAD_FACT_TRACKS.length : i;
+  };
+  const trackNames = [...byTrack.keys()].sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+  const tracks = Object.fromEntries(trackNames.map((name) => [name, finish(byTrack.get(name))]));
+  const deadCount = trackNames.filter((t) => DEAD_FACT_TRACKS.includes(t)).length;
+  const summary = {
+    dead_fact_tracks: { tracks: DEAD_FACT_TRACKS, ...finish(dead) },
+    all_tracks: finish(all),
+  };
+
+  if (options.verbose) {
+    for (const q of results.flatMap((r) => r.queries)) {
+      if (!q.leaked.length) continue;
+      console.log(`\n=== leak: ${q.timeline} [${q.track}]`);
+      console.log(`query:  ${q.prompt}`);
+      console.log(`leaked: ${q.leaked.map((p) => JSON.stringify(p)).join(", ")}`);
+      console.log("context:");
+      console.log(q.context);
+    }
+    console.log("");
+  }
+
+  console.log(
+    `StateBench replay: ${meta.file}, budget ${options.budget} tokens, tenant ${options.tenant}, run ${meta.nonce}`,
+  );
+  printTable([
+    ...trackNames.map((name) => ({ name, ...tracks[name] })),
+    null,
+    { name: `dead-fact tracks (${deadCount})`, ...summary.dead_fact_tracks },
+    { name: "all tracks", ...summary.all_tracks },
+  ]);
+  const failed = summary.all_tracks.failed_queries;
+  console.log(
+    `recall counts attainable must-mention phrases only (${summary.all_tracks.unattainable} of ` +
+      `${summary.all_tracks.unattainable + summary.all_tracks.attainable} were never told to the system); ` +
+      `naive = every fact value ever written + last ${NAIVE_TURNS} turns` +
+      (failed ? `; ${failed} queries not scored (request failed)` : ""),
+  );
+  console.log(`time: ${meta.seconds.toFixed(1)} s`);
+  console.log(`errors: ${errors.length}`);
+  for (const e of errors.slice(0, ERROR_SAMPLES)) {
+    console.log(`  [${e.label}] ${e.request} -> ${e.status ?? "network error"}: ${e.body.slice(0, 1000)}`);
+  }
+
+  if (options.json) {
+    const out = {
+      file: meta.file,
+      url: meta.url,
+      tenant: options.tenant,
+      budget_tokens: options.budget,
+      run: meta.nonce,
+      seconds: meta.seconds,
+      naive_turns: NAIVE_TURNS,
+      tracks,
+      ...summary,
+      fact_outcomes: tally,
+      errors: errors.length,
+      error_samples: errors.slice(0, 50),
+      queries: results.flatMap((r) =>
+        r.queries.map(({ context: _context, ...q }) => ({ ...q, leaks: q.leaked.length > 0 })),
+      ),
+    };
+    writeFileSync(options.json, `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`wrote ${options.json}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+  const options = readOptions(process.argv.slice(2));
+  let timelines = loadTimelines(options.file);
+  if (options.tracks) timelines = timelines.filter((t) => options.tracks.has(t.track));
+  if (options.limit) timelines = timelines.slice(0, options.limit);
+  if (!timelines.length) fail("no timelines to replay");
+
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      console.error(`\nbench-statebench: ${signal}, stopping`);
+      stopServer().finally(() => process.exit(130));
+    });
+  }
+  process.on("exit", () => signalGroup("SIGKILL"));
+
+  let url = options.url;
+  if (!url) {
+    process.stderr.write("starting the local dev server (scripts/dev.mjs) ...\n");
+    try {
+      url = await startServer();
+    } catch (error) {
+      console.error(`bench-statebench: ${error.message}; server log: ${server.logPath}`);
+      printLogTail();
+      await stopServer();
+      process.exit(1);
+    }
+    process.stderr.write(`dev server ready at ${url}\n`);
+  }
+
+  const errors = [];
+  const tally = { duplicates: 0 };
+  const nonce = safeId(`${Date.now().toString(36)}${randomBytes(2).toString("hex")}`);
+  const started = process.hrtime.bigint();
+  process.stderr.write(`replaying ${timelines.length} timelines against ${url}\n`);
+  let results;
+  try {
+    results = await replayAll(
+      timelines,
+      {
+        call: makeClient(url, options.tenant, options.key, errors),
+        nonce,
+        budget: options.budget,
+        tally,
+        errors,
+      },
+      options.concurrency,
+    );
+  } finally {
+    await stopServer();
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  report(results, errors, tally, options, { file: options.file, url, nonce, seconds });
+  if (server.logPath) {
+    if (errors.length) console.log(`server log: ${server.logPath}`);
+    else rmSync(server.logPath, { force: true });
+  }
+  process.exit(errors.length ? 1 : 0);
+}
+
+main().catch(async (error) => {
+  console.error(`bench-statebench: ${error?.stack ?? error}`);
+  await stopServer();
+  if (server.logPath) console.error(`server log: ${server.logPath}`);
+  process.exit(1);
+});
