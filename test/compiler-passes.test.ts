@@ -2,6 +2,7 @@ import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
 import { gate } from "../src/compiler/gate";
+import { deadClaims, maskClaims, restatedClaim } from "../src/compiler/hygiene";
 import { bm25Scores, terms } from "../src/compiler/lexical";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import type { Candidate } from "../src/compiler/types";
@@ -26,6 +27,7 @@ function candidate(extra: Partial<Candidate> = {}): Candidate {
     validFrom: null,
     validUntil: null,
     isConstraint: false,
+    claim: "v",
     ...extra,
   };
 }
@@ -125,6 +127,27 @@ describe("gate pass", () => {
   it("admits current, in-scope, permitted objects", () => {
     expect(gate(candidate({ scope: "task", scopeId: "task-a" }), ctx)).toBeUndefined();
     expect(gate(candidate({ scope: "session", scopeId: "t1" }), ctx)).toBeUndefined();
+  });
+});
+
+describe("hygiene pass", () => {
+  const dead = deadClaims(
+    [
+      { candidate: candidate({ objectId: "old", claim: "3 days in office" }), reason: "superseded" },
+      { candidate: candidate({ objectId: "short", claim: "yes" }), reason: "superseded" },
+      { candidate: candidate({ objectId: "other", claim: "hidden $30k floor" }), reason: "over_budget" },
+    ],
+    [candidate({ objectId: "new", claim: "monthly reviews" })],
+  );
+
+  it("collects distinctive claims the gates removed", () => {
+    expect(dead.map((d) => d.objectId)).toEqual(["old"]);
+  });
+
+  it("recognises a restatement and masks a quotation", () => {
+    expect(restatedClaim("The team decided on 3 Days in Office.", dead)?.objectId).toBe("old");
+    expect(restatedClaim("Monthly reviews it is", dead)).toBeUndefined();
+    expect(maskClaims("was 3 days in office, now remote", dead)).toBe("was [superseded], now remote");
   });
 });
 

@@ -67,3 +67,29 @@ describe("seed 000 test vectors, through HTTP", () => {
     );
   });
 });
+
+describe("dead claims in the transcript", () => {
+  it("elides a recent message that restates a superseded value", async () => {
+    const t = await newThread();
+    await t.events([
+      message("The team decided on 3 days in office.", { id: "m1", ts: "2025-01-01T00:00:00Z" }),
+      fact("policy_decision", "3 days in office", { id: "p1", ts: "2025-01-01T00:00:01Z" }),
+      message("Per the CEO, we'll be doing monthly reviews.", { id: "m2", ts: "2025-01-02T00:00:00Z" }),
+      fact("policy_decision", "monthly reviews", { id: "p2", ts: "2025-01-02T00:00:01Z" }),
+    ]);
+    const ctx = await t.context({ query: "What policy are we following?" });
+    expect(ctx.json.context).toContain("monthly reviews");
+    expect(ctx.json.context).not.toContain("3 days in office");
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({
+        object_id: "m1",
+        kind: "message",
+        reason: "superseded",
+        detail: "restates p1",
+      }),
+    );
+    expect(ctx.json.trace.compiled).toContainEqual(
+      expect.objectContaining({ object_id: "m2", refs: ["m2"] }),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import type { ContextOutput } from "../api/schemas";
 import { type GateContext, gate } from "./gate";
+import { deadClaims, maskClaims, restatedClaim } from "./hygiene";
 import { bm25Scores } from "./lexical";
 import { factCandidate, layerCandidate, messageCandidate } from "./normalize";
 import { callerFrom } from "./permissions";
@@ -46,7 +47,13 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const facts = admit(input.facts.map(factCandidate));
   const working = admit(input.working.map((w) => layerCandidate(w, "working")));
   const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
-  const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate));
+  const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts]);
+  const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
+    const restated = restatedClaim(message.text, dead);
+    if (restated)
+      omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });
+    return !restated;
+  });
 
   const rankedFacts = rank(input.query, facts);
   const rankedWorking = rank(input.query, working);
@@ -88,7 +95,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
       placed.push({
         candidate,
         section,
-        line: candidate.kind === "message" ? candidate.text : `- ${candidate.text}`,
+        line: `- ${maskClaims(candidate.text, dead)}`,
       });
     }
     return spent;

@@ -1,7 +1,15 @@
 import type { FactRow } from "../facts/fact-schema";
+import { valueText } from "../facts/prepare-fact";
 import type { Candidate, LayerEntry, MessageRecord } from "./types";
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+/** A value's text without leading bracket markers such as "[RESTRICTED: …]". */
+export function claimOf(valueJson: string): string {
+  return valueText(JSON.parse(valueJson))
+    .replace(/^(\s*\[[^\]]*\])+\s*/, "")
+    .trim();
+}
 
 export function factCandidate(row: FactRow): Candidate {
   return {
@@ -21,6 +29,7 @@ export function factCandidate(row: FactRow): Candidate {
     validFrom: row.validFrom,
     validUntil: row.validUntil,
     isConstraint: row.isConstraint,
+    claim: claimOf(row.valueJson),
   };
 }
 
@@ -42,6 +51,7 @@ export function layerCandidate(entry: LayerEntry, kind: "working" | "environment
     validFrom: null,
     validUntil: entry.expiresAt,
     isConstraint: false,
+    claim: claimOf(entry.valueJson),
   };
 }
 
@@ -63,6 +73,7 @@ export function messageCandidate(message: MessageRecord): Candidate {
     validFrom: null,
     validUntil: null,
     isConstraint: false,
+    claim: null,
     refs: [message.id],
   };
 }

@@ -66,6 +66,8 @@ export interface Candidate {
   validFrom: string | null;
   validUntil: string | null;
   isConstraint: boolean;
+  /** The object's claim (its value, markers removed), used to recognise it restated elsewhere. */
+  claim: string | null;
   refs?: string[];
 }
 

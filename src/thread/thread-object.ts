@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { ulid } from "ulid";
+import { monotonicFactory, ulid } from "ulid";
 import type {
   ContextInput,
   ContextOutput,
@@ -102,8 +102,10 @@ export class ThreadObject extends DurableObject<Env> {
       const record = this.owned(tenant, thread);
       if (!record) return notFound(thread);
       const receivedAt = new Date().toISOString();
+      // Monotonic ids keep server-assigned events in arrival order when their timestamps tie.
+      const nextId = monotonicFactory();
       const stamped = events
-        .map((e) => ({ ...e, id: e.id ?? ulid(), ts: e.ts ? toInstant(e.ts) : receivedAt }))
+        .map((e) => ({ ...e, id: e.id ?? nextId(), ts: e.ts ? toInstant(e.ts) : receivedAt }))
         .sort((a, b) => a.ts.localeCompare(b.ts) || a.id.localeCompare(b.id));
 
       const countTokens = await loadTokenCounter();

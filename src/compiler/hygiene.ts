@@ -1,0 +1,55 @@
+import type { OmitReasonName } from "../api/schemas";
+import type { Candidate, Omission } from "./types";
+
+/**
+ * Dead claims must not come back as live text by another route. A message that restates a value the
+ * gates removed (superseded, disputed, out of scope, not permitted) is elided, and a live object that
+ * quotes such a value has the quotation masked.
+ */
+const DEAD_REASONS = new Set<OmitReasonName>(["superseded", "disputed", "out_of_scope", "not_permitted"]);
+
+export interface DeadClaim {
+  text: string;
+  lower: string;
+  reason: OmitReasonName;
+  objectId: string;
+}
+
+/** Very short values ("yes", "5") would match ordinary words; they are left to the facts gate. */
+function distinctive(claim: string): boolean {
+  return claim.length >= 6 && /[\s\d$%]/.test(claim);
+}
+
+export function deadClaims(omitted: Omission[], live: Candidate[]): DeadClaim[] {
+  const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
+  const claims: DeadClaim[] = [];
+  for (const o of omitted) {
+    const text = o.candidate.claim;
+    if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
+    const lower = text.toLowerCase();
+    // A value that is still live elsewhere (restated by the current fact) is not dead.
+    if (liveClaims.some((c) => c === lower)) continue;
+    claims.push({ text, lower, reason: o.reason, objectId: o.candidate.objectId });
+  }
+  return claims.sort((a, b) => b.text.length - a.text.length);
+}
+
+export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
+  const lower = text.toLowerCase();
+  return claims.find((c) => lower.includes(c.lower));
+}
+
+export const MASK = "[superseded]";
+
+/** Replaces every quotation of a dead claim inside live text. */
+export function maskClaims(text: string, claims: DeadClaim[]): string {
+  let out = text;
+  for (const claim of claims) {
+    let index = out.toLowerCase().indexOf(claim.lower);
+    while (index !== -1) {
+      out = `${out.slice(0, index)}${MASK}${out.slice(index + claim.text.length)}`;
+      index = out.toLowerCase().indexOf(claim.lower, index + MASK.length);
+    }
+  }
+  return out;
+}
