@@ -69,10 +69,14 @@ describe("seed 000 test vectors, through HTTP", () => {
 });
 
 describe("dead claims in the transcript", () => {
-  it("elides a recent message that restates a superseded value", async () => {
+  it("masks or elides recent messages that restate a superseded value", async () => {
     const t = await newThread();
     await t.events([
-      message("The team decided on 3 days in office.", { id: "m1", ts: "2025-01-01T00:00:00Z" }),
+      message("3 days in office.", { id: "m1", ts: "2025-01-01T00:00:00Z" }),
+      message("The team decided on 3 days in office after a long debate.", {
+        id: "m0",
+        ts: "2025-01-01T00:00:00Z",
+      }),
       fact("policy_decision", "3 days in office", { id: "p1", ts: "2025-01-01T00:00:01Z" }),
       message("Per the CEO, we'll be doing monthly reviews.", { id: "m2", ts: "2025-01-02T00:00:00Z" }),
       fact("policy_decision", "monthly reviews", { id: "p2", ts: "2025-01-02T00:00:01Z" }),

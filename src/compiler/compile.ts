@@ -1,6 +1,6 @@
 import type { ContextOutput } from "../api/schemas";
 import { type GateContext, gate } from "./gate";
-import { deadClaims, maskClaims, restatedClaim } from "./hygiene";
+import { type DeadClaim, deadClaims, maskClaims, restatedClaim, worthKeeping } from "./hygiene";
 import { bm25Scores } from "./lexical";
 import { factCandidate, layerCandidate, messageCandidate } from "./normalize";
 import { callerFrom } from "./permissions";
@@ -50,9 +50,11 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts]);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
     const restated = restatedClaim(message.text, dead);
-    if (restated)
+    if (restated && !worthKeeping(maskClaims(message.text, dead))) {
       omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });
-    return !restated;
+      return false;
+    }
+    return true;
   });
 
   const rankedFacts = rank(input.query, facts);
@@ -110,7 +112,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   for (const candidate of rankedWorking.rest)
     omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
   remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
-  fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted);
+  fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted, dead);
 
   return verifyAndEmit(input, fixed, placed, omitted);
 }
@@ -143,6 +145,7 @@ function fillTail(
   lineCost: (tokens: number) => number,
   placed: Placed[],
   omitted: Omission[],
+  dead: DeadClaim[],
 ): void {
   let spent = 0;
   const kept: Placed[] = [];
@@ -153,7 +156,7 @@ function fillTail(
       continue;
     }
     spent += cost;
-    kept.unshift({ candidate, section: "messages", line: candidate.text });
+    kept.unshift({ candidate, section: "messages", line: maskClaims(candidate.text, dead) });
   }
   placed.push(...kept);
 }

@@ -2,9 +2,9 @@ import type { OmitReasonName } from "../api/schemas";
 import type { Candidate, Omission } from "./types";
 
 /**
- * Dead claims must not come back as live text by another route. A message that restates a value the
- * gates removed (superseded, disputed, out of scope, not permitted) is elided, and a live object that
- * quotes such a value has the quotation masked.
+ * Dead claims must not come back as live text by another route. Wherever live text (a message, a fact
+ * that quotes its predecessor) restates a value the gates removed (superseded, disputed, out of scope,
+ * not permitted), the quotation is masked; a message with little left once masked is elided.
  */
 const DEAD_REASONS = new Set<OmitReasonName>(["superseded", "disputed", "out_of_scope", "not_permitted"]);
 
@@ -52,4 +52,10 @@ export function maskClaims(text: string, claims: DeadClaim[]): string {
     }
   }
   return out;
+}
+
+/** Whether a masked message still says something beyond its timestamp and speaker. */
+export function worthKeeping(maskedLine: string): boolean {
+  const body = maskedLine.replace(/^\[[^\]]*\]\s*[^:]*:\s*/, "").replaceAll(MASK, " ");
+  return (body.match(/[A-Za-z0-9$%]+/g) ?? []).length >= 4;
 }
