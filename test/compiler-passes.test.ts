@@ -28,6 +28,7 @@ function candidate(extra: Partial<Candidate> = {}): Candidate {
     validUntil: null,
     isConstraint: false,
     claim: "v",
+    supersededBy: null,
     ...extra,
   };
 }
@@ -138,6 +139,7 @@ describe("hygiene pass", () => {
       { candidate: candidate({ objectId: "other", claim: "hidden $30k floor" }), reason: "over_budget" },
     ],
     [candidate({ objectId: "new", claim: "monthly reviews" })],
+    new Map(),
   );
 
   it("collects distinctive claims the gates removed", () => {

@@ -1,6 +1,13 @@
 import type { ContextOutput } from "../api/schemas";
 import { type GateContext, gate } from "./gate";
-import { type DeadClaim, deadClaims, maskClaims, restatedClaim, worthKeeping } from "./hygiene";
+import {
+  type DeadClaim,
+  deadClaims,
+  maskClaims,
+  restatedClaim,
+  speaksFromDeadState,
+  worthKeeping,
+} from "./hygiene";
 import { bm25Scores } from "./lexical";
 import { factCandidate, layerCandidate, messageCandidate } from "./normalize";
 import { callerFrom } from "./permissions";
@@ -47,10 +54,11 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const facts = admit(input.facts.map(factCandidate));
   const working = admit(input.working.map((w) => layerCandidate(w, "working")));
   const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
-  const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts]);
+  const validFrom = new Map(input.facts.map((f) => [f.id, f.validFrom]));
+  const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
-    const restated = restatedClaim(message.text, dead);
-    if (restated && !worthKeeping(maskClaims(message.text, dead))) {
+    const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
+    if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
       omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });
       return false;
     }

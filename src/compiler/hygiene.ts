@@ -2,9 +2,11 @@ import type { OmitReasonName } from "../api/schemas";
 import type { Candidate, Omission } from "./types";
 
 /**
- * Dead claims must not come back as live text by another route. Wherever live text (a message, a fact
- * that quotes its predecessor) restates a value the gates removed (superseded, disputed, out of scope,
- * not permitted), the quotation is masked; a message with little left once masked is elided.
+ * Dead claims must not come back as live text by another route. A message that restates a value the
+ * gates removed (superseded, disputed, out of scope, not permitted) while that value was its belief,
+ * that is, before the value was superseded, or at any time for a value that was never live here, is
+ * elided whole: it speaks from a dead state. Later text that quotes the value (a correction, a fact
+ * citing its predecessor) keeps its other content, with the quotation masked.
  */
 const DEAD_REASONS = new Set<OmitReasonName>(["superseded", "disputed", "out_of_scope", "not_permitted"]);
 
@@ -13,6 +15,8 @@ export interface DeadClaim {
   lower: string;
   reason: OmitReasonName;
   objectId: string;
+  /** When the claim stopped being current; null when it was never current for this caller. */
+  diedAt: string | null;
 }
 
 /** Very short values ("yes", "5") would match ordinary words; they are left to the facts gate. */
@@ -20,7 +24,11 @@ function distinctive(claim: string): boolean {
   return claim.length >= 6 && /[\s\d$%]/.test(claim);
 }
 
-export function deadClaims(omitted: Omission[], live: Candidate[]): DeadClaim[] {
+export function deadClaims(
+  omitted: Omission[],
+  live: Candidate[],
+  validFrom: Map<string, string>,
+): DeadClaim[] {
   const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
   const claims: DeadClaim[] = [];
   for (const o of omitted) {
@@ -29,7 +37,9 @@ export function deadClaims(omitted: Omission[], live: Candidate[]): DeadClaim[] 
     const lower = text.toLowerCase();
     // A value that is still live elsewhere (restated by the current fact) is not dead.
     if (liveClaims.some((c) => c === lower)) continue;
-    claims.push({ text, lower, reason: o.reason, objectId: o.candidate.objectId });
+    const successor = o.candidate.supersededBy;
+    const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
+    claims.push({ text, lower, reason: o.reason, objectId: o.candidate.objectId, diedAt });
   }
   return claims.sort((a, b) => b.text.length - a.text.length);
 }
@@ -37,6 +47,12 @@ export function deadClaims(omitted: Omission[], live: Candidate[]): DeadClaim[] 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
   const lower = text.toLowerCase();
   return claims.find((c) => lower.includes(c.lower));
+}
+
+/** A message restating a dead claim from when it was still believed, or a claim never live here. */
+export function speaksFromDeadState(message: Candidate, claims: DeadClaim[]): DeadClaim | undefined {
+  const lower = message.text.toLowerCase();
+  return claims.find((c) => lower.includes(c.lower) && (c.diedAt === null || message.ts < c.diedAt));
 }
 
 export const MASK = "[superseded]";

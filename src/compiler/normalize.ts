@@ -30,6 +30,7 @@ export function factCandidate(row: FactRow): Candidate {
     validUntil: row.validUntil,
     isConstraint: row.isConstraint,
     claim: claimOf(row.valueJson),
+    supersededBy: row.supersededBy,
   };
 }
 
@@ -52,6 +53,7 @@ export function layerCandidate(entry: LayerEntry, kind: "working" | "environment
     validUntil: entry.expiresAt,
     isConstraint: false,
     claim: claimOf(entry.valueJson),
+    supersededBy: null,
   };
 }
 
@@ -74,6 +76,7 @@ export function messageCandidate(message: MessageRecord): Candidate {
     validUntil: null,
     isConstraint: false,
     claim: null,
+    supersededBy: null,
     refs: [message.id],
   };
 }

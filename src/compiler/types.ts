@@ -68,6 +68,8 @@ export interface Candidate {
   isConstraint: boolean;
   /** The object's claim (its value, markers removed), used to recognise it restated elsewhere. */
   claim: string | null;
+  /** For a superseded fact, the id of the version that replaced it. */
+  supersededBy: string | null;
   refs?: string[];
 }
 
