@@ -231,6 +231,7 @@ describe("compile pipeline", () => {
           classification: "public",
           allowRolesJson: "[]",
           denyRolesJson: "[]",
+          replacedBy: null,
         },
       ],
     });

@@ -97,3 +97,35 @@ describe("dead claims in the transcript", () => {
     );
   });
 });
+
+describe("environment freshness", () => {
+  it("a newer environment value replaces the old one everywhere in the envelope", async () => {
+    const t = await newThread(undefined, {
+      environment: { deadline: "Quarter end is December 31st (2 weeks away)" },
+    });
+    await t.events([
+      message("Note: Quarter end is December 31st (2 weeks away)", { id: "m1", ts: "2025-12-01T09:00:00Z" }),
+      fact("deadline", "Quarter ends tomorrow (Dec 31). Final day for Q4 deals.", {
+        id: "env2",
+        layer: "environment",
+        ts: "2025-12-30T09:00:00Z",
+      }),
+      fact("deadline", "stale late write", { id: "env0", layer: "environment", ts: "2025-11-01T09:00:00Z" }),
+      message("Update: Quarter ends tomorrow (Dec 31). Final day for Q4 deals.", {
+        id: "m2",
+        ts: "2025-12-30T09:00:00Z",
+      }),
+    ]);
+    const ctx = await t.context({ query: "How urgent is closing the deal?", now: "2025-12-30T10:00:00Z" });
+    expect(ctx.json.context).toContain("Final day for Q4 deals");
+    expect(ctx.json.context).not.toContain("2 weeks");
+    expect(ctx.json.context).not.toContain("stale late write");
+    expect(ctx.json.trace.omitted).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ object_id: "environment:deadline", reason: "superseded" }),
+        expect.objectContaining({ object_id: "env0", reason: "superseded" }),
+        expect.objectContaining({ object_id: "m1", reason: "superseded" }),
+      ]),
+    );
+  });
+});

@@ -18,7 +18,7 @@ import {
   SECTION_TITLES,
   type SectionName,
 } from "./render-sections";
-import type { Candidate, CompileInput, Omission } from "./types";
+import type { Candidate, CompileInput, LayerEntry, Omission } from "./types";
 
 /** At most this many recent messages are considered for the tail. */
 export const MESSAGE_TAIL = 12;
@@ -54,7 +54,12 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const facts = admit(input.facts.map(factCandidate));
   const working = admit(input.working.map((w) => layerCandidate(w, "working")));
   const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
-  const validFrom = new Map(input.facts.map((f) => [f.id, f.validFrom]));
+  const overriddenEnvironment = replacedInitialEnvironment(input);
+  omitted.push(...overriddenEnvironment.omissions);
+  const validFrom = new Map([
+    ...input.facts.map((f): [string, string] => [f.id, f.validFrom]),
+    ...[...input.working, ...input.environmentFacts].map((e): [string, string] => [e.id, e.ts]),
+  ]);
   const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
     const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
@@ -72,11 +77,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   const sectionCost = (name: SectionName) => count(`${SECTION_TITLES[name]}\n`) + 2;
   const lineCost = (tokens: number) => tokens + 3;
 
-  // A later environment-layer write for a key replaces the value the thread was created with.
-  const overridden = new Set(input.environmentFacts.map((e) => e.key));
-  const baseEnvironment = Object.fromEntries(
-    Object.entries(input.environment).filter(([key]) => !overridden.has(key)),
-  );
+  const baseEnvironment = overriddenEnvironment.remaining;
   const fixed = {
     identity: identityLines(input.identity),
     environment: environmentLines(baseEnvironment, input.now),
@@ -123,6 +124,34 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted, dead);
 
   return verifyAndEmit(input, fixed, placed, omitted);
+}
+
+/**
+ * A later environment-layer write for a key replaces the value the thread was created with; the
+ * replaced value is reported as superseded, so hygiene recognises it restated in messages.
+ */
+function replacedInitialEnvironment(input: CompileInput): {
+  remaining: Record<string, unknown>;
+  omissions: Omission[];
+} {
+  const remaining: Record<string, unknown> = {};
+  const omissions: Omission[] = [];
+  for (const [key, value] of Object.entries(input.environment)) {
+    const replacement = input.environmentFacts.find((e) => e.key === key && e.replacedBy === null);
+    if (!replacement) {
+      remaining[key] = value;
+      continue;
+    }
+    const initial: LayerEntry = {
+      ...replacement,
+      id: `environment:${key}`,
+      valueJson: JSON.stringify(value),
+      content: `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
+      replacedBy: replacement.id,
+    };
+    omissions.push({ candidate: layerCandidate(initial, "environment"), reason: "superseded" });
+  }
+  return { remaining, omissions };
 }
 
 function rank(query: string, candidates: Candidate[]): { relevant: Candidate[]; rest: Candidate[] } {

@@ -47,13 +47,13 @@ export function layerCandidate(entry: LayerEntry, kind: "working" | "environment
     classification: entry.classification,
     allowRoles: parseList(entry.allowRolesJson),
     denyRoles: parseList(entry.denyRolesJson),
-    isValid: true,
+    isValid: entry.replacedBy === null,
     disputed: false,
     validFrom: null,
     validUntil: entry.expiresAt,
     isConstraint: false,
     claim: claimOf(entry.valueJson),
-    supersededBy: null,
+    supersededBy: entry.replacedBy,
   };
 }
 

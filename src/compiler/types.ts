@@ -27,6 +27,8 @@ export interface LayerEntry {
   classification: string;
   allowRolesJson: string;
   denyRolesJson: string;
+  /** Set when a later write for the same key replaced this value. */
+  replacedBy: string | null;
 }
 
 export interface CompileInput {

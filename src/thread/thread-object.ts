@@ -209,20 +209,31 @@ export class ThreadObject extends DurableObject<Env> {
     const markers = readMarkers(valueText(f.value));
     const content = renderFactLine(f.key, f.value, f.is_constraint ?? false, f.constraint_type ?? null);
     const scope = f.scope ?? markers.scope ?? (layer === "working" ? "session" : "global");
-    const scopeId =
-      f.scope_id ?? (scope === "session" ? (markers.scopeLabel ?? null) : (markers.scopeLabel ?? null));
+    const scopeId = f.scope_id ?? markers.scopeLabel ?? null;
+    const current = this.sql
+      .exec<{ id: string; ts: string }>(
+        "SELECT id, ts FROM layer_versions WHERE layer = ? AND key = ? AND replaced_by IS NULL",
+        layer,
+        f.key,
+      )
+      .toArray()[0];
+    // A late-arriving older write is kept as history; it never displaces a newer value.
+    const arrivesLate = current !== undefined && f.ts < current.ts;
+    if (current && !arrivesLate) {
+      this.sql.exec(
+        "UPDATE layer_versions SET replaced_by = ? WHERE layer = ? AND id = ?",
+        f.id,
+        layer,
+        current.id,
+      );
+    }
     this.sql.exec(
-      `INSERT INTO layer_entries (layer, key, id, value_json, content, tokens, ts, expires_at, scope, scope_id,
-         classification, allow_roles_json, deny_roles_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (layer, key) DO UPDATE SET id = excluded.id, value_json = excluded.value_json,
-         content = excluded.content, tokens = excluded.tokens, ts = excluded.ts, expires_at = excluded.expires_at,
-         scope = excluded.scope, scope_id = excluded.scope_id, classification = excluded.classification,
-         allow_roles_json = excluded.allow_roles_json, deny_roles_json = excluded.deny_roles_json
-       WHERE excluded.ts >= layer_entries.ts`,
+      `INSERT INTO layer_versions (layer, id, key, value_json, content, tokens, ts, expires_at, scope, scope_id,
+         classification, allow_roles_json, deny_roles_json, replaced_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       layer,
-      f.key,
       f.id,
+      f.key,
       JSON.stringify(f.value),
       content,
       countTokens(content),
@@ -233,6 +244,7 @@ export class ThreadObject extends DurableObject<Env> {
       f.classification ?? markers.classification ?? "public",
       JSON.stringify(f.allow_roles ?? markers.allowRoles ?? []),
       JSON.stringify(f.deny_roles ?? []),
+      arrivesLate ? current.id : null,
     );
   }
 
@@ -261,10 +273,11 @@ export class ThreadObject extends DurableObject<Env> {
     };
   }
 
-  private layer(layer: LayerName): LayerEntry[] {
+  /** Entries of a layer: current ones only, or every version when the compiler needs the history. */
+  private layer(layer: LayerName, withHistory = false): LayerEntry[] {
     return this.sql
       .exec<Record<string, string | number | null>>(
-        "SELECT * FROM layer_entries WHERE layer = ? ORDER BY ts, key",
+        `SELECT * FROM layer_versions WHERE layer = ? ${withHistory ? "" : "AND replaced_by IS NULL"} ORDER BY ts, key`,
         layer,
       )
       .toArray()
@@ -281,6 +294,7 @@ export class ThreadObject extends DurableObject<Env> {
         classification: String(r.classification),
         allowRolesJson: String(r.allow_roles_json),
         denyRolesJson: String(r.deny_roles_json),
+        replacedBy: r.replaced_by === null ? null : String(r.replaced_by),
       }));
   }
 
@@ -313,8 +327,8 @@ export class ThreadObject extends DurableObject<Env> {
       environment: record.environment,
       ladder: tenantEntry.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
       facts,
-      working: this.layer("working"),
-      environmentFacts: this.layer("environment"),
+      working: this.layer("working", true),
+      environmentFacts: this.layer("environment", true),
       messages,
       countTokens,
     });

@@ -6,11 +6,14 @@ export const THREAD_SCHEMA = [
      id TEXT PRIMARY KEY, ts TEXT NOT NULL, role TEXT NOT NULL, speaker TEXT, content TEXT NOT NULL,
      line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS messages_order ON messages (ts, id)`,
-  `CREATE TABLE IF NOT EXISTS layer_entries (
-     layer TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL, value_json TEXT NOT NULL, content TEXT NOT NULL,
+  // Working-set and environment entries, every version kept: the current one per key has no
+  // replaced_by, and older values stay so the compiler can recognise them restated in messages.
+  `CREATE TABLE IF NOT EXISTS layer_versions (
+     layer TEXT NOT NULL, id TEXT NOT NULL, key TEXT NOT NULL, value_json TEXT NOT NULL, content TEXT NOT NULL,
      tokens INTEGER NOT NULL, ts TEXT NOT NULL, expires_at TEXT, scope TEXT NOT NULL, scope_id TEXT,
      classification TEXT NOT NULL, allow_roles_json TEXT NOT NULL, deny_roles_json TEXT NOT NULL,
-     PRIMARY KEY (layer, key))`,
+     replaced_by TEXT, PRIMARY KEY (layer, id))`,
+  `CREATE INDEX IF NOT EXISTS layer_versions_current ON layer_versions (layer, key, replaced_by)`,
 ];
 
 export interface ThreadRecord {
