@@ -19,9 +19,8 @@ export function callerFrom(
   requestRoles?: string[],
 ): Caller {
   const granted = new Set(
-    [...(identity.roles ?? []), identity.authority ?? "", identity.department ?? ""]
-      .map(lower)
-      .filter(Boolean),
+    // Department is where someone sits, not what they are granted: only roles and the title count.
+    [...(identity.roles ?? []), identity.authority ?? ""].map(lower).filter(Boolean),
   );
   const roles = requestRoles ? new Set(requestRoles.map(lower).filter((r) => granted.has(r))) : granted;
   const identityRank = authorityRank(identity.authority, ladder);
