@@ -1,0 +1,108 @@
+/**
+ * Structured state (seed 002): typed items extracted from conversation, and the slot facts that
+ * extraction produces alongside them. Shared by the extractors, the reconciler and the renderer.
+ */
+export const STATE_ITEM_TYPES = ["decision", "constraint", "action", "question", "risk"] as const;
+export type StateItemType = (typeof STATE_ITEM_TYPES)[number];
+
+export const CONFIDENCES = ["low", "medium", "high"] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+export type ItemScope = "global" | "task" | "hypothetical" | "draft" | "session";
+export type ItemClassification = "public" | "restricted" | "confidential" | "highly_restricted";
+
+export interface SupersessionEvidence {
+  trigger: string;
+  ref_msg_id: string;
+  candidate_uid: string;
+}
+
+export interface StateItem {
+  uid: string;
+  text: string;
+  status: string;
+  type_tag: StateItemType;
+  topic_tags: string[];
+  /** Source message ids. */
+  refs: string[];
+  confidence: Confidence;
+  replaced_by: string | null;
+  supersession_evidence: SupersessionEvidence | null;
+  conflict: boolean;
+  pinned: boolean;
+  source: "rules" | "llm";
+  created_at: string;
+  last_seen_at: string;
+  scope: ItemScope;
+  scope_id: string | null;
+  classification: ItemClassification;
+  allow_roles: string[];
+}
+
+/** What an extractor proposes; the deterministic reconciler decides what happens to it. */
+export interface CandidateItem {
+  type_tag: StateItemType;
+  text: string;
+  status: string;
+  confidence: Confidence;
+  topic_tags: string[];
+  refs: string[];
+  /** uid of an existing item this one explicitly replaces, or null. */
+  supersedes: string | null;
+  conflict: boolean;
+  scope: ItemScope;
+  scope_id: string | null;
+  classification: ItemClassification;
+  allow_roles: string[];
+}
+
+/** A key/value fact read from a message, e.g. "The project budget is $50,000" → project_budget. */
+export interface ExtractedFact {
+  key: string;
+  value: string;
+  /** The message it came from; its ts is the fact's ts. */
+  ref: string;
+  ts: string;
+  /** Key of the fact this one replaces, when the message signals a change or the slot conflicts. */
+  supersedes: string | null;
+  scope: ItemScope;
+  scope_id: string | null;
+  classification: ItemClassification;
+  allow_roles: string[];
+  /** Title of whoever the message reports as the source ("per the CEO"), if any. */
+  authority: string | null;
+  confidence: Confidence;
+}
+
+export interface ExtractionMessage {
+  id: string;
+  ts: string;
+  role: "user" | "assistant" | "system" | "tool";
+  speaker: string | null;
+  content: string;
+}
+
+export interface ExtractionInput {
+  messages: ExtractionMessage[];
+  /** Active items, so an extractor can reference them by uid instead of repeating them. */
+  existing: StateItem[];
+  /** Current slot facts of the thread's project (key → value), for implicit supersession. */
+  existingFacts: { key: string; value: string }[];
+  /** Scope still open at the end of the previous run ("contingency planning" not yet closed). */
+  openScope: { scope: ItemScope; scope_id: string | null } | null;
+}
+
+export interface ExtractionOutput {
+  items: CandidateItem[];
+  facts: ExtractedFact[];
+  /** Items or facts the extractor produced but had to drop as invalid. */
+  dropped: number;
+  /** Scope still open after the last message, carried into the next run. */
+  openScope: { scope: ItemScope; scope_id: string | null } | null;
+}
+
+/** Port: reads structured state from messages. Adapters: the offline rules, an LLM. */
+export interface Extractor {
+  readonly name: string;
+  extract(input: ExtractionInput): Promise<ExtractionOutput>;
+}
