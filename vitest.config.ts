@@ -31,6 +31,7 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
+      globalSetup: ["./test/global-setup/chat-completions-server.ts"],
     },
   };
 });
