@@ -11,3 +11,10 @@ declare global {
     }
   }
 }
+
+declare module "vitest" {
+  /** Values the global setup files provide to tests. */
+  export interface ProvidedContext {
+    chatCompletionsUrl: string;
+  }
+}

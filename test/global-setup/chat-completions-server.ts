@@ -74,9 +74,3 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chatCompletionsUrl: string;
-  }
-}
