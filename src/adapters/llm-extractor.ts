@@ -151,12 +151,13 @@ export class WorkersAiTransport implements ChatTransport {
   }
 
   async complete(system: string, user: string, signal: AbortSignal): Promise<string> {
-    const run = this.ai.run as unknown as (model: string, input: unknown) => Promise<{ response?: unknown }>;
+    // Called through the binding so `run` keeps its receiver.
+    const ai = this.ai as unknown as { run(model: string, input: unknown): Promise<{ response?: unknown }> };
     const timeout = new Promise<never>((_, reject) =>
       signal.addEventListener("abort", () => reject(new ExtractorUnavailable("Workers AI timed out", null))),
     );
     const result = await Promise.race([
-      run(this.model, {
+      ai.run(this.model, {
         messages: [
           { role: "system", content: system },
           { role: "user", content: user },

@@ -1,0 +1,185 @@
+import {
+  checkQuery,
+  checkRecord,
+  VectorDimensionError,
+  type VectorIndex,
+  VectorIndexInputError,
+  type VectorMatch,
+  type VectorQueryOptions,
+  type VectorRecord,
+} from "../ports/vector-index";
+
+/**
+ * The offline default VectorIndex: exact nearest-neighbour search over a Durable Object's own SQLite
+ * storage (`ctx.storage.sql`). No network, no eventual consistency: a write is visible to the next
+ * query, and the writes of one `upsert` commit together with whatever else the object writes in the
+ * same synchronous turn.
+ *
+ * Storage: one row per (namespace, id) in `vector_index`, the values as Float32 bytes in a BLOB (4
+ * bytes a dimension: 1.5 KiB at 384 dimensions, 3 KiB at 768), their L2 norm precomputed, metadata as
+ * a JSON object of strings.
+ *
+ * Query: the namespace and the metadata equality filter are applied in SQL (metadata through
+ * `json_each`, exact key and string value), then every remaining row is scored by cosine in
+ * TypeScript, keeping the best `topK` (ties broken by id, so results are deterministic).
+ *
+ * Scale: exact search reads every row of the namespace that passes the filter. It is meant for one
+ * thread's items: up to a few thousand vectors, where a query costs about a millisecond (1,000 × 384
+ * multiply-adds plus row decoding). Past some tens of thousands of vectors per namespace, use the
+ * Vectorize adapter.
+ *
+ * Dimension: an index holds vectors of one dimension, the `dimensions` option or else that of the
+ * vectors already stored; a record or query of another dimension throws `VectorDimensionError`, and a
+ * rejected `upsert` writes nothing. Changing embedders therefore means deleting the old vectors first.
+ */
+export interface SqliteVectorIndexOptions {
+  /** Fix the dimension up front; otherwise the first stored vector sets it. */
+  dimensions?: number;
+}
+
+export const VECTOR_INDEX_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS vector_index (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    vec BLOB NOT NULL,
+    norm REAL NOT NULL,
+    metadata TEXT NOT NULL,
+    PRIMARY KEY (namespace, id)
+  )`,
+];
+
+/** Ids per DELETE statement, well under SQLite's bound-parameter limit. */
+const DELETE_CHUNK = 50;
+
+type Row = { id: string; vec: ArrayBuffer; norm: number; metadata: string };
+
+export class SqliteVectorIndex implements VectorIndex {
+  private readonly configured: number | undefined;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    options: SqliteVectorIndexOptions = {},
+  ) {
+    if (
+      options.dimensions !== undefined &&
+      (!Number.isInteger(options.dimensions) || options.dimensions < 1)
+    ) {
+      throw new RangeError(`dimensions must be a positive integer, got ${options.dimensions}`);
+    }
+    this.configured = options.dimensions;
+    for (const statement of VECTOR_INDEX_SCHEMA) this.sql.exec(statement);
+  }
+
+  /** The index's dimension, or undefined while it is empty and none was configured. */
+  dimensions(): number | undefined {
+    if (this.configured !== undefined) return this.configured;
+    return this.sql.exec<{ dims: number }>("SELECT dims FROM vector_index LIMIT 1").toArray()[0]?.dims;
+  }
+
+  async upsert(records: VectorRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const expected = this.dimensions() ?? records[0]?.values.length ?? 0;
+    // Everything is checked before anything is written, so a rejected batch leaves no trace.
+    for (const record of records) {
+      checkRecord(record);
+      if (record.values.length !== expected) {
+        throw new VectorDimensionError(expected, record.values.length, `vector '${record.id}'`);
+      }
+      checkMetadata(record.metadata, `metadata of vector '${record.id}'`);
+    }
+    for (const record of records) {
+      const values = Float32Array.from(record.values);
+      this.sql.exec(
+        `INSERT INTO vector_index (namespace, id, dims, vec, norm, metadata) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (namespace, id) DO UPDATE SET
+           dims = excluded.dims, vec = excluded.vec, norm = excluded.norm, metadata = excluded.metadata`,
+        record.namespace,
+        record.id,
+        values.length,
+        values.buffer,
+        norm(values),
+        JSON.stringify(record.metadata),
+      );
+    }
+  }
+
+  async query(vector: number[], options: VectorQueryOptions): Promise<VectorMatch[]> {
+    checkQuery(vector, options);
+    const filter = Object.entries(options.filter ?? {});
+    checkMetadata(Object.fromEntries(filter), "filter");
+    const expected = this.dimensions();
+    if (expected === undefined) return [];
+    if (vector.length !== expected) throw new VectorDimensionError(expected, vector.length, "query vector");
+
+    const clauses = filter.map(
+      () => "EXISTS (SELECT 1 FROM json_each(vector_index.metadata) AS m WHERE m.key = ? AND m.value = ?)",
+    );
+    const cursor = this.sql.exec<Row>(
+      `SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?${clauses.map((c) => ` AND ${c}`).join("")}`,
+      options.namespace,
+      ...filter.flat(),
+    );
+
+    const queryNorm = norm(vector);
+    const best: { id: string; score: number; metadata: string }[] = [];
+    for (const row of cursor) {
+      const values = floats(row.vec, expected, row.id);
+      let dot = 0;
+      for (let i = 0; i < expected; i++) dot += (vector[i] as number) * (values[i] as number);
+      const denominator = queryNorm * row.norm;
+      const score = denominator > 0 ? Math.max(-1, Math.min(1, dot / denominator)) : 0;
+      insertRanked(best, { id: row.id, score, metadata: row.metadata }, options.topK);
+    }
+    return best.map((m) => ({ id: m.id, score: m.score, metadata: JSON.parse(m.metadata) }));
+  }
+
+  async deleteByIds(namespace: string, ids: string[]): Promise<void> {
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += DELETE_CHUNK) {
+      const chunk = unique.slice(start, start + DELETE_CHUNK);
+      this.sql.exec(
+        `DELETE FROM vector_index WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
+        namespace,
+        ...chunk,
+      );
+    }
+  }
+}
+
+function norm(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += (values[i] as number) ** 2;
+  return Math.sqrt(sum);
+}
+
+function floats(blob: ArrayBuffer | ArrayBufferView, dims: number, id: string): Float32Array {
+  const bytes =
+    blob instanceof ArrayBuffer
+      ? new Uint8Array(blob)
+      : new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+  if (bytes.byteLength !== dims * 4) {
+    throw new Error(`stored vector '${id}' has ${bytes.byteLength} bytes, expected ${dims * 4}`);
+  }
+  // Copy when the bytes are not 4-aligned, as a Float32Array view requires.
+  return bytes.byteOffset % 4 === 0
+    ? new Float32Array(bytes.buffer, bytes.byteOffset, dims)
+    : new Float32Array(bytes.slice().buffer);
+}
+
+/** Keeps `ranked` sorted by score descending, then id, and at most `limit` long. */
+function insertRanked<T extends { id: string; score: number }>(ranked: T[], entry: T, limit: number): void {
+  const before = (a: T, b: T) => a.score > b.score || (a.score === b.score && a.id < b.id);
+  const last = ranked.at(-1);
+  if (ranked.length >= limit && last && !before(entry, last)) return;
+  let i = ranked.length;
+  while (i > 0 && before(entry, ranked[i - 1] as T)) i--;
+  ranked.splice(i, 0, entry);
+  if (ranked.length > limit) ranked.pop();
+}
+
+function checkMetadata(metadata: Record<string, unknown>, what: string): void {
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value !== "string") throw new VectorIndexInputError(`${what}: '${key}' must be a string`);
+  }
+}

@@ -1,0 +1,358 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index";
+import { ORIGINAL_ID_KEY, VectorizeVectorIndex, vectorId } from "../src/adapters/vectorize-index";
+import {
+  VectorDimensionError,
+  type VectorIndex,
+  VectorIndexInputError,
+  type VectorRecord,
+} from "../src/ports/vector-index";
+import { InMemoryVectorize } from "./support/in-memory-vectorize";
+
+/**
+ * A fresh, empty index. `use` may be called several times: each call sees what the previous ones
+ * wrote (for the SQLite index, each call is a separate request into the same Durable Object).
+ */
+interface IndexHandle {
+  use<T>(body: (index: VectorIndex) => Promise<T>): Promise<T>;
+}
+
+const record = (
+  id: string,
+  values: number[],
+  metadata: Record<string, string> = {},
+  namespace = "thread-a",
+): VectorRecord => ({ id, namespace, values, metadata });
+
+const ids = (matches: { id: string }[]) => matches.map((m) => m.id);
+
+/** The behaviour every VectorIndex adapter must show; vectors here are 4-dimensional. */
+function runVectorIndexContract(name: string, makeIndex: () => IndexHandle): void {
+  describe(`VectorIndex contract: ${name}`, () => {
+    it("returns the nearest first, scored by cosine similarity, with metadata", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([
+          record("far", [-1, 0, 0, 0], { type_tag: "risk" }),
+          record("same", [2, 0, 0, 0], { type_tag: "decision" }),
+          record("orthogonal", [0, 0, 3, 0], { type_tag: "action" }),
+          record("near", [0.8, 0.6, 0, 0], { type_tag: "decision" }),
+        ]),
+      );
+      const matches = await index.use((i) => i.query([1, 0, 0, 0], { topK: 4, namespace: "thread-a" }));
+      expect(ids(matches)).toEqual(["same", "near", "orthogonal", "far"]);
+      const scores = matches.map((m) => m.score);
+      for (const [actual, expected] of scores.map((s, k) => [s, [1, 0.8, 0, -1][k]])) {
+        expect(actual).toBeCloseTo(expected as number, 5);
+      }
+      expect(matches[0]?.metadata).toEqual({ type_tag: "decision" });
+      expect(matches[3]?.metadata).toEqual({ type_tag: "risk" });
+    });
+
+    it("respects topK", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([0, 1, 2, 3, 4].map((k) => record(`v${k}`, [1, k / 4, 0, 0], { rank: String(k) }))),
+      );
+      await index.use(async (i) => {
+        expect(ids(await i.query([1, 0, 0, 0], { topK: 2, namespace: "thread-a" }))).toEqual(["v0", "v1"]);
+        expect(await i.query([1, 0, 0, 0], { topK: 1, namespace: "thread-a" })).toHaveLength(1);
+        expect(await i.query([1, 0, 0, 0], { topK: 50, namespace: "thread-a" })).toHaveLength(5);
+      });
+    });
+
+    it("answers a topK above 20 with every match's metadata", async () => {
+      const index = makeIndex();
+      const many = Array.from({ length: 30 }, (_, k) =>
+        record(`item-${String(k).padStart(2, "0")}`, [1, k / 30, (k % 3) / 10, 0], { n: String(k) }),
+      );
+      await index.use((i) => i.upsert(many));
+      const matches = await index.use((i) => i.query([1, 0, 0, 0], { topK: 25, namespace: "thread-a" }));
+      expect(matches).toHaveLength(25);
+      expect(matches.every((m) => m.metadata.n === String(Number(m.id.slice(5))))).toBe(true);
+      const scores = matches.map((m) => m.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    });
+
+    it("never answers from another namespace, even for identical vectors and ids", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([
+          record("shared-id", [1, 0, 0, 0], { owner: "a" }, "thread-a"),
+          record("shared-id", [1, 0, 0, 0], { owner: "b" }, "thread-b"),
+          record("only-b", [1, 0, 0, 0], { owner: "b" }, "thread-b"),
+        ]),
+      );
+      await index.use(async (i) => {
+        const inA = await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-a" });
+        expect(inA).toEqual([{ id: "shared-id", score: expect.closeTo(1, 5), metadata: { owner: "a" } }]);
+        const inB = await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-b" });
+        expect(ids(inB).sort()).toEqual(["only-b", "shared-id"]);
+        expect(inB.every((m) => m.metadata.owner === "b")).toBe(true);
+        expect(await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-c" })).toEqual([]);
+      });
+      // Deleting in one namespace leaves the other's record of the same id alone.
+      await index.use((i) => i.deleteByIds("thread-a", ["shared-id"]));
+      await index.use(async (i) => {
+        expect(await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-a" })).toEqual([]);
+        expect(ids(await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-b" })).sort()).toEqual([
+          "only-b",
+          "shared-id",
+        ]);
+      });
+    });
+
+    it("keeps long ids and long namespaces with any characters apart", async () => {
+      const index = makeIndex();
+      const longNamespace = `tenant:acme/thread:${"x".repeat(100)}`;
+      const longId = `item:${"é".repeat(60)}`;
+      await index.use((i) =>
+        i.upsert([
+          record(longId, [1, 0, 0, 0], { n: "1" }, longNamespace),
+          record("b:c", [1, 0, 0, 0], { n: "2" }, "a"),
+          record("c", [1, 0, 0, 0], { n: "3" }, "a:b"),
+        ]),
+      );
+      await index.use(async (i) => {
+        expect(await i.query([1, 0, 0, 0], { topK: 5, namespace: longNamespace })).toEqual([
+          { id: longId, score: expect.closeTo(1, 5), metadata: { n: "1" } },
+        ]);
+        expect(await i.query([1, 0, 0, 0], { topK: 5, namespace: "a" })).toEqual([
+          { id: "b:c", score: expect.closeTo(1, 5), metadata: { n: "2" } },
+        ]);
+        expect(await i.query([1, 0, 0, 0], { topK: 5, namespace: "a:b" })).toEqual([
+          { id: "c", score: expect.closeTo(1, 5), metadata: { n: "3" } },
+        ]);
+      });
+      await index.use((i) => i.deleteByIds(longNamespace, [longId]));
+      expect(await index.use((i) => i.query([1, 0, 0, 0], { topK: 5, namespace: longNamespace }))).toEqual(
+        [],
+      );
+    });
+
+    it("filters on metadata by equality, every field at once", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([
+          record("d-active", [1, 0, 0, 0], { type_tag: "decision", status: "active" }),
+          record("d-superseded", [1, 0.1, 0, 0], { type_tag: "decision", status: "superseded" }),
+          record("a-active", [1, 0.2, 0, 0], { type_tag: "action", status: "active" }),
+          record("untagged", [1, 0, 0, 0]),
+        ]),
+      );
+      await index.use(async (i) => {
+        const q = (filter: Record<string, string>) =>
+          i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-a", filter });
+        expect(ids(await q({ type_tag: "decision" }))).toEqual(["d-active", "d-superseded"]);
+        expect(ids(await q({ status: "active" }))).toEqual(["d-active", "a-active"]);
+        expect(ids(await q({ type_tag: "decision", status: "active" }))).toEqual(["d-active"]);
+        expect(await q({ type_tag: "risk" })).toEqual([]);
+        expect(await q({ type_tag: "decision", status: "closed" })).toEqual([]);
+        expect(ids(await q({}))).toHaveLength(4);
+      });
+    });
+
+    it("applies the filter before topK", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([
+          ...[0, 1, 2, 3, 4].map((k) => record(`noise-${k}`, [1, k / 100, 0, 0], { type_tag: "action" })),
+          record("wanted", [0, 1, 0, 0], { type_tag: "decision" }),
+        ]),
+      );
+      const matches = await index.use((i) =>
+        i.query([1, 0, 0, 0], { topK: 2, namespace: "thread-a", filter: { type_tag: "decision" } }),
+      );
+      expect(ids(matches)).toEqual(["wanted"]);
+    });
+
+    it("replaces a record in full on upsert of the same id", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([record("x", [1, 0, 0, 0], { type_tag: "decision", status: "active" })]),
+      );
+      await index.use((i) => i.upsert([record("x", [0, 1, 0, 0], { type_tag: "risk" })]));
+      await index.use(async (i) => {
+        const matches = await i.query([0, 1, 0, 0], { topK: 10, namespace: "thread-a" });
+        expect(matches).toEqual([{ id: "x", score: expect.closeTo(1, 5), metadata: { type_tag: "risk" } }]);
+        expect(
+          await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-a", filter: { status: "active" } }),
+        ).toEqual([]);
+      });
+    });
+
+    it("removes records with deleteByIds and ignores unknown ids", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert([
+          record("keep", [1, 0, 0, 0]),
+          record("drop-1", [1, 0, 0, 0]),
+          record("drop-2", [0, 1, 0, 0]),
+        ]),
+      );
+      await index.use((i) => i.deleteByIds("thread-a", ["drop-1", "drop-2", "never-stored"]));
+      await index.use(async (i) => {
+        expect(ids(await i.query([1, 0, 0, 0], { topK: 10, namespace: "thread-a" }))).toEqual(["keep"]);
+        await i.deleteByIds("thread-a", []);
+        await i.upsert([]);
+      });
+    });
+
+    it("answers [] from an empty index", async () => {
+      const index = makeIndex();
+      expect(await index.use((i) => i.query([1, 0, 0, 0], { topK: 5, namespace: "thread-a" }))).toEqual([]);
+      expect(
+        await index.use((i) => i.query([1, 0, 0, 0], { topK: 5, namespace: "thread-a", filter: { a: "b" } })),
+      ).toEqual([]);
+    });
+
+    it("rejects vectors and queries of another dimension, writing nothing", async () => {
+      const index = makeIndex();
+      await index.use((i) => i.upsert([record("four", [1, 0, 0, 0])]));
+      await index.use(async (i) => {
+        const upsert = i.upsert([record("ok", [0, 1, 0, 0]), record("three", [1, 0, 0])]);
+        await expect(upsert).rejects.toBeInstanceOf(VectorDimensionError);
+        await expect(upsert).rejects.toThrow(
+          "vector 'three' has 3 dimensions; this index holds 4-dimensional",
+        );
+        const query = i.query([1, 0, 0, 0, 0], { topK: 1, namespace: "thread-a" });
+        await expect(query).rejects.toBeInstanceOf(VectorDimensionError);
+        await expect(query).rejects.toThrow("query vector has 5 dimensions; this index holds 4-dimensional");
+      });
+      expect(ids(await index.use((i) => i.query([0, 1, 0, 0], { topK: 5, namespace: "thread-a" })))).toEqual([
+        "four",
+      ]);
+    });
+
+    it("rejects a topK outside 1 to 100 and non-finite values", async () => {
+      const index = makeIndex();
+      await index.use(async (i) => {
+        for (const topK of [0, -1, 1.5, 101]) {
+          await expect(i.query([1, 0, 0, 0], { topK, namespace: "thread-a" })).rejects.toBeInstanceOf(
+            VectorIndexInputError,
+          );
+        }
+        await expect(i.upsert([record("nan", [Number.NaN, 0, 0, 0])])).rejects.toBeInstanceOf(
+          VectorIndexInputError,
+        );
+      });
+    });
+  });
+}
+
+let objects = 0;
+
+runVectorIndexContract("SqliteVectorIndex in a ThreadObject's storage", () => {
+  const name = `vector-contract-${++objects}-${crypto.randomUUID()}`;
+  const stub = env.THREADS.get(env.THREADS.idFromName(name));
+  return {
+    use: (body) =>
+      runInDurableObject(stub, (_instance, state) => body(new SqliteVectorIndex(state.storage.sql))),
+  };
+});
+
+runVectorIndexContract("VectorizeVectorIndex over an in-memory Vectorize", () => {
+  const binding = new InMemoryVectorize({
+    dimensions: 4,
+    metric: "cosine",
+    metadataIndexes: ["type_tag", "status", "owner", "n", "a"],
+  });
+  return { use: (body) => body(new VectorizeVectorIndex(binding)) };
+});
+
+describe("SqliteVectorIndex specifics", () => {
+  const inObject = <T>(body: (sql: SqlStorage) => T | Promise<T>) =>
+    runInDurableObject(env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())), (_i, state) =>
+      body(state.storage.sql),
+    );
+
+  it("stores values as float32 bytes and creates its table idempotently", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql);
+      new SqliteVectorIndex(sql);
+      await index.upsert([record("x", [0.1, 0.2, 0.3, 0.4], { k: "v" })]);
+      const row = sql
+        .exec<{ dims: number; vec: ArrayBuffer; metadata: string }>(
+          "SELECT dims, vec, metadata FROM vector_index",
+        )
+        .one();
+      expect(row.dims).toBe(4);
+      expect(row.vec.byteLength).toBe(16);
+      expect(Array.from(new Float32Array(row.vec))).toEqual([0.1, 0.2, 0.3, 0.4].map(Math.fround));
+      expect(JSON.parse(row.metadata)).toEqual({ k: "v" });
+    });
+  });
+
+  it("enforces a configured dimension on an empty index", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql, { dimensions: 8 });
+      await expect(index.query([1, 0, 0, 0], { topK: 1, namespace: "t" })).rejects.toBeInstanceOf(
+        VectorDimensionError,
+      );
+      await expect(index.upsert([record("x", [1, 0, 0, 0])])).rejects.toBeInstanceOf(VectorDimensionError);
+    });
+  });
+});
+
+describe("VectorizeVectorIndex specifics", () => {
+  it("keeps stored ids and namespaces within Vectorize's 64-byte limits and readable when they fit", async () => {
+    const binding = new InMemoryVectorize({ dimensions: 4 });
+    const index = new VectorizeVectorIndex(binding);
+    const longNamespace = `t-${"n".repeat(126)}`;
+    await index.upsert([
+      record("item-1", [1, 0, 0, 0], {}, "support-42"),
+      record("i".repeat(80), [1, 0, 0, 0], {}, "support-42"),
+      record("item-1", [1, 0, 0, 0], {}, longNamespace),
+    ]);
+    const stored = binding.stored();
+    expect(stored.map((v) => v.id)).toContain("support-42:item-1");
+    for (const v of stored) {
+      expect(new TextEncoder().encode(v.id).byteLength).toBeLessThanOrEqual(64);
+      expect(new TextEncoder().encode(v.namespace ?? "").byteLength).toBeLessThanOrEqual(64);
+      expect(v.metadata?.[ORIGINAL_ID_KEY]).toBeTypeOf("string");
+    }
+    expect(new Set(stored.map((v) => v.id)).size).toBe(3);
+    expect(await vectorId("a", "b:c")).not.toBe(await vectorId("a:b", "c"));
+    expect(await vectorId(longNamespace, "x")).toBe(await vectorId(longNamespace, "x"));
+  });
+
+  it("queries with namespace, topK, filter and all metadata, and splits larger topK", async () => {
+    const binding = new InMemoryVectorize({ dimensions: 4 });
+    const index = new VectorizeVectorIndex(binding, { dimensions: 4 });
+    await index.upsert([record("x", [1, 0, 0, 0], { type_tag: "decision" })]);
+    await index.query([1, 0, 0, 0], { topK: 3, namespace: "thread-a", filter: { type_tag: "decision" } });
+    await index.query([1, 0, 0, 0], { topK: 40, namespace: "thread-a" });
+    const queries = binding.calls.filter((c) => c.method === "query").map((c) => c.args[1]);
+    expect(queries).toEqual([
+      { topK: 3, namespace: "thread-a", filter: { type_tag: "decision" }, returnMetadata: "all" },
+      { topK: 40, namespace: "thread-a", returnMetadata: "none" },
+    ]);
+    expect(binding.calls.some((c) => c.method === "describe")).toBe(false);
+    expect(binding.calls.filter((c) => c.method === "getByIds")).toHaveLength(1);
+  });
+
+  it("reads the dimension from either describe() shape and refuses a non-cosine index", async () => {
+    const v2 = new InMemoryVectorize({ dimensions: 4 });
+    v2.describe = async () =>
+      ({ dimensions: 4, vectorCount: 0, processedUpToDatetime: 0, processedUpToMutation: 0 }) as never;
+    await expect(
+      new VectorizeVectorIndex(v2).query([1, 0, 0], { topK: 1, namespace: "t" }),
+    ).rejects.toBeInstanceOf(VectorDimensionError);
+
+    const euclidean = new VectorizeVectorIndex(new InMemoryVectorize({ dimensions: 4, metric: "euclidean" }));
+    await expect(euclidean.query([1, 0, 0, 0], { topK: 1, namespace: "t" })).rejects.toThrow(
+      "cosine is required",
+    );
+  });
+
+  it("refuses metadata Vectorize cannot store and the reserved id field", async () => {
+    const index = new VectorizeVectorIndex(new InMemoryVectorize({ dimensions: 4 }));
+    const refused: Record<string, string>[] = [{ "a.b": "x" }, { $a: "x" }, { [ORIGINAL_ID_KEY]: "x" }];
+    for (const metadata of refused) {
+      await expect(index.upsert([record("x", [1, 0, 0, 0], metadata)])).rejects.toBeInstanceOf(
+        VectorIndexInputError,
+      );
+    }
+  });
+});
