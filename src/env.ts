@@ -3,6 +3,8 @@ import type { ThreadObject } from "./thread/thread-object";
 /** Bindings every deployment has. Per-tenant D1 bindings are looked up by name through the registry. */
 export interface Env {
   THREADS: DurableObjectNamespace<ThreadObject>;
+  /** Extraction jobs, one per ingest that added messages. */
+  EXTRACTION_QUEUE: Queue<import("./extraction/jobs").ExtractionJobBody>;
   /** "local" only under `wrangler dev` and tests; anything else is a deployment. */
   TENURE_ENV: string;
   /** JSON tenant registry; see src/tenancy/registry.ts. */

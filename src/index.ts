@@ -1,5 +1,12 @@
 import { createApp } from "./app";
+import type { Env } from "./env";
+import { consumeExtractionBatch } from "./extraction/queue-consumer";
 
 export { ThreadObject } from "./thread/thread-object";
 
-export default createApp();
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  queue: (batch, env) => consumeExtractionBatch(batch, env),
+} satisfies ExportedHandler<Env>;

@@ -164,6 +164,7 @@ describe("compile pipeline", () => {
     environment: { timezone: "UTC", deadline: "two weeks away" },
     ladder,
     working: [],
+    items: [],
     messages: [],
     countTokens,
   };

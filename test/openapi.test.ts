@@ -19,7 +19,9 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/threads/{thread}",
       "/v1/tenants/{tenant}/threads/{thread}/context",
       "/v1/tenants/{tenant}/threads/{thread}/events",
+      "/v1/tenants/{tenant}/threads/{thread}/extractions",
       "/v1/tenants/{tenant}/threads/{thread}/state",
+      "/v1/tenants/{tenant}/threads/{thread}/state/items/{uid}/expand",
     ]);
     expect(doc.components.schemas.FactEvent.properties.classification.enum).toEqual([
       "public",

@@ -172,7 +172,7 @@ export const OmitReason = z.enum([
   "disputed",
 ]);
 
-export const ObjectKind = z.enum(["identity", "environment", "fact", "working", "message"]);
+export const ObjectKind = z.enum(["identity", "environment", "fact", "state_item", "working", "message"]);
 
 export const ContextResult = z
   .object({
@@ -199,6 +199,16 @@ export const ContextResult = z
         }),
       ),
       quarantined: z.array(z.object({ object_id: z.string(), kind: ObjectKind, detail: z.string() })),
+      extraction: z
+        .object({
+          status: z.enum(["current", "partial", "failed"]),
+          pending_messages: z.number().int(),
+        })
+        .optional()
+        .openapi({
+          description:
+            "Read-your-writes: whether messages past the extraction watermark were extracted before compiling.",
+        }),
     }),
   })
   .openapi("ContextResult");
@@ -257,6 +267,74 @@ export const FactQuery = z.object({
 
 export const FactList = z.object({ facts: z.array(StoredFact) }).openapi("FactList");
 
+export const StateItemView = z
+  .object({
+    uid: z.string(),
+    text: z.string(),
+    status: z.string(),
+    type_tag: z.enum(["decision", "constraint", "action", "question", "risk"]),
+    topic_tags: z.array(z.string()),
+    refs: z.array(z.string()),
+    confidence: z.enum(["low", "medium", "high"]),
+    replaced_by: z.string().nullable(),
+    supersession_evidence: z
+      .object({ trigger: z.string(), ref_msg_id: z.string(), candidate_uid: z.string() })
+      .nullable(),
+    conflict: z.boolean(),
+    pinned: z.boolean(),
+    source: z.enum(["rules", "llm"]),
+    created_at: z.string(),
+    last_seen_at: z.string(),
+    scope: Scope,
+    scope_id: z.string().nullable(),
+    classification: Classification,
+    allow_roles: z.array(z.string()),
+  })
+  .openapi("StateItem");
+
+export const ExtractResultView = z
+  .object({
+    id: z.string(),
+    extractor: z.string(),
+    started_at: z.string(),
+    duration_ms: z.number(),
+    messages: z.number().int(),
+    through: z.object({ ts: z.string(), id: z.string() }).nullable(),
+    items_extracted: z.number().int(),
+    items_merged: z.number().int(),
+    items_conflicted: z.number().int(),
+    items_superseded: z.number().int(),
+    items_dropped: z.number().int(),
+    facts_extracted: z.number().int(),
+    skipped_reason: z.string().nullable(),
+  })
+  .openapi("ExtractResult");
+
+export const ExtractionLogView = z
+  .object({
+    runs: z.array(ExtractResultView),
+    dead_jobs: z.array(
+      z.object({ message_id: z.string(), attempts: z.number().int(), recorded_at: z.string() }),
+    ),
+    watermark: Watermark,
+  })
+  .openapi("ExtractionLog");
+
+export const ExpandedItemView = z
+  .object({
+    item: StateItemView,
+    messages: z.array(
+      z.object({
+        id: z.string(),
+        ts: z.string(),
+        role: z.string(),
+        speaker: z.string().nullable(),
+        content: z.string(),
+      }),
+    ),
+  })
+  .openapi("ExpandedItem");
+
 export const ThreadState = z
   .object({
     thread: ThreadView,
@@ -267,6 +345,12 @@ export const ThreadState = z
     environment_facts: z.array(z.object({ key: z.string(), value: z.unknown(), ts: z.string() })),
     message_count: z.number().int(),
     watermark: Watermark,
+    items: z
+      .array(StateItemView)
+      .openapi({ description: "Active state items extracted from the conversation." }),
+    rendered_state: z
+      .string()
+      .openapi({ description: "The active items in seed 002's compact one-line format." }),
   })
   .openapi("ThreadState");
 

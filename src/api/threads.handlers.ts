@@ -3,16 +3,11 @@ import type { Env } from "../env";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
-import type { Outcome, ThreadRpc } from "../thread/thread-object";
-import { getState, postContext, postEvents, putThread } from "./threads.routes";
+import type { Outcome } from "../thread/thread-object";
+import { threadStub } from "../thread/thread-stub";
+import { getExpand, getExtractions, getState, postContext, postEvents, putThread } from "./threads.routes";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
-
-/** The object's name comes from the authenticated tenant, so a path can never address another tenant's thread. */
-function threadStub(env: Env, tenant: string, thread: string): ThreadRpc {
-  // RPC stubs type free-form JSON (the environment map) as unserializable; the values really are JSON.
-  return env.THREADS.get(env.THREADS.idFromName(`tenant:${tenant}/thread:${thread}`)) as unknown as ThreadRpc;
-}
 
 function unwrap<T>(outcome: Outcome<T>): T {
   if (!outcome.ok) throw new ProblemError(outcome.status, outcome.title, outcome.detail);
@@ -47,4 +42,14 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { thread } = c.req.valid("param");
     const outcome = await threadStub(c.env, tenant, thread).state(tenant, thread);
     return c.json(unwrap(outcome) as never, 200);
+  })
+  .openapi(getExtractions, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    return c.json(unwrap(await threadStub(c.env, tenant, thread).extractions(tenant, thread)) as never, 200);
+  })
+  .openapi(getExpand, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread, uid } = c.req.valid("param");
+    return c.json(unwrap(await threadStub(c.env, tenant, thread).expand(tenant, thread, uid)) as never, 200);
   });

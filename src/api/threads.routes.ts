@@ -1,8 +1,10 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import {
   ContextBody,
   ContextResult,
   CreateThreadBody,
+  ExpandedItemView,
+  ExtractionLogView,
   IngestBody,
   IngestResult,
   Problem,
@@ -73,4 +75,30 @@ export const getState = createRoute({
   security,
   request: { params: ThreadParams },
   responses: { 200: json(ThreadState, "The thread's state"), ...errors },
+});
+
+export const getExtractions = createRoute({
+  method: "get",
+  path: "/threads/{thread}/extractions",
+  summary: "The extraction log: one ExtractResult per run, dead-lettered jobs, the watermark",
+  security,
+  request: { params: ThreadParams },
+  responses: { 200: json(ExtractionLogView, "Newest run first"), ...errors },
+});
+
+export const getExpand = createRoute({
+  method: "get",
+  path: "/threads/{thread}/state/items/{uid}/expand",
+  summary: "EXPAND: a state item with the source messages it was extracted from",
+  security,
+  request: {
+    params: ThreadParams.extend({
+      uid: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: "uid", in: "path" } }),
+    }),
+  },
+  responses: { 200: json(ExpandedItemView, "The item and its source messages"), ...errors },
 });

@@ -9,7 +9,7 @@ import {
   worthKeeping,
 } from "./hygiene";
 import { bm25Scores } from "./lexical";
-import { factCandidate, layerCandidate, messageCandidate } from "./normalize";
+import { factCandidate, itemCandidate, layerCandidate, messageCandidate } from "./normalize";
 import { callerFrom } from "./permissions";
 import {
   environmentLines,
@@ -53,6 +53,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
 
   const facts = admit(input.facts.map(factCandidate));
   const working = admit(input.working.map((w) => layerCandidate(w, "working")));
+  const extractedItems = admit(input.items.map(itemCandidate));
   const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
   const overriddenEnvironment = replacedInitialEnvironment(input);
   omitted.push(...overriddenEnvironment.omissions);
@@ -60,7 +61,15 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
     ...input.facts.map((f): [string, string] => [f.id, f.validFrom]),
     ...[...input.working, ...input.environmentFacts].map((e): [string, string] => [e.id, e.ts]),
   ]);
-  const dead = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
+  // An item extracted from what was said while a claim was still believed dies with that claim.
+  const deadBeforeItems = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
+  const items = extractedItems.filter((item) => {
+    const restated = speaksFromDeadState(item, deadBeforeItems);
+    if (restated)
+      omitted.push({ candidate: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
+    return !restated;
+  });
+  const dead = deadClaims(omitted, [...facts, ...items, ...working, ...environmentFacts], validFrom);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
     const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
     if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
@@ -72,6 +81,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
 
   const rankedFacts = rank(input.query, facts);
   const rankedWorking = rank(input.query, working);
+  const rankedItems = rank(input.query, items);
 
   const count = input.countTokens;
   const sectionCost = (name: SectionName) => count(`${SECTION_TITLES[name]}\n`) + 2;
@@ -120,6 +130,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   );
   for (const candidate of rankedWorking.rest)
     omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
+  remaining -= fill("state", rankedItems.relevant.concat(rankedItems.rest), Math.max(0, remaining));
   remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
   fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted, dead);
 
@@ -198,7 +209,7 @@ function fillTail(
   placed.push(...kept);
 }
 
-const TRIM_ORDER: SectionName[] = ["messages", "working", "facts", "environment"];
+const TRIM_ORDER: SectionName[] = ["messages", "working", "state", "facts", "environment"];
 
 /**
  * Per-line counts are stored at write time and the sum is an estimate of the joined text; the final
@@ -216,6 +227,7 @@ function verifyAndEmit(
       { name: "identity", lines: fixed.identity },
       { name: "environment", lines: [...fixed.environment, ...lines("environment")] },
       { name: "facts", lines: lines("facts") },
+      { name: "state", lines: lines("state") },
       { name: "working", lines: lines("working") },
       { name: "messages", lines: lines("messages") },
     ];

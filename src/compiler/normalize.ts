@@ -1,6 +1,6 @@
 import type { FactRow } from "../facts/fact-schema";
 import { valueText } from "../facts/prepare-fact";
-import type { Candidate, LayerEntry, MessageRecord } from "./types";
+import type { Candidate, LayerEntry, MessageRecord, StateItemRecord } from "./types";
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
@@ -54,6 +54,31 @@ export function layerCandidate(entry: LayerEntry, kind: "working" | "environment
     isConstraint: false,
     claim: claimOf(entry.valueJson),
     supersededBy: entry.replacedBy,
+  };
+}
+
+export function itemCandidate(record: StateItemRecord): Candidate {
+  const { item } = record;
+  return {
+    objectId: item.uid,
+    kind: "state_item",
+    key: null,
+    text: record.line,
+    tokens: record.tokens,
+    ts: item.last_seen_at,
+    scope: item.scope,
+    scopeId: item.scope_id,
+    classification: item.classification,
+    allowRoles: item.allow_roles,
+    denyRoles: [],
+    isValid: item.status !== "superseded",
+    disputed: false,
+    validFrom: null,
+    validUntil: null,
+    isConstraint: item.type_tag === "constraint",
+    claim: item.text,
+    supersededBy: item.replaced_by,
+    refs: item.refs,
   };
 }
 

@@ -25,6 +25,7 @@ export const SECTION_TITLES = {
   identity: "## Identity",
   environment: "## Environment",
   facts: "## Current facts",
+  state: "## State",
   working: "## Working set",
   messages: "## Recent messages",
 } as const;

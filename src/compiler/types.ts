@@ -1,6 +1,7 @@
 import type { IdentityInput, ObjectKindName, OmitReasonName } from "../api/schemas";
 import type { AuthorityTier } from "../facts/authority";
 import type { FactRow } from "../facts/fact-schema";
+import type { StateItem } from "../state/types";
 
 export interface MessageRecord {
   id: string;
@@ -31,6 +32,13 @@ export interface LayerEntry {
   replacedBy: string | null;
 }
 
+/** A state item with its rendered line and token count, both computed when the item was written. */
+export interface StateItemRecord {
+  item: StateItem;
+  line: string;
+  tokens: number;
+}
+
 export interface CompileInput {
   query: string;
   budgetTokens: number;
@@ -45,6 +53,8 @@ export interface CompileInput {
   facts: FactRow[];
   working: LayerEntry[];
   environmentFacts: LayerEntry[];
+  /** Extracted state items, superseded ones included so the trace can name them. */
+  items: StateItemRecord[];
   /** Most recent messages, oldest first. */
   messages: MessageRecord[];
   countTokens: (text: string) => number;

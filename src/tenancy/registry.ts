@@ -15,6 +15,20 @@ const tenantEntry = z.object({
     .optional(),
   /** Deployed tenants keep the hash out of configuration: the name of a secret holding it. */
   key_secret: z.string().min(1).optional(),
+  /** Which extractor reads this tenant's conversations; the offline rules when absent. */
+  extractor: z
+    .discriminatedUnion("kind", [
+      z.object({ kind: z.literal("rules") }),
+      z.object({
+        kind: z.literal("chat-completions"),
+        url: z.url(),
+        model: z.string().min(1),
+        /** Name of the secret holding the endpoint's API key. */
+        key_secret: z.string().min(1).optional(),
+      }),
+      z.object({ kind: z.literal("workers-ai"), model: z.string().min(1) }),
+    ])
+    .optional(),
   /** Optional replacement for the default authority ladder (src/facts/authority.ts). */
   authority_ladder: z
     .array(

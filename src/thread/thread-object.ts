@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { monotonicFactory, ulid } from "ulid";
+import { SqliteVectorIndex } from "../adapters/sqlite-vector-index";
 import type {
   ContextInput,
   ContextOutput,
@@ -14,16 +15,43 @@ import type {
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
 import type { LayerEntry, MessageRecord } from "../compiler/types";
 import type { Env } from "../env";
+import { factEventFrom } from "../extraction/fact-events";
+import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../extraction/run-extraction";
+import { embedderFor, extractorFor } from "../extraction/select-adapters";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { FactRepository } from "../facts/fact-repository";
+import type { FactRow } from "../facts/fact-schema";
 import { toFactView } from "../facts/fact-view";
 import { readMarkers } from "../facts/markers";
 import { planFactWrites } from "../facts/plan-writes";
 import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
-import { lookupTenant } from "../tenancy/registry";
+import type { VectorIndex } from "../ports/vector-index";
+import { renderItemLine, renderStateSection } from "../state/render";
+import type { ExtractionMessage, StateItem } from "../state/types";
+import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
+import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
+
+/** How long a compile may spend extracting pending messages before it answers anyway. */
+const INLINE_EXTRACTION_MS = 2_000;
+
+export interface ExtractionStatus {
+  status: "current" | "partial" | "failed";
+  pending_messages: number;
+}
+
+export interface ExtractionLog {
+  runs: ExtractResult[];
+  dead_jobs: { message_id: string; attempts: number; recorded_at: string }[];
+  watermark: WatermarkView;
+}
+
+export interface ExpandedItem {
+  item: StateItem;
+  messages: { id: string; ts: string; role: string; speaker: string | null; content: string }[];
+}
 
 export type Outcome<T> =
   | { ok: true; value: T }
@@ -36,12 +64,17 @@ export interface ThreadStateValue {
   environment_facts: { key: string; value: unknown; ts: string }[];
   message_count: number;
   watermark: WatermarkView;
+  items: StateItem[];
+  rendered_state: string;
 }
 
 type ThreadView = Omit<ThreadRecord, "created_at">;
 
 /** The object's RPC surface, as the Worker calls it. */
-export type ThreadRpc = Pick<ThreadObject, "create" | "ingest" | "compile" | "state">;
+export type ThreadRpc = Pick<
+  ThreadObject,
+  "create" | "ingest" | "compile" | "state" | "extract" | "recordDeadJob" | "extractions" | "expand"
+>;
 
 type Stamped<T> = T & { id: string; ts: string };
 
@@ -60,11 +93,16 @@ const notFound = (thread: string) =>
  */
 export class ThreadObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly extraction: ExtractionStore;
+  /** Item embeddings, in this thread's own storage (the offline default index). */
+  private readonly vectors: VectorIndex;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     for (const statement of THREAD_SCHEMA) this.sql.exec(statement);
+    this.extraction = new ExtractionStore(this.sql);
+    this.vectors = new SqliteVectorIndex(this.sql);
   }
 
   private record(): ThreadRecord | undefined {
@@ -125,38 +163,8 @@ export class ThreadObject extends DurableObject<Env> {
 
       const tenantEntry = lookupTenant(this.env, tenant);
       if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
-      const repository = new FactRepository(tenantEntry.database);
-      const writer = {
-        projectId: record.project_id,
-        threadId: thread,
-        identity: record.identity,
-        ladder: tenantEntry.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
-        receivedAt,
-        countTokens,
-      };
-      const rows = persistent.map((f) => prepareFact(f, writer));
-      const factOutcomes: IngestOutput["facts"] = [];
-      if (rows.length) {
-        const existing = await repository.loadForPlanning(
-          record.project_id,
-          rows.flatMap((r) => [
-            r.id,
-            ...(r.supersedes ? [r.supersedes] : []),
-            ...(JSON.parse(r.dependsOnJson) as string[]),
-          ]),
-          rows.flatMap((r) => [
-            r.key,
-            ...(r.supersedes ? [r.supersedes] : []),
-            ...(JSON.parse(r.dependsOnJson) as string[]),
-          ]),
-        );
-        const plan = planFactWrites(existing, rows, receivedAt);
-        await repository.apply(record.project_id, plan);
-        for (const o of plan.outcomes) {
-          factOutcomes.push(o);
-          if (o.outcome === "duplicate") duplicates++;
-        }
-      }
+      const factOutcomes = await this.writeFacts(record, tenantEntry, persistent, receivedAt, countTokens);
+      duplicates += factOutcomes.filter((o) => o.outcome === "duplicate").length;
 
       let accepted = 0;
       this.ctx.storage.transactionSync(() => {
@@ -193,11 +201,195 @@ export class ThreadObject extends DurableObject<Env> {
         }
       });
       accepted += factOutcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
+      if (messages.length) await this.enqueueExtraction(tenant, thread);
       return {
         ok: true,
         value: { accepted, duplicates, watermark: this.watermark(), facts: factOutcomes },
       } as const;
     });
+  }
+
+  /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
+  private async writeFacts(
+    record: ThreadRecord,
+    tenantEntry: Tenant,
+    events: Stamped<FactEventInput>[],
+    receivedAt: string,
+    countTokens: (text: string) => number,
+  ): Promise<IngestOutput["facts"]> {
+    if (events.length === 0) return [];
+    const repository = new FactRepository(tenantEntry.database);
+    const writer = {
+      projectId: record.project_id,
+      threadId: record.thread,
+      identity: record.identity,
+      ladder: tenantEntry.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
+      receivedAt,
+      countTokens,
+    };
+    const rows = events.map((f) => prepareFact(f, writer));
+    const references = (r: FactRow) => [
+      ...(r.supersedes ? [r.supersedes] : []),
+      ...(JSON.parse(r.dependsOnJson) as string[]),
+    ];
+    const existing = await repository.loadForPlanning(
+      record.project_id,
+      rows.flatMap((r) => [r.id, ...references(r)]),
+      rows.flatMap((r) => [r.key, ...references(r)]),
+    );
+    const plan = planFactWrites(existing, rows, receivedAt);
+    await repository.apply(record.project_id, plan);
+    return plan.outcomes;
+  }
+
+  /**
+   * A lost job costs only latency: compile catches up inline, so a failed send is logged and ingestion
+   * still succeeds.
+   */
+  private async enqueueExtraction(tenant: string, thread: string): Promise<void> {
+    try {
+      await this.env.EXTRACTION_QUEUE?.send({ tenant, thread, through: this.extraction.watermark() });
+    } catch (error) {
+      console.error("could not enqueue extraction", tenant, thread, error);
+    }
+  }
+
+  /**
+   * Extracts structured state from the messages past the watermark (seed 002). Facts are written to D1
+   * first with ids derived from their source message, so a run that dies before its commit and is
+   * redone writes the same facts again as duplicates; then items, run log, watermark and open scope
+   * commit in one transaction.
+   */
+  async extract(
+    tenant: string,
+    thread: string,
+    options: Partial<ExtractionLimits>,
+  ): Promise<Outcome<ExtractResult | null>> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const record = this.owned(tenant, thread);
+      if (!record) return notFound(thread);
+      const tenantEntry = lookupTenant(this.env, tenant);
+      if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
+      const limits = { ...DEFAULT_LIMITS, ...options };
+      const embedder = embedderFor(this.env);
+      const messages = this.extraction.pendingMessages<ExtractionMessage & Record<string, SqlStorageValue>>(
+        limits.maxMessages,
+      );
+      if (messages.length === 0) return { ok: true, value: null } as const;
+      const now = new Date().toISOString();
+      const repository = new FactRepository(tenantEntry.database);
+      const visible = (await repository.forCompile(record.project_id, record.identity.user_id)).filter(
+        (f) => f.contradictionStatus !== "disputed",
+      );
+      const current = visible.filter((f) => f.txEnd === null && f.isValid);
+      const deadValues = [
+        ...visible
+          .filter((f) => f.txEnd !== null || !f.isValid)
+          .map((f) => valueText(JSON.parse(f.valueJson))),
+        ...this.replacedLayerValues(record),
+      ];
+      const run = await runExtraction(
+        {
+          runId: `${messages[0]?.id}..${messages.at(-1)?.id}`,
+          now,
+          messages,
+          existing: this.extraction.allItems(),
+          existingFacts: current.map((f) => ({ key: f.key, value: valueText(JSON.parse(f.valueJson)) })),
+          deadValues,
+          openScope: this.extraction.openScope(),
+        },
+        { extractor: extractorFor(tenantEntry, this.env), embedder },
+        limits,
+      );
+      if (!run) return { ok: true, value: null } as const;
+      const countTokens = await loadTokenCounter();
+      await this.writeFacts(record, tenantEntry, run.facts.map(factEventFrom), now, countTokens);
+      const records = run.items.map((item) => {
+        const line = renderItemLine(item);
+        return { item, line, tokens: countTokens(line) };
+      });
+      this.ctx.storage.transactionSync(() => {
+        this.extraction.commitRun(records, run.result, run.through, run.openScope);
+      });
+      // No other I/O intervenes, so these writes coalesce with the commit above.
+      await this.vectors.upsert(
+        run.items
+          .filter((item) => run.vectors.get(item.uid)?.length)
+          .map((item) => ({
+            id: item.uid,
+            // Vectors from different embedders live in different spaces and never share a namespace.
+            namespace: `${thread}/${embedder.name}`,
+            values: run.vectors.get(item.uid) ?? [],
+            metadata: { type_tag: item.type_tag, status: item.status },
+          })),
+      );
+      return { ok: true, value: run.result } as const;
+    });
+  }
+
+  /** Working-set and environment values a later write replaced, and initial environment values overridden. */
+  private replacedLayerValues(record: ThreadRecord): string[] {
+    const versions = [...this.layer("working", true), ...this.layer("environment", true)];
+    const replaced = versions
+      .filter((v) => v.replacedBy !== null)
+      .map((v) => valueText(JSON.parse(v.valueJson)));
+    const overridden = this.layer("environment")
+      .map((e) => record.environment[e.key])
+      .filter((value) => value !== undefined && value !== null)
+      .map((value) => valueText(value));
+    return [...replaced, ...overridden];
+  }
+
+  /** Read-your-writes for compile: extract what is pending within a time bound, and say if it could not. */
+  private async catchUp(tenant: string, thread: string, budgetMs: number): Promise<ExtractionStatus> {
+    const deadline = Date.now() + budgetMs;
+    try {
+      while (this.extraction.pendingCount() > 0) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return { status: "partial", pending_messages: this.extraction.pendingCount() };
+        await this.extract(tenant, thread, { timeoutMs: remaining });
+      }
+      return { status: "current", pending_messages: 0 };
+    } catch (error) {
+      console.error("inline extraction failed", tenant, thread, error);
+      return { status: "failed", pending_messages: this.extraction.pendingCount() };
+    }
+  }
+
+  async recordDeadJob(
+    tenant: string,
+    thread: string,
+    job: { message_id: string; attempts: number },
+  ): Promise<void> {
+    if (!this.owned(tenant, thread)) return;
+    this.extraction.recordDeadJob(job.message_id, job.attempts);
+  }
+
+  async extractions(tenant: string, thread: string): Promise<Outcome<ExtractionLog>> {
+    if (!this.owned(tenant, thread)) return notFound(thread);
+    return {
+      ok: true,
+      value: {
+        runs: this.extraction.runs(100),
+        dead_jobs: this.extraction.deadJobs(),
+        watermark: this.watermark(),
+      },
+    };
+  }
+
+  async expand(tenant: string, thread: string, uid: string): Promise<Outcome<ExpandedItem>> {
+    if (!this.owned(tenant, thread)) return notFound(thread);
+    const item = this.extraction.item(uid);
+    if (!item) return { ok: false, status: 404, title: "Item not found", detail: `No state item '${uid}'.` };
+    const messages = item.refs.length
+      ? this.sql
+          .exec<{ id: string; ts: string; role: string; speaker: string | null; content: string }>(
+            `SELECT id, ts, role, speaker, content FROM messages WHERE id IN (${item.refs.map(() => "?").join(", ")}) ORDER BY ts, id`,
+            ...item.refs,
+          )
+          .toArray()
+      : [];
+    return { ok: true, value: { item, messages } };
   }
 
   /** Working-set and environment entries are upserted by key; an older write never replaces a newer one. */
@@ -252,24 +444,10 @@ export class ThreadObject extends DurableObject<Env> {
     const last = this.sql
       .exec<{ ts: string; id: string }>("SELECT ts, id FROM messages ORDER BY ts DESC, id DESC LIMIT 1")
       .toArray()[0];
-    const extractedRow = this.sql
-      .exec<{ v: string }>("SELECT v FROM meta WHERE k = 'extracted_through'")
-      .toArray()[0];
-    const extracted = extractedRow ? (JSON.parse(extractedRow.v) as { ts: string; id: string }) : null;
-    const pending = extracted
-      ? this.sql
-          .exec<{ n: number }>(
-            "SELECT count(*) AS n FROM messages WHERE ts > ? OR (ts = ? AND id > ?)",
-            extracted.ts,
-            extracted.ts,
-            extracted.id,
-          )
-          .one().n
-      : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
     return {
       last_message: last ? { ts: last.ts, id: last.id } : null,
-      extracted_through: extracted,
-      pending_messages: pending,
+      extracted_through: this.extraction.watermark(),
+      pending_messages: this.extraction.pendingCount(),
     };
   }
 
@@ -303,6 +481,7 @@ export class ThreadObject extends DurableObject<Env> {
     if (!record) return notFound(thread);
     const tenantEntry = lookupTenant(this.env, tenant);
     if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
+    const extraction = await this.catchUp(tenant, thread, INLINE_EXTRACTION_MS);
     const countTokens = await loadTokenCounter();
     const facts = await new FactRepository(tenantEntry.database).forCompile(
       record.project_id,
@@ -329,10 +508,11 @@ export class ThreadObject extends DurableObject<Env> {
       facts,
       working: this.layer("working", true),
       environmentFacts: this.layer("environment", true),
+      items: this.extraction.itemRecords(),
       messages,
       countTokens,
     });
-    return { ok: true, value: { ...output, trace_id: ulid() } };
+    return { ok: true, value: { ...output, trace: { ...output.trace, extraction }, trace_id: ulid() } };
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {
@@ -342,6 +522,7 @@ export class ThreadObject extends DurableObject<Env> {
     if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
     const current = await new FactRepository(tenantEntry.database).currentInProject(record.project_id);
     const visible = current.filter((f) => f.userId === null || f.userId === record.identity.user_id);
+    const activeItems = this.extraction.activeItems();
     return {
       ok: true,
       value: {
@@ -360,6 +541,8 @@ export class ThreadObject extends DurableObject<Env> {
         })),
         message_count: this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n,
         watermark: this.watermark(),
+        items: activeItems,
+        rendered_state: renderStateSection(activeItems, new Date().toISOString()),
       },
     };
   }

@@ -1,0 +1,61 @@
+import type { Env } from "../env";
+import { lookupTenant } from "../tenancy/registry";
+import { threadStub } from "../thread/thread-stub";
+import { EXTRACTION_DLQ, ExtractionJob } from "./jobs";
+
+/**
+ * Extraction jobs arrive at least once and in no order. Each names a thread; the thread's object
+ * extracts whatever lies past its watermark, so duplicates and stale jobs are no-ops. Jobs for one
+ * thread in a batch collapse into one call.
+ */
+export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  if (batch.queue === EXTRACTION_DLQ) return recordDeadJobs(batch, env);
+  const byThread = new Map<string, { tenant: string; thread: string; messages: Message<unknown>[] }>();
+  for (const message of batch.messages) {
+    const job = ExtractionJob.safeParse(message.body);
+    if (!job.success || !lookupTenant(env, job.data.tenant)) {
+      // A malformed job can never succeed; retrying it would only delay the dead-letter queue.
+      console.error("dropping malformed extraction job", message.id);
+      message.ack();
+      continue;
+    }
+    const key = `${job.data.tenant}/${job.data.thread}`;
+    const group = byThread.get(key) ?? { tenant: job.data.tenant, thread: job.data.thread, messages: [] };
+    group.messages.push(message);
+    byThread.set(key, group);
+  }
+  await Promise.all(
+    [...byThread.values()].map(async (group) => {
+      try {
+        const outcome = await threadStub(env, group.tenant, group.thread).extract(
+          group.tenant,
+          group.thread,
+          {},
+        );
+        if (!outcome.ok && outcome.status !== 404) throw new Error(outcome.detail);
+        for (const message of group.messages) message.ack();
+      } catch (error) {
+        console.error("extraction failed; will retry", group.tenant, group.thread, error);
+        for (const message of group.messages) message.retry();
+      }
+    }),
+  );
+}
+
+/** Jobs that exhausted their retries are recorded on their thread, where the extraction log shows them. */
+async function recordDeadJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const job = ExtractionJob.safeParse(message.body);
+    if (job.success && lookupTenant(env, job.data.tenant)) {
+      await threadStub(env, job.data.tenant, job.data.thread).recordDeadJob(
+        job.data.tenant,
+        job.data.thread,
+        {
+          message_id: message.id,
+          attempts: message.attempts,
+        },
+      );
+    }
+    message.ack();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Change language and the guardrails around it (seed 000 rule 1, seed 002 triggers).
+ *
+ * - Strong triggers are seed 002's list (instead, replaced, switched, changed to, no longer) plus
+ *   phrasings that can only mean a replacement ("make that", "change it to", "go back to", "overriding
+ *   that", "scratch that").
+ * - Weak triggers are the rest of seed 000's list (moved, updated, new, now, actually, correction,
+ *   "as of today"). They count only when the same sentence states a slot value; the caller checks that.
+ *   "actually" and "correction" alone never supersede anything.
+ * - Questions, hypotheticals and hedged statements never supersede.
+ */
+
+const STRONG =
+  /\b(instead|replaced|replace\s+\w+(?:\s+\w+)?\s+with|replacing|switch(?:ed|ing)?\s+(?:over\s+)?to|switch(?:ed|ing)?\s+from|changed?\s+(?:that\s+|it\s+|this\s+|the\s+\w+(?:\s+\w+)?\s+)?to|changing\s+(?:that|it|this|the\s+\w+)\s+to|no longer|make\s+(?:that|it)|overrid(?:e|es|ing|den)|overrode|scratch that|go(?:ing)? back to|revert(?:ed|ing)?\s+to|rather than)\b/i;
+const WEAK =
+  /\b(moved|moving|updated|update|new|now|actually|correction|corrected|as of (?:today|now)|no wait|finali[sz]ed|officially|official|revised|rescheduled|pushed|bumped|changed|reduced|increased|raised|cut|lowered|extended)\b/i;
+
+export interface ChangeSignal {
+  trigger: string | null;
+  strong: boolean;
+}
+
+export function changeSignal(text: string): ChangeSignal {
+  const strong = STRONG.exec(text);
+  if (strong) return { trigger: (strong[1] ?? "").toLowerCase().replace(/\s+/g, " "), strong: true };
+  const weak = WEAK.exec(text);
+  if (weak) return { trigger: (weak[1] ?? "").toLowerCase(), strong: false };
+  return { trigger: null, strong: false };
+}
+
+const WH_START =
+  /^(?:what|when|where|who|whom|whose|why|how|which|is|are|am|was|were|do|does|did|can|could|would|should|will|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)\b/i;
+
+/** A question: a "?" at the end, or an interrogative opening with no statement punctuation. */
+export function isQuestion(sentence: string): boolean {
+  const s = sentence.trim();
+  if (s.endsWith("?")) return true;
+  return WH_START.test(s) && !/[.!]$/.test(s) && /^(?:what|when|where|who|why|how|which)\b/i.test(s);
+}
+
+/** A request to the assistant phrased as a question ("Can you check …?"): an action, not a question. */
+const REQUEST = /^(?:can|could|would|will)\s+you\s+(?:please\s+)?[a-z]+|^please\b/i;
+export function isRequest(sentence: string): boolean {
+  return REQUEST.test(sentence.trim());
+}
+
+const HYPOTHETICAL_START =
+  /^(?:what if|if|suppose|supposing|imagine|hypothetically|theoretically|in theory|assuming|assume|say we|let'?s say|let'?s pretend|pretend|in a hypothetical|in an ideal world|worst case|best case|in the worst case|in the best case)\b/i;
+const HYPOTHETICAL_ANY =
+  /\b(?:what if|hypothetical(?:ly)?|theoretical(?:ly)?|in theory|would be|could be|might be|would cost|could cost|might cost|would need|could do|could go|could offer|could use|could add|could try|could maybe|might want|we could|maybe|perhaps|possibly|potentially|speculative(?:ly)?|for the sake of argument|if we (?:were|had|went|did|moved|bought|chose|switched|used))\b/i;
+
+/** A hypothetical or speculative sentence: its facts belong to a hypothetical scope, never global. */
+export function isHypothetical(sentence: string): boolean {
+  return HYPOTHETICAL_START.test(sentence.trim()) || HYPOTHETICAL_ANY.test(sentence);
+}
+
+/** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */
+const HYPOTHETICAL_LEAD =
+  /^(?:what if|hypothetically|suppose|supposing|imagine|let'?s (?:say|pretend|imagine))\b/i;
+export function opensHypotheticalMessage(sentence: string): boolean {
+  return HYPOTHETICAL_LEAD.test(sentence.trim());
+}
+
+const TENTATIVE =
+  /\b(?:thinking(?: about)?|considering|leaning (?:toward|towards)|tentative(?:ly)?|probably|likely|tbd|to be decided|to be confirmed|tbc|not final|pending approval|proposed|proposal|draft|rough)\b/i;
+
+/** Hedged but real: stored with low confidence, and never allowed to supersede. */
+export function isTentative(sentence: string): boolean {
+  return TENTATIVE.test(sentence);
+}
+
+const HISTORICAL =
+  /\b(?:originally|previously|initially|used to|at first|before that|formerly|the old|the original|the previous|last time|was supposed to)\b/i;
+
+/** Talks about what used to hold ("The original launch date was …"): history, not current state. */
+export function isHistorical(sentence: string): boolean {
+  return HISTORICAL.test(sentence);
+}
+
+const NEGATED = /\b(?:not|n't|never|no longer|neither|nor)\b/i;
+export function isNegated(text: string): boolean {
+  return NEGATED.test(text);
+}
+
+const ACKNOWLEDGEMENT =
+  /^(?:ok(?:ay)?|sure|noted|got it|understood|confirmed|done|will do|sounds good|perfect|great|agreed|roger|yes|yep|absolutely|of course|certainly|right away|on it|recorded|updated|changed|switching|scheduled|acknowledged)\b/i;
+
+/** An assistant turn that confirms what the user just said rather than adding anything. */
+export function isAcknowledgement(text: string): boolean {
+  return ACKNOWLEDGEMENT.test(text.trim());
+}

@@ -1,0 +1,247 @@
+import { keyHead } from "./slots";
+import { contentWords, normalizeValue } from "./text";
+import { containsKind, type ValueKind, valueKind } from "./values";
+
+/**
+ * The slots a run knows about: the thread's current facts (`existingFacts`) and whatever the run has
+ * read so far, per scope. It answers the two questions supersession needs:
+ * - which known key a newly read key means ("rate" → hourly_rate, "official plan" → plan); and
+ * - which slot a correction that names none is about ("Make that $150,000" → the latest money slot).
+ *
+ * Recency: slots read in this run are newer than any existing fact; among existing facts the list
+ * order stands in for age (later = newer), since the port gives no timestamps.
+ */
+export interface Slot {
+  key: string;
+  /** Current value; null when the run only heard about the slot's past ("was …"). */
+  value: string | null;
+  kind: ValueKind;
+  /** Values the slot held before, oldest first (including the current one). */
+  history: string[];
+  seq: number;
+  existing: boolean;
+}
+
+export const GLOBAL = "global";
+
+/** Key suffixes a shorter key may omit: "launch" means launch_date, "meeting" meeting_time. */
+const TYPE_SUFFIXES = new Set([
+  "date",
+  "time",
+  "status",
+  "name",
+  "value",
+  "level",
+  "day",
+  "location",
+  "choice",
+]);
+/** Slot keys that say nothing about what the value is; overlap with them proves nothing. */
+const GENERIC_KEYS = new Set(["decision", "choice", "plan", "preference", "value", "status"]);
+
+function tokens(key: string): string[] {
+  return key.split("_").filter(Boolean);
+}
+
+export class SlotRegistry {
+  private readonly scopes = new Map<string, Map<string, Slot>>();
+  private seq = 0;
+
+  constructor(existing: { key: string; value: string }[]) {
+    const global = this.scope(GLOBAL);
+    const n = existing.length;
+    existing.forEach((fact, i) => {
+      const value = String(fact.value ?? "");
+      global.set(fact.key, {
+        key: fact.key,
+        value,
+        kind: valueKind(value),
+        history: [value],
+        seq: i - n,
+        existing: true,
+      });
+    });
+  }
+
+  private scope(scopeKey: string): Map<string, Slot> {
+    let slots = this.scopes.get(scopeKey);
+    if (!slots) {
+      slots = new Map();
+      this.scopes.set(scopeKey, slots);
+    }
+    return slots;
+  }
+
+  /** Slots visible from a scope: its own, then the global ones it may refer to. */
+  private visible(scopeKey: string): Slot[] {
+    const own = [...(this.scopes.get(scopeKey)?.values() ?? [])];
+    if (scopeKey === GLOBAL) return own;
+    const shadowed = new Set(own.map((s) => s.key));
+    return own.concat([...this.scope(GLOBAL).values()].filter((s) => !shadowed.has(s.key)));
+  }
+
+  private allKeys(): Map<string, number> {
+    const keys = new Map<string, number>();
+    for (const slots of this.scopes.values()) {
+      for (const slot of slots.values())
+        keys.set(slot.key, Math.max(keys.get(slot.key) ?? -Infinity, slot.seq));
+    }
+    return keys;
+  }
+
+  /**
+   * The known key a read key means. Exact match first; otherwise a known key with the same head noun
+   * (modulo synonyms and plurals) whose other words include or are included in the read key's
+   * ("budget" ~ project_budget, "rate" ~ hourly_rate, "priority" ~ top_priority), or one that only
+   * adds a type suffix ("launch" ~ launch_date). The closest, then the most recent, wins.
+   */
+  resolveName(raw: string): string {
+    const known = this.allKeys();
+    if (known.has(raw)) return raw;
+    const rawTokens = tokens(raw);
+    const rawHead = keyHead(raw);
+    const rawPrefix = new Set(rawTokens.slice(0, -1));
+    let best: { key: string; distance: number; seq: number } | null = null;
+    for (const [key, seq] of known) {
+      const keyTokens = tokens(key);
+      let distance = Number.POSITIVE_INFINITY;
+      if (keyHead(key) === rawHead) {
+        const prefix = keyTokens.slice(0, -1);
+        const inRaw = prefix.filter((t) => rawPrefix.has(t)).length;
+        const subset = inRaw === rawPrefix.size || inRaw === prefix.length;
+        if (subset) distance = prefix.length + rawPrefix.size - 2 * inRaw;
+      } else if (
+        keyTokens.length === rawTokens.length + 1 &&
+        TYPE_SUFFIXES.has(keyTokens[keyTokens.length - 1] ?? "") &&
+        rawTokens.every((t, i) => keyTokens[i] === t)
+      ) {
+        distance = 1;
+      }
+      if (!Number.isFinite(distance)) continue;
+      if (!best || distance < best.distance || (distance === best.distance && seq > best.seq)) {
+        best = { key, distance, seq };
+      }
+    }
+    return best?.key ?? raw;
+  }
+
+  isKnown(key: string): boolean {
+    for (const slots of this.scopes.values()) if (slots.has(key)) return true;
+    return false;
+  }
+
+  /** The slot's state in a scope (global facts are visible from every scope). */
+  get(key: string, scopeKey: string): Slot | undefined {
+    return (
+      this.scopes.get(scopeKey)?.get(key) ?? (scopeKey === GLOBAL ? undefined : this.scope(GLOBAL).get(key))
+    );
+  }
+
+  /** The slot's own state in exactly this scope. */
+  own(key: string, scopeKey: string): Slot | undefined {
+    return this.scopes.get(scopeKey)?.get(key);
+  }
+
+  set(key: string, value: string, scopeKey: string): void {
+    const slots = this.scope(scopeKey);
+    const old = slots.get(key);
+    const history = old ? [...old.history, value] : [value];
+    slots.set(key, { key, value, kind: valueKind(value), history, seq: ++this.seq, existing: false });
+  }
+
+  /** Records a past value ("The original launch date was Friday") without making it current. */
+  noteHistory(key: string, value: string, scopeKey: string): void {
+    const slots = this.scope(scopeKey);
+    const old = slots.get(key) ?? this.get(key, scopeKey);
+    if (old) {
+      slots.set(key, { ...old, history: [...old.history, value], seq: ++this.seq });
+      return;
+    }
+    slots.set(key, {
+      key,
+      value: null,
+      kind: valueKind(value),
+      history: [value],
+      seq: ++this.seq,
+      existing: false,
+    });
+  }
+
+  /** Marks a slot as just mentioned, so recency-based resolution prefers it. */
+  touch(key: string, scopeKey: string): void {
+    const slot = this.scopes.get(scopeKey)?.get(key);
+    if (slot) slot.seq = ++this.seq;
+  }
+
+  private newest(slots: Slot[], accept: (slot: Slot) => boolean): Slot | undefined {
+    let best: Slot | undefined;
+    for (const slot of slots) {
+      if (accept(slot) && (!best || slot.seq > best.seq)) best = slot;
+    }
+    return best;
+  }
+
+  /** The slot currently holding (or, failing that, having held) a value matching `value`. */
+  byValue(value: string, scopeKey: string): Slot | undefined {
+    const wanted = normalizeValue(value);
+    if (!wanted) return undefined;
+    const slots = this.visible(scopeKey);
+    const matches = (v: string | null) => {
+      if (v === null) return false;
+      const have = normalizeValue(v);
+      return have === wanted || (wanted.length >= 3 && have.includes(wanted));
+    };
+    return (
+      this.newest(slots, (s) => matches(s.value)) ??
+      this.newest(slots, (s) => s.history.some((h) => matches(h)))
+    );
+  }
+
+  /** The slot whose past values include `value`, for "go back to X". */
+  byHistory(value: string, scopeKey: string): Slot | undefined {
+    const wanted = normalizeValue(value);
+    return this.newest(this.visible(scopeKey), (s) =>
+      s.history.some((h) => normalizeValue(h) === wanted || normalizeValue(h).includes(wanted)),
+    );
+  }
+
+  /** The newest slot whose key ends with `_<family>` (or is the family). */
+  byFamily(family: string, scopeKey: string): Slot | undefined {
+    return this.newest(this.visible(scopeKey), (s) => s.key === family || s.key.endsWith(`_${family}`));
+  }
+
+  /** The slot sharing the most content words with the value (in its values or its key). */
+  byOverlap(value: string, scopeKey: string): Slot | undefined {
+    const words = new Set(contentWords(value));
+    if (words.size === 0) return undefined;
+    let best: { slot: Slot; score: number } | undefined;
+    for (const slot of this.visible(scopeKey)) {
+      const pool = new Set(contentWords(slot.history.join(" ")));
+      if (!GENERIC_KEYS.has(slot.key)) for (const t of tokens(slot.key)) pool.add(t);
+      let score = 0;
+      for (const w of words) if (pool.has(w)) score++;
+      if (score > 0 && (!best || score > best.score || (score === best.score && slot.seq > best.slot.seq))) {
+        best = { slot, score };
+      }
+    }
+    return best?.slot;
+  }
+
+  /** The newest slot whose current value is of this kind; run slots before existing facts. */
+  byKind(kind: ValueKind, scopeKey: string): Slot | undefined {
+    return (
+      this.newest(this.visible(scopeKey), (s) => s.value !== null && s.kind === kind) ??
+      this.newest(this.visible(scopeKey), (s) => s.value === null && s.kind === kind)
+    );
+  }
+
+  /** The newest slot whose value contains a part of this kind ("500 units to Chicago" has a count). */
+  containing(kind: ValueKind, scopeKey: string): Slot | undefined {
+    return this.newest(this.visible(scopeKey), (s) => s.value !== null && containsKind(s.value, kind));
+  }
+
+  /** The newest slot read in this run (not an existing fact). */
+  latest(scopeKey: string): Slot | undefined {
+    return this.newest(this.visible(scopeKey), (s) => !s.existing);
+  }
+}

@@ -1,0 +1,280 @@
+import { normalizeValue } from "./text";
+
+/**
+ * What kind of value a slot holds. The kind links a subjectless correction to its slot ("Make that
+ * $150,000" changes the latest money slot) and marks time-sensitive slots (seed 000, rule 4).
+ */
+export type ValueKind = "money" | "percent" | "date" | "count" | "duration" | "status" | "text";
+
+const MONEY_SOURCE = String.raw`(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kmb]|mm|million|billion|thousand)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:[kmb]\s)?(?:usd|eur|gbp|dollars|euros|pounds)\b)`;
+export const MONEY = new RegExp(MONEY_SOURCE, "i");
+const MONEY_G = new RegExp(MONEY_SOURCE, "gi");
+export const PERCENT = /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/i;
+
+const WEEKDAY = "(?:mon|tues|wednes|thurs|fri|satur|sun)day";
+const MONTH =
+  "(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)";
+const DATE_SOURCE = String.raw`(?:\b${WEEKDAY}s?\b|\b${MONTH}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?${MONTH}\b|\bMay\s+\d{1,2}\b|\b(?:today|tonight|tomorrow|yesterday|noon|midnight|eod|eow|eom|eoy|asap)\b|\b(?:this|next|last|coming|end of (?:the )?)\s*(?:week|month|quarter|year|weekend|sprint|${WEEKDAY})\b|\bend of (?:day|week|month|quarter|year|q[1-4])\b|\b[qh][1-4](?:\s+\d{4})?\b|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b|\b${MONTH}\b(?:\s+\d{4})?)`;
+export const DATE = new RegExp(DATE_SOURCE, "i");
+const DATE_START = new RegExp(
+  String.raw`^(?:(?:on|for|to|at|by|until|til)\s+)?(?:the\s+)?${DATE_SOURCE}`,
+  "i",
+);
+export const DURATION =
+  /\b\d+(?:\.\d+)?[\s-]?(?:business\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?|quarters?|sprints?)\b/i;
+const COUNT_SOURCE = String.raw`(?<![$€£¥\d.,:/-])\b\d[\d,]*(?:\.\d+)?\b(?!\s*%)(?!\s?(?:[kmb]|mm|million|billion|thousand)\b)(?![:/]\d)`;
+export const COUNT = new RegExp(COUNT_SOURCE, "i");
+
+/** Words that state where something stands; "X is delayed" is read as X's status. */
+export const STATUS_WORDS = new Set([
+  "delayed",
+  "cancelled",
+  "canceled",
+  "on hold",
+  "on track",
+  "off track",
+  "in planning",
+  "planning",
+  "under review",
+  "in review",
+  "approved",
+  "rejected",
+  "pending",
+  "blocked",
+  "completed",
+  "complete",
+  "done",
+  "in progress",
+  "underway",
+  "active",
+  "inactive",
+  "paused",
+  "live",
+  "launched",
+  "shipped",
+  "closed",
+  "open",
+  "resolved",
+  "at risk",
+  "behind schedule",
+  "ahead of schedule",
+  "postponed",
+  "suspended",
+  "terminated",
+  "finalized",
+  "finalised",
+  "signed",
+  "confirmed",
+  "in negotiation",
+  "in development",
+  "in testing",
+  "in qa",
+  "green",
+  "yellow",
+  "red",
+  "rescheduled",
+  "deferred",
+  "withdrawn",
+  "expired",
+]);
+
+const STATUS_LEAD = /^(?:now|currently|officially|still)\s+/i;
+const STATUS_SPLIT = /[\s,.;:!()]+/;
+const STATUS_FOLLOW =
+  /^(?:[,(;:-]|\s+(?:due|because|since|as|for|until|till|pending|after|per|with|by|on|at|in|from|to|and|but|while|effective)\b)/;
+
+/**
+ * The status phrase a value is or opens with ("delayed", "cancelled due to …" → "cancelled"), or
+ * null. A status word followed by a noun is not a status ("green theme").
+ */
+export function statusOf(value: string): string | null {
+  const v = value
+    .toLowerCase()
+    .replace(STATUS_LEAD, "")
+    .replace(/[.!]+$/, "")
+    .trim();
+  const words = v.split(STATUS_SPLIT);
+  for (const len of [3, 2, 1]) {
+    if (words.length < len) continue;
+    const head = words.slice(0, len).join(" ");
+    if (!STATUS_WORDS.has(head)) continue;
+    if (v.length === head.length) return head;
+    if (v.startsWith(head) && STATUS_FOLLOW.test(v.slice(head.length))) return head;
+  }
+  return null;
+}
+
+export function valueKind(value: string): ValueKind {
+  if (MONEY.test(value)) return "money";
+  if (PERCENT.test(value)) return "percent";
+  if (statusOf(value)) return "status";
+  if (DATE.test(value)) return "date";
+  if (DURATION.test(value)) return "duration";
+  if (COUNT.test(value)) return "count";
+  return "text";
+}
+
+/** True when the value opens with a date or time ("Thursday at 3pm", "for next week"). */
+export function startsWithDate(value: string): boolean {
+  return DATE_START.test(value);
+}
+
+const KIND_PATTERNS: Partial<Record<ValueKind, RegExp>> = {
+  money: MONEY,
+  percent: PERCENT,
+  date: DATE,
+  duration: DURATION,
+  count: COUNT,
+};
+
+/** True when some part of the value is of the kind ("500 units of widgets" holds a count). */
+export function containsKind(value: string, kind: ValueKind): boolean {
+  const pattern = KIND_PATTERNS[kind];
+  return pattern ? pattern.test(value) : false;
+}
+
+/**
+ * A partial update: the first part of `value` of the given kind replaced by `replacement` ("500 units
+ * to Chicago hub", count, "1500" → "1500 units to Chicago hub"). Null when no part is of that kind.
+ */
+export function replaceKind(value: string, kind: ValueKind, replacement: string): string | null {
+  const pattern = KIND_PATTERNS[kind];
+  if (!pattern) return null;
+  const match = pattern.exec(value);
+  if (!match) return null;
+  return value.slice(0, match.index) + replacement + value.slice(match.index + match[0].length);
+}
+
+/** All money amounts in a text, normalized, for comparing "$200K" with "$200k". */
+export function moneyAmounts(text: string): string[] {
+  return [...text.matchAll(MONEY_G)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));
+}
+
+/** Slots whose values go stale with time: a newer statement replaces an older one (rule 4). */
+const TIME_SENSITIVE_KEY =
+  /(?:^|_)(?:price|pricing|cost|rate|quote|budget|fee|salary|amount|total|balance|revenue|forecast|status|state|phase|stage|count|quantity|headcount|inventory|stock|deadline|date|time|eta|launch|schedule|meeting|priority|level|score|version)(?:_|$)/;
+
+export function isTimeSensitive(key: string, kind: ValueKind): boolean {
+  return (
+    kind === "money" ||
+    kind === "percent" ||
+    kind === "status" ||
+    kind === "count" ||
+    kind === "date" ||
+    TIME_SENSITIVE_KEY.test(key)
+  );
+}
+
+/** Same value for supersession purposes: case, spacing and trailing punctuation do not count. */
+export function sameValue(a: string, b: string): boolean {
+  return normalizeValue(a) === normalizeValue(b);
+}
+
+/**
+ * Values a reading must never store: evaluations and fillers that copular sentences produce ("This is
+ * critical", "Monday is the one") rather than slot values.
+ */
+const NON_VALUES = new Set([
+  "critical",
+  "important",
+  "essential",
+  "crucial",
+  "key",
+  "vital",
+  "urgent",
+  "great",
+  "good",
+  "bad",
+  "fine",
+  "ok",
+  "okay",
+  "true",
+  "false",
+  "correct",
+  "right",
+  "wrong",
+  "unclear",
+  "interesting",
+  "the one",
+  "it",
+  "that",
+  "this",
+  "them",
+  "those",
+  "these",
+  "same",
+  "the same",
+  "unchanged",
+  "possible",
+  "impossible",
+  "likely",
+  "unlikely",
+  "optional",
+  "better",
+  "worse",
+  "best",
+  "worst",
+  "fine by me",
+  "up to you",
+  "the case",
+  "the plan",
+  "the goal",
+  "the idea",
+  "the problem",
+  "the issue",
+  "a problem",
+  "an issue",
+  "needed",
+  "required",
+  "necessary",
+  "new",
+  "new scope",
+  "here",
+  "there",
+  "back",
+  "next",
+  "over",
+  "ready",
+  "available",
+  "a go",
+  "final",
+  "settled",
+  "on record",
+]);
+
+const VALUE_LEAD =
+  /^(?:[:=\-\s]+|now\s+|currently\s+|officially\s+|still\s+|set\s+(?:to|at)\s+|going\s+to\s+be\s+|at\s+|just\s+|maybe\s+|perhaps\s+|possibly\s+|probably\s+)+/i;
+const VALUE_TAIL =
+  /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
+const VALUE_CUT =
+  /\s*(?:,?\s+because\b|,?\s+since\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
+const ADVERB_LEAD =
+  /^(?:absolutely|really|very|quite|super|extremely|totally|so|pretty|truly|incredibly)\s+/i;
+const MAX_VALUE_LENGTH = 160;
+
+/**
+ * Cleans a raw value: leading "now"/"set to", trailing "now"/"instead", a "because …" explanation and
+ * wrapping quotes go. Returns null when nothing storable remains.
+ */
+export function cleanValue(raw: string): string | null {
+  let value = raw.trim();
+  const cut = VALUE_CUT.exec(value);
+  if (cut && cut.index > 0) value = value.slice(0, cut.index);
+  value = value.replace(/[.!;:,]+$/, "").trim();
+  for (let i = 0; i < 3; i++) {
+    const next = value
+      .replace(VALUE_LEAD, "")
+      .replace(VALUE_TAIL, "")
+      .replace(/[.!;:,]+$/, "")
+      .trim();
+    if (next === value) break;
+    value = next;
+  }
+  value = value.replace(/^["'`]+|["'`]+$/g, "").trim();
+  if (!value || value.length > MAX_VALUE_LENGTH) return null;
+  const lower = value.toLowerCase();
+  if (NON_VALUES.has(lower) || NON_VALUES.has(lower.replace(ADVERB_LEAD, ""))) return null;
+  if (/^(?:not|n't|never|no longer)\b/i.test(value)) return null;
+  if (!/[a-z0-9$€£¥%#]/i.test(value)) return null;
+  return value;
+}

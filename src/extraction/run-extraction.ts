@@ -1,0 +1,161 @@
+import { cosine, type Embedder } from "../ports/embedder";
+import { reconcile } from "../state/reconcile";
+import type { ExtractedFact, ExtractionMessage, Extractor, ItemScope, StateItem } from "../state/types";
+import type { ExtractResult, WatermarkPosition } from "../thread/extraction-store";
+
+/**
+ * One extraction run over the messages past the watermark (seed 002): the extractor proposes, the
+ * deterministic reconciler decides. No storage here; the thread object loads the batch and commits
+ * the outcome, facts first, then items, log and watermark together.
+ */
+export interface ExtractionLimits {
+  maxMessages: number;
+  maxCandidates: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ExtractionLimits = { maxMessages: 200, maxCandidates: 25, timeoutMs: 15_000 };
+
+export interface ExtractionRunInput {
+  runId: string;
+  now: string;
+  messages: ExtractionMessage[];
+  /** Every item of the thread, superseded ones included, so none is ever resurrected. */
+  existing: StateItem[];
+  existingFacts: { key: string; value: string }[];
+  /** Values that were superseded or replaced (facts, working-set and environment entries). */
+  deadValues: string[];
+  openScope: { scope: ItemScope; scope_id: string | null } | null;
+}
+
+export interface ExtractionRunOutput {
+  items: StateItem[];
+  vectors: Map<string, number[]>;
+  facts: ExtractedFact[];
+  openScope: { scope: ItemScope; scope_id: string | null } | null;
+  through: WatermarkPosition;
+  result: ExtractResult;
+}
+
+export class ExtractionTimeout extends Error {}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ExtractionTimeout(`extraction exceeded ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * A fact the conversation merely restates is not new state. Restating a current fact under a second
+ * key would outlive a later correction of the first; restating a value that was superseded or
+ * replaced would resurrect it. Only explicit change language (the extractor's `supersedes`) may bring
+ * a value back.
+ */
+export function newFactsOnly(
+  facts: ExtractedFact[],
+  existing: { key: string; value: string }[],
+  deadValues: string[],
+): ExtractedFact[] {
+  const known = existing.map((f) => ({ key: f.key, value: normalize(f.value) }));
+  const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
+  return facts.filter((fact) => {
+    if (fact.supersedes) return true;
+    const value = normalize(fact.value);
+    const restatesCurrent = known.some((k) =>
+      k.key === fact.key ? k.value === value : value.length >= 4 && k.value.includes(value),
+    );
+    const restatesDead = dead.some(
+      (d) => d === value || (value.length >= 4 && (d.includes(value) || value.includes(d))),
+    );
+    return !restatesCurrent && !restatesDead;
+  });
+}
+
+export async function runExtraction(
+  input: ExtractionRunInput,
+  ports: { extractor: Extractor; embedder: Embedder },
+  limits: ExtractionLimits,
+): Promise<ExtractionRunOutput | null> {
+  const last = input.messages.at(-1);
+  if (!last) return null;
+  const started = Date.now();
+  const through = { ts: last.ts, id: last.id };
+  const base: ExtractResult = {
+    id: input.runId,
+    extractor: ports.extractor.name,
+    started_at: input.now,
+    duration_ms: 0,
+    messages: input.messages.length,
+    through,
+    items_extracted: 0,
+    items_merged: 0,
+    items_conflicted: 0,
+    items_superseded: 0,
+    items_dropped: 0,
+    facts_extracted: 0,
+    skipped_reason: null,
+  };
+  if (!input.messages.some((m) => m.role === "user")) {
+    // Assistant-only batches rarely carry new decisions (seed 002); the watermark still moves on.
+    return {
+      items: [],
+      vectors: new Map(),
+      facts: [],
+      openScope: input.openScope,
+      through,
+      result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
+    };
+  }
+
+  const output = await withTimeout(
+    ports.extractor.extract({
+      messages: input.messages,
+      existing: input.existing.filter((i) => i.status !== "superseded"),
+      existingFacts: input.existingFacts,
+      openScope: input.openScope,
+    }),
+    limits.timeoutMs,
+  );
+
+  const live = input.existing.filter((i) => i.status !== "superseded");
+  const texts = [...new Set([...output.items.map((i) => i.text), ...live.map((i) => i.text)])];
+  const embedded = texts.length ? await withTimeout(ports.embedder.embed(texts), limits.timeoutMs) : [];
+  const vectors = new Map(texts.map((text, i) => [text, embedded[i] ?? []]));
+  const similarity = (a: string, b: string) => {
+    const va = vectors.get(a);
+    const vb = vectors.get(b);
+    return va?.length && vb?.length ? cosine(va, vb) : 0;
+  };
+
+  const reconciled = reconcile({
+    candidates: output.items,
+    existing: input.existing,
+    allowedRefs: new Set(input.messages.map((m) => m.id)),
+    userMessageIds: new Set(input.messages.filter((m) => m.role === "user").map((m) => m.id)),
+    messageTs: new Map(input.messages.map((m) => [m.id, m.ts])),
+    similarity,
+    now: input.now,
+    maxCandidates: limits.maxCandidates,
+    source: ports.extractor.name === "rules" ? "rules" : "llm",
+  });
+  const facts = newFactsOnly(output.facts, input.existingFacts, input.deadValues);
+  const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));
+  return {
+    items: reconciled.upserts,
+    vectors: itemVectors,
+    facts,
+    openScope: output.openScope,
+    through,
+    result: {
+      ...base,
+      ...reconciled.result,
+      items_dropped: reconciled.result.items_dropped + output.dropped,
+      facts_extracted: facts.length,
+      duration_ms: Date.now() - started,
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { HashingEmbedder } from "../adapters/hashing-embedder";
+import { ChatCompletionsTransport, LlmExtractor, WorkersAiTransport } from "../adapters/llm-extractor";
+import { WorkersAiEmbedder } from "../adapters/workers-ai-embedder";
+import type { Env } from "../env";
+import type { Embedder } from "../ports/embedder";
+import type { Extractor } from "../state/types";
+import type { Tenant } from "../tenancy/registry";
+import { RuleExtractor } from "./rules/rule-extractor";
+
+/**
+ * Which adapters a thread uses. The offline ones are the default everywhere: they need no network,
+ * are deterministic, and are what `wrangler dev` and the tests run. A tenant opts into an LLM
+ * extractor in the registry; a configured binding or secret that is missing falls back to the rules.
+ */
+const rules = new RuleExtractor();
+const hashing = new HashingEmbedder();
+
+export function extractorFor(tenant: Tenant, env: Env): Extractor {
+  const config = tenant.extractor;
+  const bindings = env as unknown as Record<string, unknown>;
+  if (config?.kind === "chat-completions") {
+    const key = config.key_secret ? bindings[config.key_secret] : undefined;
+    return new LlmExtractor(
+      new ChatCompletionsTransport(config.url, config.model, typeof key === "string" ? key : undefined),
+    );
+  }
+  if (config?.kind === "workers-ai" && bindings.AI) {
+    return new LlmExtractor(new WorkersAiTransport(bindings.AI as Ai, config.model));
+  }
+  return rules;
+}
+
+/** Workers AI embeddings when the deployment asks for them (TENURE_EMBEDDER) and has the binding. */
+export function embedderFor(env: Env): Embedder {
+  const bindings = env as unknown as Record<string, unknown>;
+  if (bindings.TENURE_EMBEDDER === "workers-ai" && bindings.AI)
+    return new WorkersAiEmbedder(bindings.AI as Ai);
+  return hashing;
+}

@@ -1,0 +1,190 @@
+import type { StateItemRecord } from "../compiler/types";
+import type { StateItem } from "../state/types";
+
+/**
+ * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
+ * watermark with the scope still open at its position. Everything here is written in the same
+ * storage transaction as the watermark, so a crash never advances one without the other.
+ */
+export const EXTRACTION_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS state_items (
+     uid TEXT PRIMARY KEY, type_tag TEXT NOT NULL, status TEXT NOT NULL, last_seen_at TEXT NOT NULL,
+     item_json TEXT NOT NULL, line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS extraction_runs (
+     id TEXT PRIMARY KEY, finished_at TEXT NOT NULL, result_json TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
+];
+
+export interface WatermarkPosition {
+  ts: string;
+  id: string;
+}
+
+export interface ExtractResult {
+  id: string;
+  extractor: string;
+  started_at: string;
+  duration_ms: number;
+  messages: number;
+  through: WatermarkPosition | null;
+  items_extracted: number;
+  items_merged: number;
+  items_conflicted: number;
+  items_superseded: number;
+  items_dropped: number;
+  facts_extracted: number;
+  skipped_reason: string | null;
+}
+
+export class ExtractionStore {
+  constructor(private readonly sql: SqlStorage) {
+    for (const statement of EXTRACTION_SCHEMA) sql.exec(statement);
+  }
+
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", key).toArray()[0]?.v;
+  }
+
+  private setMeta(key: string, value: unknown): void {
+    this.sql.exec(
+      "INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+      key,
+      JSON.stringify(value),
+    );
+  }
+
+  watermark(): WatermarkPosition | null {
+    const raw = this.meta("extracted_through");
+    return raw ? (JSON.parse(raw) as WatermarkPosition) : null;
+  }
+
+  openScope(): { scope: StateItem["scope"]; scope_id: string | null } | null {
+    const raw = this.meta("open_scope");
+    return raw ? (JSON.parse(raw) as { scope: StateItem["scope"]; scope_id: string | null } | null) : null;
+  }
+
+  /** Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. */
+  pendingMessages<T extends Record<string, SqlStorageValue>>(limit: number): T[] {
+    const mark = this.watermark();
+    const query = mark
+      ? this.sql.exec<T>(
+          "SELECT id, ts, role, speaker, content FROM messages WHERE ts > ? OR (ts = ? AND id > ?) ORDER BY ts, id LIMIT ?",
+          mark.ts,
+          mark.ts,
+          mark.id,
+          limit,
+        )
+      : this.sql.exec<T>(
+          "SELECT id, ts, role, speaker, content FROM messages ORDER BY ts, id LIMIT ?",
+          limit,
+        );
+    return query.toArray();
+  }
+
+  pendingCount(): number {
+    const mark = this.watermark();
+    return mark
+      ? this.sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM messages WHERE ts > ? OR (ts = ? AND id > ?)",
+            mark.ts,
+            mark.ts,
+            mark.id,
+          )
+          .one().n
+      : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
+  }
+
+  activeItems(): StateItem[] {
+    return this.sql
+      .exec<{ item_json: string }>(
+        "SELECT item_json FROM state_items WHERE status != 'superseded' ORDER BY last_seen_at DESC",
+      )
+      .toArray()
+      .map((r) => JSON.parse(r.item_json) as StateItem);
+  }
+
+  /** Items for a compile, superseded ones included so the trace can account for them. */
+  itemRecords(limit = 500): StateItemRecord[] {
+    return this.sql
+      .exec<{ item_json: string; line: string; tokens: number }>(
+        "SELECT item_json, line, tokens FROM state_items ORDER BY last_seen_at DESC, uid LIMIT ?",
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ item: JSON.parse(r.item_json) as StateItem, line: r.line, tokens: r.tokens }));
+  }
+
+  allItems(): StateItem[] {
+    return this.sql
+      .exec<{ item_json: string }>("SELECT item_json FROM state_items ORDER BY last_seen_at DESC, uid")
+      .toArray()
+      .map((r) => JSON.parse(r.item_json) as StateItem);
+  }
+
+  item(uid: string): StateItem | undefined {
+    const row = this.sql
+      .exec<{ item_json: string }>("SELECT item_json FROM state_items WHERE uid = ?", uid)
+      .toArray()[0];
+    return row ? (JSON.parse(row.item_json) as StateItem) : undefined;
+  }
+
+  /** Persists one run: items, log entry, watermark and open scope. Call inside transactionSync. */
+  commitRun(
+    items: StateItemRecord[],
+    result: ExtractResult,
+    through: WatermarkPosition,
+    openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
+  ): void {
+    for (const { item, line, tokens } of items) {
+      this.sql.exec(
+        `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (uid) DO UPDATE SET type_tag = excluded.type_tag, status = excluded.status,
+           last_seen_at = excluded.last_seen_at, item_json = excluded.item_json, line = excluded.line,
+           tokens = excluded.tokens`,
+        item.uid,
+        item.type_tag,
+        item.status,
+        item.last_seen_at,
+        JSON.stringify(item),
+        line,
+        tokens,
+      );
+    }
+    this.sql.exec(
+      "INSERT INTO extraction_runs (id, finished_at, result_json) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      result.id,
+      new Date().toISOString(),
+      JSON.stringify(result),
+    );
+    this.setMeta("extracted_through", through);
+    this.setMeta("open_scope", openScope);
+  }
+
+  runs(limit: number): ExtractResult[] {
+    return this.sql
+      .exec<{ result_json: string }>(
+        "SELECT result_json FROM extraction_runs ORDER BY finished_at DESC, id DESC LIMIT ?",
+        limit,
+      )
+      .toArray()
+      .map((r) => JSON.parse(r.result_json) as ExtractResult);
+  }
+
+  recordDeadJob(messageId: string, attempts: number): void {
+    this.sql.exec(
+      "INSERT INTO dead_jobs (message_id, attempts, recorded_at) VALUES (?, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+      messageId,
+      attempts,
+      new Date().toISOString(),
+    );
+  }
+
+  deadJobs(): { message_id: string; attempts: number; recorded_at: string }[] {
+    return this.sql
+      .exec<{ message_id: string; attempts: number; recorded_at: string }>(
+        "SELECT * FROM dead_jobs ORDER BY recorded_at",
+      )
+      .toArray();
+  }
+}
