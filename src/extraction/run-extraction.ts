@@ -25,6 +25,8 @@ export interface ExtractionRunInput {
   existingFacts: { key: string; value: string }[];
   /** Values that were superseded or replaced (facts, working-set and environment entries). */
   deadValues: string[];
+  /** Extractor key → stored fact key, learned from earlier restatements. */
+  slotAliases: Record<string, string>;
   openScope: { scope: ItemScope; scope_id: string | null } | null;
 }
 
@@ -35,6 +37,7 @@ export interface ExtractionRunOutput {
   openScope: { scope: ItemScope; scope_id: string | null } | null;
   through: WatermarkPosition;
   result: ExtractResult;
+  slotAliases: Record<string, string>;
 }
 
 export class ExtractionTimeout extends Error {}
@@ -53,26 +56,46 @@ const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ").tr
  * A fact the conversation merely restates is not new state. Restating a current fact under a second
  * key would outlive a later correction of the first; restating a value that was superseded or
  * replaced would resurrect it. Only explicit change language (the extractor's `supersedes`) may bring
- * a value back.
+ * a value back. A restatement of a current fact also teaches an alias (the extractor's key names the
+ * stored fact's slot), so a later correction of that key lands on the stored fact.
  */
 export function newFactsOnly(
   facts: ExtractedFact[],
   existing: { key: string; value: string }[],
   deadValues: string[],
-): ExtractedFact[] {
+  knownAliases: Record<string, string>,
+): { facts: ExtractedFact[]; aliases: Record<string, string> } {
   const known = existing.map((f) => ({ key: f.key, value: normalize(f.value) }));
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
-  return facts.filter((fact) => {
-    if (fact.supersedes) return true;
+  const aliases = { ...knownAliases };
+  const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
+  const kept: ExtractedFact[] = [];
+  for (const original of facts) {
+    const fact = {
+      ...original,
+      key: resolve(original.key) ?? original.key,
+      supersedes: resolve(original.supersedes),
+    };
     const value = normalize(fact.value);
-    const restatesCurrent = known.some((k) =>
-      k.key === fact.key ? k.value === value : value.length >= 4 && k.value.includes(value),
-    );
-    const restatesDead = dead.some(
-      (d) => d === value || (value.length >= 4 && (d.includes(value) || value.includes(d))),
-    );
-    return !restatesCurrent && !restatesDead;
-  });
+    if (!fact.supersedes) {
+      const holder = known.find((k) =>
+        k.key === fact.key ? k.value === value : value.length >= 4 && k.value.includes(value),
+      );
+      if (holder) {
+        if (holder.key !== original.key && fact.scope === "global") aliases[original.key] = holder.key;
+        continue;
+      }
+      if (dead.some((d) => d === value || (value.length >= 4 && (d.includes(value) || value.includes(d)))))
+        continue;
+    }
+    kept.push(fact);
+    if (fact.scope === "global") {
+      const slot = known.find((k) => k.key === fact.key);
+      if (slot) slot.value = value;
+      else known.push({ key: fact.key, value });
+    }
+  }
+  return { facts: kept, aliases };
 }
 
 export async function runExtraction(
@@ -107,6 +130,7 @@ export async function runExtraction(
       facts: [],
       openScope: input.openScope,
       through,
+      slotAliases: input.slotAliases,
       result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
     };
   }
@@ -142,7 +166,12 @@ export async function runExtraction(
     maxCandidates: limits.maxCandidates,
     source: ports.extractor.name === "rules" ? "rules" : "llm",
   });
-  const facts = newFactsOnly(output.facts, input.existingFacts, input.deadValues);
+  const { facts, aliases } = newFactsOnly(
+    output.facts,
+    input.existingFacts,
+    input.deadValues,
+    input.slotAliases,
+  );
   const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));
   return {
     items: reconciled.upserts,
@@ -150,6 +179,7 @@ export async function runExtraction(
     facts,
     openScope: output.openScope,
     through,
+    slotAliases: aliases,
     result: {
       ...base,
       ...reconciled.result,

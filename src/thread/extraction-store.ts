@@ -63,6 +63,11 @@ export class ExtractionStore {
     return raw ? (JSON.parse(raw) as { scope: StateItem["scope"]; scope_id: string | null } | null) : null;
   }
 
+  slotAliases(): Record<string, string> {
+    const raw = this.meta("slot_aliases");
+    return raw ? (JSON.parse(raw) as Record<string, string>) : {};
+  }
+
   /** Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. */
   pendingMessages<T extends Record<string, SqlStorageValue>>(limit: number): T[] {
     const mark = this.watermark();
@@ -135,6 +140,7 @@ export class ExtractionStore {
     result: ExtractResult,
     through: WatermarkPosition,
     openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
+    slotAliases: Record<string, string>,
   ): void {
     for (const { item, line, tokens } of items) {
       this.sql.exec(
@@ -159,6 +165,7 @@ export class ExtractionStore {
     );
     this.setMeta("extracted_through", through);
     this.setMeta("open_scope", openScope);
+    this.setMeta("slot_aliases", slotAliases);
   }
 
   runs(limit: number): ExtractResult[] {

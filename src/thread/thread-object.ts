@@ -296,6 +296,7 @@ export class ThreadObject extends DurableObject<Env> {
           existing: this.extraction.allItems(),
           existingFacts: current.map((f) => ({ key: f.key, value: valueText(JSON.parse(f.valueJson)) })),
           deadValues,
+          slotAliases: this.extraction.slotAliases(),
           openScope: this.extraction.openScope(),
         },
         { extractor: extractorFor(tenantEntry, this.env), embedder },
@@ -309,7 +310,7 @@ export class ThreadObject extends DurableObject<Env> {
         return { item, line, tokens: countTokens(line) };
       });
       this.ctx.storage.transactionSync(() => {
-        this.extraction.commitRun(records, run.result, run.through, run.openScope);
+        this.extraction.commitRun(records, run.result, run.through, run.openScope, run.slotAliases);
       });
       // No other I/O intervenes, so these writes coalesce with the commit above.
       await this.vectors.upsert(

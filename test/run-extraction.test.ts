@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { newFactsOnly } from "../src/extraction/run-extraction";
+import type { ExtractedFact } from "../src/state/types";
+
+const fact = (key: string, value: string, supersedes: string | null = null): ExtractedFact => ({
+  key,
+  value,
+  ref: "m1",
+  ts: "2025-01-01T00:00:00.000Z",
+  supersedes,
+  scope: "global",
+  scope_id: null,
+  classification: "public",
+  allow_roles: [],
+  authority: null,
+  confidence: "medium",
+});
+
+describe("newFactsOnly", () => {
+  it("drops a restatement of a current fact and routes later corrections of its key to that fact", () => {
+    const out = newFactsOnly(
+      [fact("project_budget", "$100,000"), fact("project_budget", "$80,000", "project_budget")],
+      [{ key: "approved_budget", value: "$100,000 (Manager approved)" }],
+      [],
+      {},
+    );
+    expect(out.facts).toEqual([
+      expect.objectContaining({ key: "approved_budget", value: "$80,000", supersedes: "approved_budget" }),
+    ]);
+    expect(out.aliases).toEqual({ project_budget: "approved_budget" });
+  });
+
+  it("never resurrects a superseded value without change language", () => {
+    const out = newFactsOnly(
+      [fact("status", "approved order"), fact("plan", "approved order", "plan")],
+      [],
+      ["Approved order"],
+      {},
+    );
+    expect(out.facts.map((f) => f.key)).toEqual(["plan"]);
+  });
+
+  it("applies aliases learned in earlier runs", () => {
+    const out = newFactsOnly([fact("vendor", "GlobalTech", "vendor")], [], [], { vendor: "selected_vendor" });
+    expect(out.facts[0]).toMatchObject({ key: "selected_vendor", supersedes: "selected_vendor" });
+  });
+});
