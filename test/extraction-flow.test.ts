@@ -152,5 +152,28 @@ describe("read-your-writes and natural-language state", () => {
     const ctx = await t.context({ query: "What is our committed deadline?" });
     expect(ctx.json.context).toContain("June 30");
     expect(ctx.json.context).not.toContain("September 15");
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "h3", kind: "message", reason: "out_of_scope" }),
+    );
+    expect(ctx.json.trace.compiled).toContainEqual(
+      expect.objectContaining({ object_id: "h4", kind: "message" }),
+    );
+  });
+
+  it("transcript turns spoken inside a draft are gated like draft facts", async () => {
+    const t = await newThread();
+    await t.events([
+      message("Let's do a drafting proposal. This is just exploratory.", { id: "d1", ts: at(1) }),
+      message("Draft: 24-month contract", { id: "d2", ts: at(2) }),
+      message("OK, that's enough drafting proposal for now. Let's talk about real commitments.", {
+        id: "d3",
+        ts: at(3),
+      }),
+    ]);
+    const ctx = await t.context({ query: "What contract terms have been agreed?" });
+    expect(ctx.json.context).not.toContain("24-month");
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "d2", reason: "out_of_scope" }),
+    );
   });
 });

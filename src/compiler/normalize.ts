@@ -90,8 +90,9 @@ export function messageCandidate(message: MessageRecord): Candidate {
     text: message.line,
     tokens: message.tokens,
     ts: message.ts,
-    scope: "session",
-    scopeId: null,
+    // A message is this session's own unless extraction found it inside another scope.
+    scope: message.scope ?? "session",
+    scopeId: message.scope ? (message.scope_id ?? null) : null,
     classification: "public",
     allowRoles: [],
     denyRoles: [],

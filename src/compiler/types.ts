@@ -12,6 +12,9 @@ export interface MessageRecord {
   /** "[ts] speaker: content", rendered at write time. */
   line: string;
   tokens: number;
+  /** Set by extraction when the message was spoken inside a hypothetical, draft, task or session scope. */
+  scope?: string | null;
+  scope_id?: string | null;
 }
 
 /** Working-set and environment-layer entries live in the thread; they are upserted by key. */

@@ -1,6 +1,13 @@
 import { cosine, type Embedder } from "../ports/embedder";
 import { reconcile } from "../state/reconcile";
-import type { ExtractedFact, ExtractionMessage, Extractor, ItemScope, StateItem } from "../state/types";
+import type {
+  ExtractedFact,
+  ExtractionMessage,
+  Extractor,
+  ItemScope,
+  MessageScope,
+  StateItem,
+} from "../state/types";
 import type { ExtractResult, WatermarkPosition } from "../thread/extraction-store";
 
 /**
@@ -38,6 +45,7 @@ export interface ExtractionRunOutput {
   through: WatermarkPosition;
   result: ExtractResult;
   slotAliases: Record<string, string>;
+  messageScopes: MessageScope[];
 }
 
 export class ExtractionTimeout extends Error {}
@@ -131,6 +139,7 @@ export async function runExtraction(
       openScope: input.openScope,
       through,
       slotAliases: input.slotAliases,
+      messageScopes: [],
       result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
     };
   }
@@ -180,6 +189,7 @@ export async function runExtraction(
     openScope: output.openScope,
     through,
     slotAliases: aliases,
+    messageScopes: output.messageScopes ?? [],
     result: {
       ...base,
       ...reconciled.result,

@@ -99,6 +99,14 @@ export interface ExtractionOutput {
   dropped: number;
   /** Scope still open after the last message, carried into the next run. */
   openScope: { scope: ItemScope; scope_id: string | null } | null;
+  /** Messages spoken inside a hypothetical, draft, task or session scope (extractors may omit). */
+  messageScopes?: MessageScope[];
+}
+
+export interface MessageScope {
+  id: string;
+  scope: ItemScope;
+  scope_id: string | null;
 }
 
 /** Port: reads structured state from messages. Adapters: the offline rules, an LLM. */

@@ -1,5 +1,5 @@
 import type { StateItemRecord } from "../compiler/types";
-import type { StateItem } from "../state/types";
+import type { MessageScope, StateItem } from "../state/types";
 
 /**
  * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
@@ -12,6 +12,7 @@ export const EXTRACTION_SCHEMA = [
      item_json TEXT NOT NULL, line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS extraction_runs (
      id TEXT PRIMARY KEY, finished_at TEXT NOT NULL, result_json TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS message_scopes (id TEXT PRIMARY KEY, scope TEXT NOT NULL, scope_id TEXT)`,
   `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
 ];
 
@@ -141,7 +142,16 @@ export class ExtractionStore {
     through: WatermarkPosition,
     openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
     slotAliases: Record<string, string>,
+    messageScopes: MessageScope[],
   ): void {
+    for (const m of messageScopes) {
+      this.sql.exec(
+        "INSERT INTO message_scopes (id, scope, scope_id) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, scope_id = excluded.scope_id",
+        m.id,
+        m.scope,
+        m.scope_id,
+      );
+    }
     for (const { item, line, tokens } of items) {
       this.sql.exec(
         `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)

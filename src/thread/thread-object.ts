@@ -310,7 +310,14 @@ export class ThreadObject extends DurableObject<Env> {
         return { item, line, tokens: countTokens(line) };
       });
       this.ctx.storage.transactionSync(() => {
-        this.extraction.commitRun(records, run.result, run.through, run.openScope, run.slotAliases);
+        this.extraction.commitRun(
+          records,
+          run.result,
+          run.through,
+          run.openScope,
+          run.slotAliases,
+          run.messageScopes,
+        );
       });
       // No other I/O intervenes, so these writes coalesce with the commit above.
       await this.vectors.upsert(
@@ -490,7 +497,8 @@ export class ThreadObject extends DurableObject<Env> {
     );
     const messages = this.sql
       .exec<MessageRecord & Record<string, SqlStorageValue>>(
-        "SELECT id, ts, role, speaker, content, line, tokens FROM messages ORDER BY ts DESC, id DESC LIMIT ?",
+        `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id
+         FROM messages m LEFT JOIN message_scopes s ON s.id = m.id ORDER BY m.ts DESC, m.id DESC LIMIT ?`,
         MESSAGE_TAIL,
       )
       .toArray()

@@ -9,6 +9,7 @@ import type {
   ExtractionOutput,
   Extractor,
   ItemScope,
+  MessageScope,
   StateItem,
 } from "../../state/types";
 import { type ClassificationHint, classifyText, strictest } from "./classification";
@@ -124,6 +125,8 @@ class Run {
   private readonly tracker: ScopeTracker;
   readonly facts: ExtractedFact[] = [];
   readonly items: CandidateItem[] = [];
+  /** Messages spoken inside a non-global scope, so the transcript tail can be gated like facts. */
+  readonly messageScopes: MessageScope[] = [];
   dropped = 0;
   /** The items of the last user message, for an assistant confirmation right after it. */
   private pending: { items: CandidateItem[]; values: string[] } | null = null;
@@ -158,6 +161,7 @@ class Run {
     const firstFact = this.facts.length;
     const firstItem = this.items.length;
     let messageHypothetical = false;
+    let messageScope: OpenScope | null = null;
 
     const sentences = splitSentences(body);
     this.tracker.frame(sentences, body, message.id);
@@ -174,6 +178,7 @@ class Run {
       let scope = observed.scope ?? markerScope;
       if (!scope && hypothetical) scope = { scope: "hypothetical", scope_id: `hypothetical@${message.id}` };
       if (!scope && draft) scope = { scope: "draft", scope_id: `draft@${message.id}` };
+      messageScope = messageScope ?? scope;
 
       const ctx: SentenceContext = {
         message,
@@ -205,6 +210,9 @@ class Run {
       if (!observed.changed) this.item(core, ctx, keys, replaced);
     }
 
+    if (messageScope && messageScope.scope !== "global") {
+      this.messageScopes.push({ id: message.id, scope: messageScope.scope, scope_id: messageScope.scope_id });
+    }
     const items = this.items.slice(firstItem);
     const values = this.facts.slice(firstFact).map((f) => f.value);
     this.pending = message.role === "user" && items.length ? { items, values } : null;
@@ -450,7 +458,13 @@ class Run {
 export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
   const run = new Run(input);
   for (const message of input.messages) run.message(message);
-  return { items: run.items, facts: run.facts, dropped: run.dropped, openScope: run.openScope() };
+  return {
+    items: run.items,
+    facts: run.facts,
+    dropped: run.dropped,
+    openScope: run.openScope(),
+    messageScopes: run.messageScopes,
+  };
 }
 
 export class RuleExtractor implements Extractor {
