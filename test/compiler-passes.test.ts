@@ -2,7 +2,7 @@ import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
 import { gate } from "../src/compiler/gate";
-import { deadClaims, maskClaims, restatedClaim } from "../src/compiler/hygiene";
+import { deadClaims, maskClaims, outdatedMessages, restatedClaim } from "../src/compiler/hygiene";
 import { bm25Scores, terms } from "../src/compiler/lexical";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import type { Candidate } from "../src/compiler/types";
@@ -153,6 +153,21 @@ describe("hygiene pass", () => {
   });
 });
 
+describe("outdated messages", () => {
+  const current = [
+    candidate({ objectId: "f2", key: "budget", claim: "$80,000", validFrom: "2025-01-02T00:00:00.000Z" }),
+  ];
+  it("dates a message by the slot values it stated", () => {
+    const stated = new Map([
+      ["old", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
+      ["same", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "budget", value: "$80,000" }] }],
+      ["later", { ts: "2025-01-03T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
+      ["other", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
+    ]);
+    expect([...outdatedMessages(stated, current)]).toEqual([["old", "f2"]]);
+  });
+});
+
 describe("compile pipeline", () => {
   const base = {
     query: "budget",
@@ -165,6 +180,7 @@ describe("compile pipeline", () => {
     ladder,
     working: [],
     items: [],
+    statedClaims: new Map(),
     messages: [],
     countTokens,
   };

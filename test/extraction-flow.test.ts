@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
-import { call, message, newThread } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute)).toISOString();
 
@@ -176,4 +176,26 @@ describe("read-your-writes and natural-language state", () => {
       expect.objectContaining({ object_id: "d2", reason: "out_of_scope" }),
     );
   });
+
+  it.each([
+    ["from conversation only", []],
+    [
+      "with the slot also written explicitly",
+      [fact("approved_budget", "$100,000 (Manager approved)", { id: "f1", ts: at(1) })],
+    ],
+  ])(
+    "turns that stated a value since replaced leave the envelope, acknowledgements too (%s)",
+    async (_name, explicit) => {
+      const t = await newThread();
+      await t.events([
+        message("[Manager] Approved the $100,000 budget for the project.", { id: "b1", ts: at(1) }),
+        message("Noted. Budget of $100,000 approved by Manager.", { id: "b2", ts: at(2), role: "assistant" }),
+        message("[VP] I'm overriding that. The budget is $80,000.", { id: "b3", ts: at(3) }),
+        ...explicit,
+      ]);
+      const ctx = await t.context({ query: "What's the approved budget?" });
+      expect(ctx.json.context).toContain("$80,000");
+      expect(ctx.json.context).not.toContain("$100,000");
+    },
+  );
 });

@@ -4,6 +4,7 @@ import {
   type DeadClaim,
   deadClaims,
   maskClaims,
+  outdatedMessages,
   restatedClaim,
   speaksFromDeadState,
   worthKeeping,
@@ -63,14 +64,38 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   ]);
   // An item extracted from what was said while a claim was still believed dies with that claim.
   const deadBeforeItems = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
+  const outdated = outdatedMessages(input.statedClaims, facts);
+  // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
+  for (const item of extractedItems) {
+    const from = item.refs?.find((ref) => outdated.has(ref));
+    const replacedBy = from ? outdated.get(from) : undefined;
+    if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
+  }
   const items = extractedItems.filter((item) => {
     const restated = speaksFromDeadState(item, deadBeforeItems);
-    if (restated)
+    const from = item.refs?.find((ref) => outdated.has(ref));
+    if (restated) {
       omitted.push({ candidate: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
-    return !restated;
+    } else if (from) {
+      omitted.push({
+        candidate: item,
+        reason: "superseded",
+        detail: `stated in ${from}, since replaced by ${outdated.get(from)}`,
+      });
+    }
+    return !restated && !from;
   });
   const dead = deadClaims(omitted, [...facts, ...items, ...working, ...environmentFacts], validFrom);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
+    const replacedBy = outdated.get(message.objectId);
+    if (replacedBy) {
+      omitted.push({
+        candidate: message,
+        reason: "superseded",
+        detail: `stated a value since replaced by ${replacedBy}`,
+      });
+      return false;
+    }
     const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
     if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
       omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });

@@ -75,3 +75,31 @@ export function worthKeeping(maskedLine: string): boolean {
   const body = maskedLine.replace(/^\[[^\]]*\]\s*[^:]*:\s*/, "").replaceAll(MASK, " ");
   return (body.match(/[A-Za-z0-9$%]+/g) ?? []).length >= 4;
 }
+
+const normalizeValue = (value: string) => value.toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * Messages that stated a slot value which a later fact has since replaced. They speak from a dead
+ * state even when they word the old value differently from the stored fact ("Approved the $100,000
+ * budget" against "$100,000 (Manager approved)"), because extraction tied them to the slot.
+ */
+export function outdatedMessages(
+  stated: Map<string, { ts: string; claims: { key: string; value: string }[] }>,
+  current: Candidate[],
+): Map<string, string> {
+  const bySlot = new Map<string, Candidate>();
+  for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+  const outdated = new Map<string, string>();
+  for (const [id, { ts, claims }] of stated) {
+    for (const claim of claims) {
+      const now = bySlot.get(claim.key);
+      if (!now?.claim || !now.validFrom || now.validFrom <= ts) continue;
+      const was = normalizeValue(claim.value);
+      const is = normalizeValue(now.claim);
+      if (is === was || is.includes(was)) continue;
+      outdated.set(id, now.objectId);
+      break;
+    }
+  }
+  return outdated;
+}

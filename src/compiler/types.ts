@@ -17,6 +17,12 @@ export interface MessageRecord {
   scope_id?: string | null;
 }
 
+/** Slot values extraction read from a message, with the message's time. */
+export interface StatedClaims {
+  ts: string;
+  claims: { key: string; value: string }[];
+}
+
 /** Working-set and environment-layer entries live in the thread; they are upserted by key. */
 export interface LayerEntry {
   id: string;
@@ -58,6 +64,8 @@ export interface CompileInput {
   environmentFacts: LayerEntry[];
   /** Extracted state items, superseded ones included so the trace can name them. */
   items: StateItemRecord[];
+  /** What the tail messages and the source messages of items stated, by message id. */
+  statedClaims: Map<string, StatedClaims>;
   /** Most recent messages, oldest first. */
   messages: MessageRecord[];
   countTokens: (text: string) => number;

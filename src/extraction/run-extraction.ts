@@ -46,6 +46,14 @@ export interface ExtractionRunOutput {
   result: ExtractResult;
   slotAliases: Record<string, string>;
   messageScopes: MessageScope[];
+  /** Which slot each message stated a value for, so a later change of that slot dates the message. */
+  messageClaims: MessageClaim[];
+}
+
+export interface MessageClaim {
+  message_id: string;
+  key: string;
+  value: string;
 }
 
 export class ExtractionTimeout extends Error {}
@@ -72,12 +80,13 @@ export function newFactsOnly(
   existing: { key: string; value: string }[],
   deadValues: string[],
   knownAliases: Record<string, string>,
-): { facts: ExtractedFact[]; aliases: Record<string, string> } {
+): { facts: ExtractedFact[]; aliases: Record<string, string>; claims: MessageClaim[] } {
   const known = existing.map((f) => ({ key: f.key, value: normalize(f.value) }));
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
   const aliases = { ...knownAliases };
   const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
   const kept: ExtractedFact[] = [];
+  const claims: MessageClaim[] = [];
   for (const original of facts) {
     const fact = {
       ...original,
@@ -91,6 +100,8 @@ export function newFactsOnly(
       );
       if (holder) {
         if (holder.key !== original.key && fact.scope === "global") aliases[original.key] = holder.key;
+        if (fact.scope === "global")
+          claims.push({ message_id: fact.ref, key: holder.key, value: fact.value });
         continue;
       }
       if (dead.some((d) => d === value || (value.length >= 4 && (d.includes(value) || value.includes(d)))))
@@ -98,12 +109,13 @@ export function newFactsOnly(
     }
     kept.push(fact);
     if (fact.scope === "global") {
+      claims.push({ message_id: fact.ref, key: fact.key, value: fact.value });
       const slot = known.find((k) => k.key === fact.key);
       if (slot) slot.value = value;
       else known.push({ key: fact.key, value });
     }
   }
-  return { facts: kept, aliases };
+  return { facts: kept, aliases, claims };
 }
 
 export async function runExtraction(
@@ -140,6 +152,7 @@ export async function runExtraction(
       through,
       slotAliases: input.slotAliases,
       messageScopes: [],
+      messageClaims: [],
       result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
     };
   }
@@ -175,7 +188,7 @@ export async function runExtraction(
     maxCandidates: limits.maxCandidates,
     source: ports.extractor.name === "rules" ? "rules" : "llm",
   });
-  const { facts, aliases } = newFactsOnly(
+  const { facts, aliases, claims } = newFactsOnly(
     output.facts,
     input.existingFacts,
     input.deadValues,
@@ -190,6 +203,7 @@ export async function runExtraction(
     through,
     slotAliases: aliases,
     messageScopes: output.messageScopes ?? [],
+    messageClaims: claims,
     result: {
       ...base,
       ...reconciled.result,

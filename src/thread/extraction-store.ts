@@ -1,4 +1,5 @@
-import type { StateItemRecord } from "../compiler/types";
+import type { StatedClaims, StateItemRecord } from "../compiler/types";
+import type { MessageClaim } from "../extraction/run-extraction";
 import type { MessageScope, StateItem } from "../state/types";
 
 /**
@@ -12,6 +13,8 @@ export const EXTRACTION_SCHEMA = [
      item_json TEXT NOT NULL, line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS extraction_runs (
      id TEXT PRIMARY KEY, finished_at TEXT NOT NULL, result_json TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS message_claims (
+     message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key))`,
   `CREATE TABLE IF NOT EXISTS message_scopes (id TEXT PRIMARY KEY, scope TEXT NOT NULL, scope_id TEXT)`,
   `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
 ];
@@ -67,6 +70,29 @@ export class ExtractionStore {
   slotAliases(): Record<string, string> {
     const raw = this.meta("slot_aliases");
     return raw ? (JSON.parse(raw) as Record<string, string>) : {};
+  }
+
+  /** The slot values the given messages stated, with their times, by message id. */
+  statedClaims(messageIds: string[]): Map<string, StatedClaims> {
+    const out = new Map<string, StatedClaims>();
+    const ids = [...new Set(messageIds)];
+    for (let i = 0; i < ids.length; i += 90) {
+      const part = ids.slice(i, i + 90);
+      const rows = this.sql
+        .exec<{ id: string; ts: string; key: string; value: string }>(
+          `SELECT c.message_id AS id, m.ts AS ts, c.key AS key, c.value AS value
+           FROM message_claims c JOIN messages m ON m.id = c.message_id
+           WHERE c.message_id IN (${part.map(() => "?").join(", ")})`,
+          ...part,
+        )
+        .toArray();
+      for (const row of rows) {
+        const entry = out.get(row.id) ?? { ts: row.ts, claims: [] };
+        entry.claims.push({ key: row.key, value: row.value });
+        out.set(row.id, entry);
+      }
+    }
+    return out;
   }
 
   /** Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. */
@@ -143,7 +169,16 @@ export class ExtractionStore {
     openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
     slotAliases: Record<string, string>,
     messageScopes: MessageScope[],
+    messageClaims: MessageClaim[],
   ): void {
+    for (const c of messageClaims) {
+      this.sql.exec(
+        "INSERT INTO message_claims (message_id, key, value) VALUES (?, ?, ?) ON CONFLICT (message_id, key) DO UPDATE SET value = excluded.value",
+        c.message_id,
+        c.key,
+        c.value,
+      );
+    }
     for (const m of messageScopes) {
       this.sql.exec(
         "INSERT INTO message_scopes (id, scope, scope_id) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, scope_id = excluded.scope_id",

@@ -317,6 +317,7 @@ export class ThreadObject extends DurableObject<Env> {
           run.openScope,
           run.slotAliases,
           run.messageScopes,
+          run.messageClaims,
         );
       });
       // No other I/O intervenes, so these writes coalesce with the commit above.
@@ -503,6 +504,11 @@ export class ThreadObject extends DurableObject<Env> {
       )
       .toArray()
       .reverse();
+    const items = this.extraction.itemRecords();
+    const statedClaims = this.extraction.statedClaims([
+      ...messages.map((m) => m.id),
+      ...items.flatMap((record) => record.item.refs),
+    ]);
     const output = compileContext({
       query: request.query,
       budgetTokens: request.budget_tokens,
@@ -517,7 +523,8 @@ export class ThreadObject extends DurableObject<Env> {
       facts,
       working: this.layer("working", true),
       environmentFacts: this.layer("environment", true),
-      items: this.extraction.itemRecords(),
+      items,
+      statedClaims,
       messages,
       countTokens,
     });
