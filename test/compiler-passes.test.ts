@@ -1,15 +1,15 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
-import { gate } from "../src/compiler/gate";
+import { gate } from "../src/compiler/passes/gate";
 import { deadClaims, maskClaims, outdatedMessages, restatedClaim } from "../src/compiler/hygiene";
 import { bm25Scores, terms } from "../src/compiler/lexical";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
-import type { Candidate } from "../src/compiler/types";
+import type { ContextObject } from "../src/compiler/types";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
 
-function candidate(extra: Partial<Candidate> = {}): Candidate {
+function candidate(extra: Partial<ContextObject> = {}): ContextObject {
   return {
     objectId: "c1",
     kind: "fact",
@@ -122,7 +122,7 @@ describe("gate pass", () => {
     [{ validUntil: "2025-05-01T00:00:00.000Z" }, "expired"],
     [{ validFrom: "2025-07-01T00:00:00.000Z" }, "expired"],
   ])("%j → %s", (extra, reason) => {
-    expect(gate(candidate(extra as Partial<Candidate>), ctx)?.reason).toBe(reason);
+    expect(gate(candidate(extra as Partial<ContextObject>), ctx)?.reason).toBe(reason);
   });
 
   it("admits current, in-scope, permitted objects", () => {

@@ -79,6 +79,75 @@ export const Scope = z.enum(["global", "task", "hypothetical", "draft", "session
 export const Classification = z.enum(["public", "restricted", "confidential", "highly_restricted"]);
 export const Layer = z.enum(["persistent", "working", "environment"]);
 
+/** Seed 001's bounded vocabularies for Context Objects, the compiler's unit. */
+export const ObjectType = z
+  .enum([
+    "preference",
+    "identity_fact",
+    "project_decision",
+    "retrieved_passage",
+    "policy_rule",
+    "tool_schema",
+    "inferred_belief",
+    "actionable_constraint",
+    // Additions to seed 001's list, for sources the seed does not name: raw turns and monitored signals.
+    "conversation_turn",
+    "environment_signal",
+  ])
+  .openapi("ObjectType");
+export const TaskType = z
+  .enum(["code_generation", "analytical_reporting", "data_extraction", "system_orchestration"])
+  .openapi("TaskType");
+/** 0 platform rules, 1 developer rules, 2 user constraints, 3 inferred memory, 4 retrieved data and tool payloads. */
+export const AuthorityLevel = z.number().int().min(0).max(4).openapi("AuthorityLevel");
+export const ContradictionStatus = z
+  .enum(["clean", "disputed", "overridden", "quarantined"])
+  .openapi("ContradictionStatus");
+export const RetirementRule = z
+  .enum(["archive", "hard_delete", "demote_to_archival", "trigger_user_confirmation"])
+  .openapi("RetirementRule");
+export const DecayRule = z
+  .object({
+    half_life_days: z.number().positive().max(36_500),
+    minimum_threshold: z.number().min(0).max(1).default(0),
+  })
+  .openapi("DecayRule");
+export const PriorityTier = z
+  .enum(["critical", "important", "useful", "minimal", "irrelevant"])
+  .openapi("PriorityTier");
+/** Seed 001's fact-to-instruction ladder, level 0 to 5. */
+export const CompiledAs = z
+  .enum([
+    "raw_observation",
+    "normalized_fact",
+    "scoped_memory",
+    "task_context",
+    "behavioral_guidance",
+    "hard_constraint",
+  ])
+  .openapi("CompiledAs");
+export const DetailLevel = z.enum(["full", "summary", "micro"]).openapi("DetailLevel");
+
+/** Context Object fields a client may state with a fact; whatever is left out is inferred. */
+export const FactContextFields = z
+  .object({
+    object_type: ObjectType.optional(),
+    why_it_matters: shortText(2000).optional(),
+    applicable_task_types: z.array(TaskType).max(4).optional(),
+    behavioral_implication: shortText(2000).optional(),
+    confidence_score: z.number().min(0).max(1).optional(),
+    source_authority: z.number().min(0).max(1).optional(),
+    canonical_entity_ids: z.array(shortText(200)).max(20).optional(),
+    aliases: z.array(shortText(200)).max(20).optional(),
+    decay_rule: DecayRule.optional(),
+    retirement_rule: RetirementRule.optional(),
+  })
+  .strict()
+  .openapi("FactContextFields", {
+    description:
+      "Optional Context Object metadata (seed 001). why_it_matters with applicable_task_types makes a preference conditional: it activates only for those task types and queries that match why_it_matters.",
+  });
+
 export const FactValue = z.union([
   z.string().max(100_000),
   z.number(),
@@ -112,6 +181,7 @@ export const FactEvent = z
     classification: Classification.optional(),
     allow_roles: roleList.optional(),
     deny_roles: roleList.optional(),
+    context: FactContextFields.optional(),
   })
   .refine((f) => !f.valid_from || !f.valid_until || Date.parse(f.valid_from) < Date.parse(f.valid_until), {
     message: "valid_until must be after valid_from",
@@ -156,7 +226,9 @@ export const ContextBody = z
     budget_tokens: z.number().int().min(64).max(200_000).default(8000),
     now: isoDateTime.optional(),
     roles: roleList.optional(),
-    task_type: shortText(100).optional(),
+    task_type: TaskType.optional().openapi({
+      description: "Active task type; facts whose applicable_task_types exclude it do not activate.",
+    }),
     task_id: shortText(200).optional().openapi({ description: "Active task; task-scoped facts need it." }),
     facts_share: z.number().gt(0).max(1).default(0.7),
   })
@@ -170,6 +242,9 @@ export const OmitReason = z.enum([
   "irrelevant",
   "expired",
   "disputed",
+  "overridden",
+  "quarantined",
+  "duplicate",
 ]);
 
 export const ObjectKind = z.enum(["identity", "environment", "fact", "state_item", "working", "message"]);
@@ -187,6 +262,16 @@ export const ContextResult = z
           object_id: z.string(),
           kind: ObjectKind,
           section: z.string(),
+          object_type: ObjectType,
+          authority_level: AuthorityLevel,
+          source_authority: z.number(),
+          confidence_score: z.number(),
+          security_classification: Classification,
+          contradiction_status: ContradictionStatus,
+          priority_tier: PriorityTier,
+          compiled_as: CompiledAs,
+          detail: DetailLevel,
+          tokens: z.number().int(),
           refs: z.array(z.string()).optional(),
         }),
       ),
@@ -195,10 +280,24 @@ export const ContextResult = z
           object_id: z.string(),
           kind: ObjectKind,
           reason: OmitReason,
+          priority_tier: PriorityTier.optional(),
           detail: z.string().optional(),
         }),
       ),
-      quarantined: z.array(z.object({ object_id: z.string(), kind: ObjectKind, detail: z.string() })),
+      quarantined: z.array(
+        z.object({
+          object_id: z.string(),
+          kind: ObjectKind,
+          reason: z.literal("conflicting_claim_unresolved"),
+          contradiction_status: ContradictionStatus,
+          slot: z.string(),
+          conflicts_with: z.array(z.string()),
+          detail: z.string(),
+        }),
+      ),
+      candidates: z
+        .object({ total: z.number().int(), admitted: z.number().int(), compiled: z.number().int() })
+        .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),
       extraction: z
         .object({
           status: z.enum(["current", "partial", "failed"]),
@@ -376,3 +475,11 @@ export type WatermarkView = z.infer<typeof Watermark>;
 export type IngestOutput = z.infer<typeof IngestResult>;
 export type OmitReasonName = z.infer<typeof OmitReason>;
 export type ObjectKindName = z.infer<typeof ObjectKind>;
+export type ObjectTypeName = z.infer<typeof ObjectType>;
+export type TaskTypeName = z.infer<typeof TaskType>;
+export type ContradictionStatusName = z.infer<typeof ContradictionStatus>;
+export type PriorityTierName = z.infer<typeof PriorityTier>;
+export type CompiledAsName = z.infer<typeof CompiledAs>;
+export type DetailLevelName = z.infer<typeof DetailLevel>;
+export type RetirementRuleName = z.infer<typeof RetirementRule>;
+export type FactContext = z.infer<typeof FactContextFields>;

@@ -1,308 +1,161 @@
-import type { ContextOutput } from "../api/schemas";
-import { type GateContext, gate } from "./gate";
+import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
+import type { ContextObject, Omission } from "./context-object";
+import { dedupe } from "./passes/compress";
+import { type Envelope, emit } from "./passes/emit";
+import { type GateContext, gate } from "./passes/gate";
 import {
-  type DeadClaim,
-  deadClaims,
-  maskClaims,
-  outdatedMessages,
-  restatedClaim,
-  speaksFromDeadState,
-  worthKeeping,
-} from "./hygiene";
-import { bm25Scores } from "./lexical";
-import { factCandidate, itemCandidate, layerCandidate, messageCandidate } from "./normalize";
+  factObject,
+  initialEnvironmentObjects,
+  itemObject,
+  layerObject,
+  messageObject,
+  type Origin,
+} from "./passes/normalize";
+import { pack } from "./passes/pack";
+import { type RankContext, rankGroup, tiers } from "./passes/rank";
+import { resolveEntities } from "./passes/resolve-entities";
+import { checkTemporal } from "./passes/temporal";
 import { callerFrom } from "./permissions";
-import {
-  environmentLines,
-  identityLines,
-  renderContext,
-  SECTION_TITLES,
-  type SectionName,
-} from "./render-sections";
-import type { Candidate, CompileInput, LayerEntry, Omission } from "./types";
+import { identityLines, nowLine } from "./render-sections";
+import type { CompileInput } from "./types";
 
 /** At most this many recent messages are considered for the tail. */
 export const MESSAGE_TAIL = 12;
 
-interface Placed {
-  candidate: Candidate;
-  section: SectionName;
-  line: string;
-}
-
 /**
- * build_query_context (seed 000), as pure passes: normalize → gate → rank → pack → render → verify.
- * Everything that touches storage has already happened; this only decides and formats.
+ * build_query_context as seed 001's ten passes. Everything that touches storage has already happened;
+ * each pass is a pure function of its input:
+ *   1 normalize → 2 resolve entities → 3 gates → 4 temporal validity and conflicts → 5 rank and tier →
+ *   6 rescue → 7 compress, convert and pack → 8 contain → 9 order → 10 emit.
  */
-export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_id"> {
-  const caller = callerFrom(input.identity, input.ladder, input.requestRoles);
+export function compileContext(input: CompileInput): Envelope {
+  const origin: Origin = {
+    tenantId: input.tenantId,
+    projectId: input.projectId,
+    threadId: input.threadId,
+    topRank: Math.max(
+      1,
+      ...(input.ladder.length ? input.ladder : DEFAULT_AUTHORITY_LADDER).map((t) => t.rank),
+    ),
+  };
+
+  // 1. normalize
+  const normalized = {
+    facts: input.facts.map((row) => factObject(row, origin)),
+    working: input.working.map((entry) => layerObject(entry, "working", origin)),
+    environment: [
+      ...initialEnvironmentObjects(input, origin),
+      ...input.environmentFacts.map((entry) => layerObject(entry, "environment", origin)),
+    ],
+    items: input.items.map((record) => itemObject(record, origin)),
+    messages: input.messages.slice(-MESSAGE_TAIL).map((message) => messageObject(message, origin)),
+  };
+
+  // 2. resolve entities
+  const resolved = {
+    facts: resolveEntities(normalized.facts),
+    working: resolveEntities(normalized.working),
+    environment: resolveEntities(normalized.environment),
+    items: resolveEntities(normalized.items),
+    messages: normalized.messages,
+  };
+  const candidateCount = Object.values(resolved).reduce((n, list) => n + list.length, 0);
+
+  // 3. scope, permission and authority gates
   const gateContext: GateContext = {
     now: input.now,
     threadId: input.threadId,
     taskId: input.taskId,
-    caller,
+    caller: callerFrom(input.identity, input.ladder, input.requestRoles),
     ladder: input.ladder,
   };
-  const omitted: Omission[] = [];
-
-  const admit = (candidates: Candidate[]) =>
-    candidates.filter((candidate) => {
-      const verdict = gate(candidate, gateContext);
-      if (verdict) omitted.push({ candidate, ...verdict });
+  const gated: Omission[] = [];
+  const admit = (objects: ContextObject[]) =>
+    objects.filter((object) => {
+      const verdict = gate(object, gateContext);
+      if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
+  const admitted = {
+    facts: admit(resolved.facts),
+    working: admit(resolved.working),
+    environment: admit(resolved.environment),
+    items: admit(resolved.items),
+    messages: admit(resolved.messages),
+  };
+  const admittedCount = Object.values(admitted).reduce((n, list) => n + list.length, 0);
 
-  const facts = admit(input.facts.map(factCandidate));
-  const working = admit(input.working.map((w) => layerCandidate(w, "working")));
-  const extractedItems = admit(input.items.map(itemCandidate));
-  const environmentFacts = admit(input.environmentFacts.map((e) => layerCandidate(e, "environment")));
-  const overriddenEnvironment = replacedInitialEnvironment(input);
-  omitted.push(...overriddenEnvironment.omissions);
-  const validFrom = new Map([
-    ...input.facts.map((f): [string, string] => [f.id, f.validFrom]),
-    ...[...input.working, ...input.environmentFacts].map((e): [string, string] => [e.id, e.ts]),
+  // 4. temporal validity and conflicts
+  const settled = checkTemporal(admitted, gated, input.statedClaims);
+  const omitted = settled.omitted;
+
+  // 5. rank and tier
+  const rankContext: RankContext = { query: input.query, now: input.now, taskType: input.taskType };
+  const rank = (objects: ContextObject[], tierOf: Parameters<typeof rankGroup>[2]) => {
+    const { ranked, omitted: irrelevant } = rankGroup(objects, rankContext, tierOf);
+    omitted.push(...irrelevant);
+    return ranked;
+  };
+  const untrusted = (o: ContextObject) => o.authorityLevel === 4;
+  const facts = rank(
+    settled.facts.filter((o) => !untrusted(o)),
+    tiers.facts,
+  );
+  const retrieved = rank(settled.facts.filter(untrusted), tiers.facts);
+  const items = rank(settled.items, tiers.items);
+  const working = rank(settled.working, tiers.working);
+  const environment = rank(settled.environment, tiers.environment);
+  const messages = rank(settled.messages, tiers.messages);
+
+  // 7. compress and convert: duplicates collapse onto the strongest copy, then layered packing.
+  const all = [...facts, ...items, ...working, ...environment, ...retrieved];
+  const rules = all.filter((r) => r.tier === "critical");
+  const byTier = (list: typeof facts, tier: string) => list.filter((r) => r.tier === tier);
+  const { groups, omitted: duplicates } = dedupe([
+    rules,
+    environment.filter((r) => r.tier !== "critical"),
+    byTier(items, "important"),
+    byTier(working, "important"),
+    byTier(facts, "important"),
+    byTier(retrieved, "important"),
+    messages,
+    [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
   ]);
-  // An item extracted from what was said while a claim was still believed dies with that claim.
-  const deadBeforeItems = deadClaims(omitted, [...facts, ...working, ...environmentFacts], validFrom);
-  const outdated = outdatedMessages(input.statedClaims, facts);
-  // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
-  for (const item of extractedItems) {
-    const from = item.refs?.find((ref) => outdated.has(ref));
-    const replacedBy = from ? outdated.get(from) : undefined;
-    if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
-  }
-  const items = extractedItems.filter((item) => {
-    const restated = speaksFromDeadState(item, deadBeforeItems);
-    const from = item.refs?.find((ref) => outdated.has(ref));
-    if (restated) {
-      omitted.push({ candidate: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
-    } else if (from) {
-      omitted.push({
-        candidate: item,
-        reason: "superseded",
-        detail: `stated in ${from}, since replaced by ${outdated.get(from)}`,
-      });
-    }
-    return !restated && !from;
-  });
-  const dead = deadClaims(omitted, [...facts, ...items, ...working, ...environmentFacts], validFrom);
-  const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
-    const replacedBy = outdated.get(message.objectId);
-    if (replacedBy) {
-      omitted.push({
-        candidate: message,
-        reason: "superseded",
-        detail: `stated a value since replaced by ${replacedBy}`,
-      });
-      return false;
-    }
-    const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
-    if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
-      omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });
-      return false;
-    }
-    return true;
-  });
+  omitted.push(...duplicates);
+  const [rulesG, environmentG, itemsG, workingG, factsG, retrievedG, messagesG, backgroundG] = groups;
 
-  const rankedFacts = rank(input.query, facts);
-  const rankedWorking = rank(input.query, working);
-  const rankedItems = rank(input.query, items);
-
-  const count = input.countTokens;
-  const sectionCost = (name: SectionName) => count(`${SECTION_TITLES[name]}\n`) + 2;
-  const lineCost = (tokens: number) => tokens + 3;
-
-  const baseEnvironment = overriddenEnvironment.remaining;
-  const fixed = {
-    identity: identityLines(input.identity),
-    environment: environmentLines(baseEnvironment, input.now),
-  };
-  let remaining = input.budgetTokens;
-  remaining -= sectionCost("identity") + fixed.identity.reduce((sum, line) => sum + count(line) + 1, 0);
-  remaining -= sectionCost("environment") + fixed.environment.reduce((sum, line) => sum + count(line) + 1, 0);
-
-  const placed: Placed[] = [];
-  const fill = (
-    section: SectionName,
-    candidates: Candidate[],
-    allowance: number,
-    headerPaid = false,
-  ): number => {
-    let spent = 0;
-    let opened = headerPaid;
-    for (const candidate of candidates) {
-      const cost = lineCost(candidate.tokens) + (opened ? 0 : sectionCost(section));
-      if (spent + cost > allowance) {
-        omitted.push({ candidate, reason: "over_budget" });
-        continue;
-      }
-      spent += cost;
-      opened = true;
-      placed.push({
-        candidate,
-        section,
-        line: `- ${maskClaims(candidate.text, dead)}`,
-      });
-    }
-    return spent;
-  };
-
-  remaining -= fill("environment", environmentFacts, Math.max(0, remaining), true);
-  remaining -= fill(
-    "facts",
-    rankedFacts.relevant.concat(rankedFacts.rest),
-    Math.max(0, Math.floor(remaining * input.factsShare)),
+  const fixed = { identity: identityLines(input.identity), environment: [nowLine(input.now)] };
+  const fixedTokens = Object.entries(fixed).reduce(
+    (sum, [, lines]) => sum + lines.reduce((s, line) => s + input.countTokens(line) + 1, 0) + 6,
+    0,
   );
-  for (const candidate of rankedWorking.rest)
-    omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
-  remaining -= fill("state", rankedItems.relevant.concat(rankedItems.rest), Math.max(0, remaining));
-  remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
-  fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted, dead);
+  const { placed, omitted: overBudget } = pack({
+    budgetTokens: input.budgetTokens,
+    factsShare: input.factsShare,
+    fixedTokens,
+    rules: rulesG ?? [],
+    environment: environmentG ?? [],
+    items: itemsG ?? [],
+    working: workingG ?? [],
+    facts: factsG ?? [],
+    retrieved: retrievedG ?? [],
+    episodes: [],
+    messages: messagesG ?? [],
+    background: backgroundG ?? [],
+    dead: settled.dead,
+    count: input.countTokens,
+  });
+  omitted.push(...overBudget);
 
-  return verifyAndEmit(input, fixed, placed, omitted);
-}
-
-/**
- * A later environment-layer write for a key replaces the value the thread was created with; the
- * replaced value is reported as superseded, so hygiene recognises it restated in messages.
- */
-function replacedInitialEnvironment(input: CompileInput): {
-  remaining: Record<string, unknown>;
-  omissions: Omission[];
-} {
-  const remaining: Record<string, unknown> = {};
-  const omissions: Omission[] = [];
-  for (const [key, value] of Object.entries(input.environment)) {
-    const replacement = input.environmentFacts.find((e) => e.key === key && e.replacedBy === null);
-    if (!replacement) {
-      remaining[key] = value;
-      continue;
-    }
-    const initial: LayerEntry = {
-      ...replacement,
-      id: `environment:${key}`,
-      valueJson: JSON.stringify(value),
-      content: `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
-      replacedBy: replacement.id,
-    };
-    omissions.push({ candidate: layerCandidate(initial, "environment"), reason: "superseded" });
-  }
-  return { remaining, omissions };
-}
-
-function rank(query: string, candidates: Candidate[]): { relevant: Candidate[]; rest: Candidate[] } {
-  const scores = bm25Scores(
-    query,
-    candidates.map((c) => c.text),
-  );
-  const order = candidates
-    .map((candidate, i) => ({ candidate, score: scores[i] ?? 0 }))
-    .sort(
-      (a, b) =>
-        Number(b.candidate.isConstraint) - Number(a.candidate.isConstraint) ||
-        b.score - a.score ||
-        b.candidate.ts.localeCompare(a.candidate.ts) ||
-        a.candidate.objectId.localeCompare(b.candidate.objectId),
-    );
-  return {
-    relevant: order.filter((o) => o.score > 0 || o.candidate.isConstraint).map((o) => o.candidate),
-    rest: order.filter((o) => o.score <= 0 && !o.candidate.isConstraint).map((o) => o.candidate),
-  };
-}
-
-/** The newest messages win the tail budget; they are emitted oldest first so the transcript reads in order. */
-function fillTail(
-  messages: Candidate[],
-  allowance: number,
-  header: number,
-  lineCost: (tokens: number) => number,
-  placed: Placed[],
-  omitted: Omission[],
-  dead: DeadClaim[],
-): void {
-  let spent = 0;
-  const kept: Placed[] = [];
-  for (const candidate of [...messages].reverse()) {
-    const cost = lineCost(candidate.tokens) + (kept.length ? 0 : header);
-    if (spent + cost > allowance) {
-      omitted.push({ candidate, reason: "over_budget" });
-      continue;
-    }
-    spent += cost;
-    kept.unshift({ candidate, section: "messages", line: maskClaims(candidate.text, dead) });
-  }
-  placed.push(...kept);
-}
-
-const TRIM_ORDER: SectionName[] = ["messages", "working", "state", "facts", "environment"];
-
-/**
- * Per-line counts are stored at write time and the sum is an estimate of the joined text; the final
- * text is counted once more and, should it still exceed the budget, the least important lines go.
- */
-function verifyAndEmit(
-  input: CompileInput,
-  fixed: { identity: string[]; environment: string[] },
-  placed: Placed[],
-  omitted: Omission[],
-): Omit<ContextOutput, "trace_id"> {
-  const build = () => {
-    const lines = (name: SectionName) => placed.filter((p) => p.section === name).map((p) => p.line);
-    const sections: { name: SectionName; lines: string[] }[] = [
-      { name: "identity", lines: fixed.identity },
-      { name: "environment", lines: [...fixed.environment, ...lines("environment")] },
-      { name: "facts", lines: lines("facts") },
-      { name: "state", lines: lines("state") },
-      { name: "working", lines: lines("working") },
-      { name: "messages", lines: lines("messages") },
-    ];
-    return { sections, text: renderContext(sections) };
-  };
-
-  let built = build();
-  let tokens = input.countTokens(built.text);
-  while (tokens > input.budgetTokens) {
-    const section = TRIM_ORDER.find((name) => placed.some((p) => p.section === name));
-    if (section) {
-      const index = placed.findLastIndex((p) => p.section === section);
-      const [dropped] = placed.splice(index, 1);
-      if (dropped) omitted.push({ candidate: dropped.candidate, reason: "over_budget" });
-    } else if (fixed.environment.length > 1) {
-      fixed.environment.pop();
-    } else if (fixed.identity.length > 0 || fixed.environment.length > 0) {
-      fixed.identity.pop() ?? fixed.environment.pop();
-    } else {
-      break;
-    }
-    built = build();
-    tokens = input.countTokens(built.text);
-  }
-
-  return {
-    context: built.text,
-    tokens,
-    budget_tokens: input.budgetTokens,
-    sections: built.sections
-      .filter((s) => s.lines.length > 0)
-      .map((s) => ({
-        name: s.name,
-        tokens: input.countTokens([SECTION_TITLES[s.name], ...s.lines].join("\n")),
-        items: s.lines.length,
-      })),
-    trace: {
-      compiled: placed.map((p) => ({
-        object_id: p.candidate.objectId,
-        kind: p.candidate.kind,
-        section: p.section,
-        ...(p.candidate.refs ? { refs: p.candidate.refs } : {}),
-      })),
-      omitted: omitted.map((o) => ({
-        object_id: o.candidate.objectId,
-        kind: o.candidate.kind,
-        reason: o.reason,
-        ...(o.detail ? { detail: o.detail } : {}),
-      })),
-      quarantined: [],
-    },
-  };
+  // 9–10. order for cache and attention, emit the envelope and its trace.
+  return emit({
+    budgetTokens: input.budgetTokens,
+    fixed,
+    placed,
+    omitted,
+    quarantined: settled.quarantined,
+    candidateCount,
+    admittedCount,
+    count: input.countTokens,
+  });
 }

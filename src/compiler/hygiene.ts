@@ -1,5 +1,5 @@
 import type { OmitReasonName } from "../api/schemas";
-import type { Candidate, Omission } from "./types";
+import type { ContextObject, Omission } from "./context-object";
 
 /**
  * Dead claims must not come back as live text by another route. A message that restates a value the
@@ -8,7 +8,14 @@ import type { Candidate, Omission } from "./types";
  * elided whole: it speaks from a dead state. Later text that quotes the value (a correction, a fact
  * citing its predecessor) keeps its other content, with the quotation masked.
  */
-const DEAD_REASONS = new Set<OmitReasonName>(["superseded", "disputed", "out_of_scope", "not_permitted"]);
+const DEAD_REASONS = new Set<OmitReasonName>([
+  "superseded",
+  "overridden",
+  "disputed",
+  "quarantined",
+  "out_of_scope",
+  "not_permitted",
+]);
 
 export interface DeadClaim {
   text: string;
@@ -26,20 +33,20 @@ function distinctive(claim: string): boolean {
 
 export function deadClaims(
   omitted: Omission[],
-  live: Candidate[],
+  live: ContextObject[],
   validFrom: Map<string, string>,
 ): DeadClaim[] {
   const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
   const claims: DeadClaim[] = [];
   for (const o of omitted) {
-    const text = o.candidate.claim;
+    const text = o.object.claim;
     if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
     const lower = text.toLowerCase();
     // A value that is still live elsewhere (restated by the current fact) is not dead.
     if (liveClaims.some((c) => c === lower)) continue;
-    const successor = o.candidate.supersededBy;
+    const successor = o.object.supersededBy;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
-    claims.push({ text, lower, reason: o.reason, objectId: o.candidate.objectId, diedAt });
+    claims.push({ text, lower, reason: o.reason, objectId: o.object.objectId, diedAt });
   }
   return claims.sort((a, b) => b.text.length - a.text.length);
 }
@@ -50,7 +57,7 @@ export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | un
 }
 
 /** A message restating a dead claim from when it was still believed, or a claim never live here. */
-export function speaksFromDeadState(message: Candidate, claims: DeadClaim[]): DeadClaim | undefined {
+export function speaksFromDeadState(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
   const lower = message.text.toLowerCase();
   return claims.find((c) => lower.includes(c.lower) && (c.diedAt === null || message.ts < c.diedAt));
 }
@@ -85,9 +92,9 @@ const normalizeValue = (value: string) => value.toLowerCase().replace(/\s+/g, " 
  */
 export function outdatedMessages(
   stated: Map<string, { ts: string; claims: { key: string; value: string }[] }>,
-  current: Candidate[],
+  current: ContextObject[],
 ): Map<string, string> {
-  const bySlot = new Map<string, Candidate>();
+  const bySlot = new Map<string, ContextObject>();
   for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
   const outdated = new Map<string, string>();
   for (const [id, { ts, claims }] of stated) {

@@ -1,6 +1,6 @@
 import type { IdentityInput } from "../api/schemas";
 
-/** Identity and environment are rendered per compile: they are small and `now` varies per request. */
+/** Identity and the present moment are rendered per compile: they are small and `now` varies per request. */
 export function identityLines(identity: IdentityInput): string[] {
   const name = identity.user_name ? `${identity.user_name} (${identity.user_id})` : identity.user_id;
   const lines = [`User: ${name}`];
@@ -12,29 +12,4 @@ export function identityLines(identity: IdentityInput): string[] {
   return lines;
 }
 
-export function environmentLines(environment: Record<string, unknown>, now: string): string[] {
-  const lines = [`Now: ${now}`];
-  for (const [key, value] of Object.entries(environment)) {
-    if (key === "now" || value === undefined || value === null) continue;
-    lines.push(`${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
-  }
-  return lines;
-}
-
-export const SECTION_TITLES = {
-  identity: "## Identity",
-  environment: "## Environment",
-  facts: "## Current facts",
-  state: "## State",
-  working: "## Working set",
-  messages: "## Recent messages",
-} as const;
-
-export type SectionName = keyof typeof SECTION_TITLES;
-
-export function renderContext(sections: { name: SectionName; lines: string[] }[]): string {
-  return sections
-    .filter((s) => s.lines.length > 0)
-    .map((s) => [SECTION_TITLES[s.name], ...s.lines].join("\n"))
-    .join("\n\n");
-}
+export const nowLine = (now: string) => `Now: ${now}`;

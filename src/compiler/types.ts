@@ -1,4 +1,5 @@
-import type { IdentityInput, ObjectKindName, OmitReasonName } from "../api/schemas";
+import type { IdentityInput, TaskTypeName } from "../api/schemas";
+import type { DetailForms } from "../context/detail-forms";
 import type { AuthorityTier } from "../facts/authority";
 import type { FactRow } from "../facts/fact-schema";
 import type { StateItem } from "../state/types";
@@ -15,6 +16,8 @@ export interface MessageRecord {
   /** Set by extraction when the message was spoken inside a hypothetical, draft, task or session scope. */
   scope?: string | null;
   scope_id?: string | null;
+  /** Summary and micro forms, stored at write time (absent for messages written before they existed). */
+  forms?: DetailForms | null;
 }
 
 /** Slot values extraction read from a message, with the message's time. */
@@ -56,6 +59,9 @@ export interface CompileInput {
   threadId: string;
   taskId?: string;
   requestRoles?: string[];
+  taskType?: TaskTypeName;
+  tenantId: string;
+  projectId: string;
   identity: IdentityInput;
   environment: Record<string, unknown>;
   ladder: AuthorityTier[];
@@ -69,41 +75,4 @@ export interface CompileInput {
   /** Most recent messages, oldest first. */
   messages: MessageRecord[];
   countTokens: (text: string) => number;
-}
-
-/** The compiler's unit: every source is normalized into this before any decision is taken. */
-export interface Candidate {
-  objectId: string;
-  kind: ObjectKindName;
-  key: string | null;
-  text: string;
-  tokens: number;
-  ts: string;
-  scope: string;
-  scopeId: string | null;
-  classification: string;
-  allowRoles: string[];
-  denyRoles: string[];
-  isValid: boolean;
-  disputed: boolean;
-  validFrom: string | null;
-  validUntil: string | null;
-  isConstraint: boolean;
-  /** The object's claim (its value, markers removed), used to recognise it restated elsewhere. */
-  claim: string | null;
-  /** For a superseded fact, the id of the version that replaced it. */
-  supersededBy: string | null;
-  refs?: string[];
-}
-
-export interface Omission {
-  candidate: Candidate;
-  reason: OmitReasonName;
-  detail?: string;
-}
-
-export interface Section {
-  name: string;
-  title: string;
-  lines: { candidate: Candidate | null; text: string; tokens: number }[];
 }

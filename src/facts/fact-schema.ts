@@ -43,6 +43,13 @@ export const facts = sqliteTable(
     validUntil: text("valid_until"),
     txStart: text("tx_start").notNull(),
     txEnd: text("tx_end"),
+    // Seed 004's detail levels, computed once at write time; empty on rows written before they existed.
+    summary: text("summary").notNull().default(""),
+    summaryTokens: integer("summary_tokens").notNull().default(0),
+    micro: text("micro").notNull().default(""),
+    microTokens: integer("micro_tokens").notNull().default(0),
+    /** Context Object metadata the client stated (FactContextFields), as JSON. */
+    contextJson: text("context_json").notNull().default("{}"),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.id] }),

@@ -1,4 +1,5 @@
 import type { FactEventInput, IdentityInput } from "../api/schemas";
+import { detailForms } from "../context/detail-forms";
 import { type AuthorityTier, authorityRank } from "./authority";
 import type { FactRow } from "./fact-schema";
 import { readMarkers } from "./markers";
@@ -88,5 +89,7 @@ export function prepareFact(event: FactEventInput & { id: string; ts: string }, 
     validUntil: event.valid_until ? toInstant(event.valid_until) : null,
     txStart: ctx.receivedAt,
     txEnd: null,
+    ...detailForms(valueText(event.value), ctx.countTokens, `${event.key}: `),
+    contextJson: JSON.stringify(event.context ?? {}),
   };
 }

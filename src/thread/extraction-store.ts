@@ -1,5 +1,7 @@
 import type { StatedClaims, StateItemRecord } from "../compiler/types";
 import type { MessageClaim } from "../extraction/run-extraction";
+import { computeUid } from "../state/items";
+import { renderItemLine } from "../state/render";
 import type { MessageScope, StateItem } from "../state/types";
 
 /**
@@ -159,6 +161,53 @@ export class ExtractionStore {
       .exec<{ item_json: string }>("SELECT item_json FROM state_items WHERE uid = ?", uid)
       .toArray()[0];
     return row ? (JSON.parse(row.item_json) as StateItem) : undefined;
+  }
+
+  /**
+   * A quarantined contradiction becomes a pending confirmation (seed 001: never ask the model to
+   * reconcile inside the prompt). The question names the slot and the objects, never their values, and
+   * its uid follows from its text, so compiling again does not raise it twice.
+   */
+  raiseConfirmations(
+    conflicts: { slot: string; objectIds: string[] }[],
+    now: string,
+    countTokens: (text: string) => number,
+  ): void {
+    for (const { slot, objectIds } of conflicts) {
+      const text = `Confirm which claim about ${slot} holds: ${[...objectIds].sort().join(" vs ")}`;
+      const item: StateItem = {
+        uid: computeUid("question", text),
+        text,
+        status: "open",
+        type_tag: "question",
+        topic_tags: [slot],
+        refs: [],
+        confidence: "high",
+        replaced_by: null,
+        supersession_evidence: null,
+        conflict: true,
+        pinned: true,
+        source: "rules",
+        created_at: now,
+        last_seen_at: now,
+        scope: "global",
+        scope_id: null,
+        classification: "public",
+        allow_roles: [],
+      };
+      const line = renderItemLine(item);
+      this.sql.exec(
+        `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (uid) DO NOTHING`,
+        item.uid,
+        item.type_tag,
+        item.status,
+        item.last_seen_at,
+        JSON.stringify(item),
+        line,
+        countTokens(line),
+      );
+    }
   }
 
   /** Persists one run: items, log entry, watermark and open scope. Call inside transactionSync. */

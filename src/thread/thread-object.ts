@@ -14,6 +14,7 @@ import type {
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
 import type { LayerEntry, MessageRecord } from "../compiler/types";
+import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
 import { factEventFrom } from "../extraction/fact-events";
 import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../extraction/run-extraction";
@@ -169,7 +170,8 @@ export class ThreadObject extends DurableObject<Env> {
       let accepted = 0;
       this.ctx.storage.transactionSync(() => {
         for (const m of messages) {
-          const line = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: ${m.content}`;
+          const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
+          const line = `${prefix}${m.content}`;
           const cursor = this.sql.exec(
             "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             m.id,
@@ -180,8 +182,18 @@ export class ThreadObject extends DurableObject<Env> {
             line,
             countTokens(line),
           );
-          if (cursor.rowsWritten > 0) accepted++;
-          else duplicates++;
+          if (cursor.rowsWritten > 0) {
+            accepted++;
+            const forms = detailForms(m.content, countTokens, prefix);
+            this.sql.exec(
+              "INSERT OR REPLACE INTO message_forms (id, summary, summary_tokens, micro, micro_tokens) VALUES (?, ?, ?, ?, ?)",
+              m.id,
+              forms.summary,
+              forms.summaryTokens,
+              forms.micro,
+              forms.microTokens,
+            );
+          } else duplicates++;
         }
         for (const f of layered) {
           const inserted = this.sql.exec(
@@ -497,13 +509,16 @@ export class ThreadObject extends DurableObject<Env> {
       record.identity.user_id,
     );
     const messages = this.sql
-      .exec<MessageRecord & Record<string, SqlStorageValue>>(
-        `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id
-         FROM messages m LEFT JOIN message_scopes s ON s.id = m.id ORDER BY m.ts DESC, m.id DESC LIMIT ?`,
+      .exec<MessageRow>(
+        `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id,
+                f.summary, f.summary_tokens, f.micro, f.micro_tokens
+         FROM messages m LEFT JOIN message_scopes s ON s.id = m.id LEFT JOIN message_forms f ON f.id = m.id
+         ORDER BY m.ts DESC, m.id DESC LIMIT ?`,
         MESSAGE_TAIL,
       )
       .toArray()
-      .reverse();
+      .reverse()
+      .map(messageRecord);
     const items = this.extraction.itemRecords();
     const statedClaims = this.extraction.statedClaims([
       ...messages.map((m) => m.id),
@@ -514,8 +529,11 @@ export class ThreadObject extends DurableObject<Env> {
       budgetTokens: request.budget_tokens,
       factsShare: request.facts_share,
       now: request.now ? toInstant(request.now) : new Date().toISOString(),
+      tenantId: tenant,
+      projectId: record.project_id,
       threadId: thread,
       taskId: request.task_id,
+      taskType: request.task_type,
       requestRoles: request.roles,
       identity: record.identity,
       environment: record.environment,
@@ -528,6 +546,18 @@ export class ThreadObject extends DurableObject<Env> {
       messages,
       countTokens,
     });
+    const conflicts = new Map<string, string[]>();
+    for (const q of output.trace.quarantined) {
+      const ids = [...(conflicts.get(q.slot) ?? []), q.object_id, ...q.conflicts_with];
+      conflicts.set(q.slot, [...new Set(ids)]);
+    }
+    if (conflicts.size) {
+      this.extraction.raiseConfirmations(
+        [...conflicts].map(([slot, objectIds]) => ({ slot, objectIds })),
+        new Date().toISOString(),
+        countTokens,
+      );
+    }
     return { ok: true, value: { ...output, trace: { ...output.trace, extraction }, trace_id: ulid() } };
   }
 
@@ -562,6 +592,24 @@ export class ThreadObject extends DurableObject<Env> {
       },
     };
   }
+}
+
+type MessageRow = Omit<MessageRecord, "forms"> & {
+  summary: string | null;
+  summary_tokens: number | null;
+  micro: string | null;
+  micro_tokens: number | null;
+} & Record<string, SqlStorageValue>;
+
+function messageRecord(row: MessageRow): MessageRecord {
+  const { summary, summary_tokens, micro, micro_tokens, ...message } = row;
+  return {
+    ...message,
+    forms:
+      summary === null
+        ? null
+        : { summary, summaryTokens: summary_tokens ?? 0, micro: micro ?? "", microTokens: micro_tokens ?? 0 },
+  };
 }
 
 function viewOf(record: ThreadRecord): ThreadView {

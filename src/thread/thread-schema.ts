@@ -6,6 +6,10 @@ export const THREAD_SCHEMA = [
      id TEXT PRIMARY KEY, ts TEXT NOT NULL, role TEXT NOT NULL, speaker TEXT, content TEXT NOT NULL,
      line TEXT NOT NULL, tokens INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS messages_order ON messages (ts, id)`,
+  // Seed 004's summary and micro forms of each message, computed when it is written.
+  `CREATE TABLE IF NOT EXISTS message_forms (
+     id TEXT PRIMARY KEY, summary TEXT NOT NULL, summary_tokens INTEGER NOT NULL, micro TEXT NOT NULL,
+     micro_tokens INTEGER NOT NULL)`,
   // Working-set and environment entries, every version kept: the current one per key has no
   // replaced_by, and older values stay so the compiler can recognise them restated in messages.
   `CREATE TABLE IF NOT EXISTS layer_versions (

@@ -1,7 +1,7 @@
-import type { OmitReasonName } from "../api/schemas";
-import type { AuthorityTier } from "../facts/authority";
-import { type Caller, isPermitted } from "./permissions";
-import type { Candidate } from "./types";
+import type { OmitReasonName } from "../../api/schemas";
+import type { AuthorityTier } from "../../facts/authority";
+import type { ContextObject } from "../context-object";
+import { type Caller, isPermitted } from "../permissions";
 
 export interface GateContext {
   now: string;
@@ -16,7 +16,7 @@ export interface GateContext {
  * superseded even if it is also out of scope. Returns undefined when the object may be compiled.
  */
 export function gate(
-  c: Candidate,
+  c: ContextObject,
   ctx: GateContext,
 ): { reason: OmitReasonName; detail?: string } | undefined {
   if (!c.isValid) return { reason: "superseded" };
@@ -32,7 +32,7 @@ export function gate(
   return undefined;
 }
 
-function scopeGate(c: Candidate, ctx: GateContext): string | undefined {
+function scopeGate(c: ContextObject, ctx: GateContext): string | undefined {
   switch (c.scope) {
     case "global":
       return undefined;

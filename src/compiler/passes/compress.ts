@@ -1,0 +1,84 @@
+import type { CompiledAsName, DetailLevelName } from "../../api/schemas";
+import type { ContextObject, Omission } from "../context-object";
+import type { Ranked } from "./rank";
+
+/**
+ * Pass 7: compress and convert. Duplicates collapse onto the strongest copy, and seed 001's
+ * fact-to-instruction ladder decides how each object is phrased: a passive fact becomes a directive
+ * only when authority, scope and relevance justify it.
+ */
+
+const normalized = (o: ContextObject) => (o.claim ?? o.text).toLowerCase().replace(/\s+/g, " ").trim();
+
+/** Keeps the first (best-ranked, since callers pass tiers in order) object per distinct claim. */
+export function dedupe(groups: Ranked[][]): { groups: Ranked[][]; omitted: Omission[] } {
+  const seen = new Map<string, string>();
+  const omitted: Omission[] = [];
+  const kept = groups.map((group) =>
+    group.filter((r) => {
+      if (r.object.kind === "message") return true;
+      const claim = normalized(r.object);
+      if (claim.length < 12) return true;
+      const first = seen.get(claim);
+      if (first) {
+        omitted.push({
+          object: r.object,
+          reason: "duplicate",
+          detail: `same claim as ${first}`,
+          tier: r.tier,
+        });
+        return false;
+      }
+      seen.set(claim, r.object.objectId);
+      return true;
+    }),
+  );
+  return { groups: kept, omitted };
+}
+
+const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;
+
+/** Where an object stands on the ladder (level 0 raw observation … level 5 hard constraint). */
+export function ladderStep(r: Ranked): CompiledAsName {
+  const o = r.object;
+  if (o.kind === "message") return "raw_observation";
+  if (r.tier === "critical" && o.authorityLevel <= 2 && (o.scope === "global" || o.scope === "task")) {
+    return "hard_constraint";
+  }
+  if (r.tier === "critical") return "behavioral_guidance";
+  if (o.objectType === "preference" && (o.whyItMatters || o.taskTypes.length > 0) && r.relevance > 0) {
+    return "behavioral_guidance";
+  }
+  if (
+    o.kind === "environment" ||
+    o.kind === "working" ||
+    (o.kind === "state_item" && r.tier === "important")
+  ) {
+    return "task_context";
+  }
+  if (o.scope !== "global" || o.userId) return "scoped_memory";
+  return "normalized_fact";
+}
+
+/** The phrasing for a ladder step; the object's own text stays whole so nothing it says is lost. */
+export function phrase(step: CompiledAsName, o: ContextObject, text: string): string {
+  switch (step) {
+    case "hard_constraint": {
+      const claim = o.claim ?? text;
+      return NEGATION.test(claim) ? `DO NOT: ${text}` : `MUST: ${text}`;
+    }
+    case "behavioral_guidance":
+      return o.behavioralImplication ? `SHOULD: ${text} (${o.behavioralImplication})` : `SHOULD: ${text}`;
+    default:
+      return text;
+  }
+}
+
+/** The text and stored token count of one detail level; null when the object has no such form. */
+export function formOf(o: ContextObject, detail: DetailLevelName): { text: string; tokens: number } | null {
+  if (detail === "full") return { text: o.text, tokens: o.tokens };
+  if (!o.forms) return null;
+  return detail === "summary"
+    ? { text: o.forms.summary, tokens: o.forms.summaryTokens }
+    : { text: o.forms.micro, tokens: o.forms.microTokens };
+}

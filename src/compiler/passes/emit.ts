@@ -1,0 +1,135 @@
+import type { ContextOutput } from "../../api/schemas";
+import type { Omission, Quarantine } from "../context-object";
+import { orderSections, SECTIONS, type SectionName } from "./order";
+import type { Placed } from "./pack";
+
+/**
+ * Pass 10: emit the envelope and its trace. Per-line counts are stored at write time and their sum is
+ * an estimate of the joined text; the final text is counted once more and, should it still exceed the
+ * budget, the least important lines go first.
+ */
+
+const TRIM_ORDER: Placed["tier"][] = ["minimal", "useful", "important", "critical"];
+const SECTION_TRIM: SectionName[] = [
+  "messages",
+  "episodes",
+  "retrieved",
+  "working",
+  "state",
+  "facts",
+  "environment",
+  "rules",
+];
+
+export interface EmitInput {
+  budgetTokens: number;
+  fixed: Partial<Record<SectionName, string[]>>;
+  placed: Placed[];
+  omitted: Omission[];
+  quarantined: Quarantine[];
+  candidateCount: number;
+  admittedCount: number;
+  count: (text: string) => number;
+}
+
+export type Envelope = Omit<ContextOutput, "trace_id">;
+
+export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {
+  const names = new Set<SectionName>([
+    ...(Object.keys(fixed) as SectionName[]),
+    ...placed.map((p) => p.section),
+  ]);
+  const sections = orderSections(
+    [...names].map((name) => ({
+      name,
+      lines: [...(fixed[name] ?? []), ...placed.filter((p) => p.section === name).map((p) => p.line)],
+    })),
+  ).filter((s) => s.lines.length > 0);
+  const text = sections.map((s) => [SECTIONS[s.name].title, ...s.lines].join("\n")).join("\n\n");
+  return { sections, text };
+}
+
+export function emit(input: EmitInput): Envelope {
+  const placed = [...input.placed];
+  const omitted = [...input.omitted];
+  const fixed = Object.fromEntries(
+    Object.entries(input.fixed).map(([k, v]) => [k, [...(v ?? [])]]),
+  ) as Record<SectionName, string[]>;
+  let built = renderSections(fixed, placed);
+  let tokens = input.count(built.text);
+  while (tokens > input.budgetTokens) {
+    const victim = pickVictim(placed);
+    if (victim !== undefined) {
+      const [dropped] = placed.splice(victim, 1);
+      if (dropped) omitted.push({ object: dropped.object, reason: "over_budget", tier: dropped.tier });
+    } else {
+      const section = (Object.keys(fixed) as SectionName[]).findLast(
+        (name) => (fixed[name]?.length ?? 0) > 0,
+      );
+      if (!section) break;
+      fixed[section]?.pop();
+    }
+    built = renderSections(fixed, placed);
+    tokens = input.count(built.text);
+  }
+
+  return {
+    context: built.text,
+    tokens,
+    budget_tokens: input.budgetTokens,
+    sections: built.sections.map((s) => ({
+      name: s.name,
+      tokens: input.count([SECTIONS[s.name].title, ...s.lines].join("\n")),
+      items: s.lines.length,
+    })),
+    trace: {
+      compiled: placed.map((p) => ({
+        object_id: p.object.objectId,
+        kind: p.object.kind,
+        section: p.section,
+        object_type: p.object.objectType,
+        authority_level: p.object.authorityLevel,
+        source_authority: round(p.object.sourceAuthority),
+        confidence_score: round(p.object.confidence),
+        security_classification: p.object
+          .classification as ContextOutput["trace"]["compiled"][number]["security_classification"],
+        contradiction_status: p.object.contradiction,
+        priority_tier: p.tier,
+        compiled_as: p.compiledAs,
+        detail: p.detail,
+        tokens: p.tokens,
+        ...(p.object.refs ? { refs: p.object.refs } : {}),
+      })),
+      omitted: omitted.map((o) => ({
+        object_id: o.object.objectId,
+        kind: o.object.kind,
+        reason: o.reason,
+        ...(o.tier ? { priority_tier: o.tier } : {}),
+        ...(o.detail ? { detail: o.detail } : {}),
+      })),
+      quarantined: input.quarantined.map((q) => ({
+        object_id: q.object.objectId,
+        kind: q.object.kind,
+        reason: "conflicting_claim_unresolved" as const,
+        contradiction_status: "quarantined" as const,
+        slot: q.slot,
+        conflicts_with: q.conflictsWith,
+        detail: q.detail,
+      })),
+      candidates: { total: input.candidateCount, admitted: input.admittedCount, compiled: placed.length },
+    },
+  };
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** The least important placed line: lowest tier first, then by section from the dynamic end. */
+function pickVictim(placed: Placed[]): number | undefined {
+  for (const tier of TRIM_ORDER) {
+    for (const section of SECTION_TRIM) {
+      const index = placed.findLastIndex((p) => p.tier === tier && p.section === section);
+      if (index !== -1) return index;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,273 @@
+import type { FactContext, ObjectTypeName } from "../../api/schemas";
+import type { FactRow } from "../../facts/fact-schema";
+import { valueText } from "../../facts/prepare-fact";
+import type { AuthorityLevel, ContextObject } from "../context-object";
+import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../types";
+
+/** Pass 1: every source becomes a Context Object (seed 001). Nothing is decided here. */
+
+export interface Origin {
+  tenantId: string;
+  projectId: string;
+  threadId: string;
+  /** Highest rank on the tenant's authority ladder, to scale a writer's rank to 0–1. */
+  topRank: number;
+}
+
+const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+/** A value's text without leading bracket markers such as "[RESTRICTED: …]". */
+export function claimOf(valueJson: string): string {
+  return valueText(JSON.parse(valueJson))
+    .replace(/^(\s*\[[^\]]*\])+\s*/, "")
+    .trim();
+}
+
+const HALF_LIFE_DAYS = 30;
+
+function base(
+  origin: Origin,
+): Pick<
+  ContextObject,
+  | "tenantId"
+  | "projectId"
+  | "userId"
+  | "sessionId"
+  | "entityIds"
+  | "aliases"
+  | "whyItMatters"
+  | "taskTypes"
+  | "behavioralImplication"
+  | "decayHalfLifeDays"
+  | "retirementRule"
+  | "contradiction"
+  | "forms"
+  | "txStart"
+  | "txEnd"
+> {
+  return {
+    tenantId: origin.tenantId,
+    projectId: origin.projectId,
+    userId: null,
+    sessionId: origin.threadId,
+    entityIds: [],
+    aliases: [],
+    whyItMatters: null,
+    taskTypes: [],
+    behavioralImplication: null,
+    decayHalfLifeDays: HALF_LIFE_DAYS,
+    retirementRule: "archive",
+    contradiction: "clean",
+    forms: null,
+    txStart: null,
+    txEnd: null,
+  };
+}
+
+/** Seed 001's authority scale, from where a fact came from. */
+function factAuthorityLevel(row: FactRow): AuthorityLevel {
+  if (row.sourceType === "policy" || row.sourceType === "system") return 1;
+  if (row.sourceType === "tool" || row.sourceType === "external") return 4;
+  if (row.sourceType === "conversation" || row.needsReview) return 3;
+  return 2;
+}
+
+function factObjectType(row: FactRow, level: AuthorityLevel, stated: FactContext): ObjectTypeName {
+  if (stated.object_type) return stated.object_type;
+  if (row.isConstraint) return level <= 1 ? "policy_rule" : "actionable_constraint";
+  if (level === 1) return "policy_rule";
+  if (level === 4) return "retrieved_passage";
+  if (level === 3) return "inferred_belief";
+  if (/prefer|style|likes?$|favou?rite/.test(row.key)) return "preference";
+  if (row.memoryType === "user") return "identity_fact";
+  return "project_decision";
+}
+
+export function factObject(row: FactRow, origin: Origin): ContextObject {
+  const stated = JSON.parse(row.contextJson || "{}") as FactContext;
+  const authorityLevel = factAuthorityLevel(row);
+  const derivedConfidence = authorityLevel === 3 ? 0.8 : authorityLevel === 4 ? 0.6 : 1;
+  return {
+    ...base(origin),
+    objectId: row.id,
+    kind: "fact",
+    objectType: factObjectType(row, authorityLevel, stated),
+    key: row.key,
+    text: row.content,
+    tokens: row.tokens,
+    forms: row.summary
+      ? {
+          summary: row.summary,
+          summaryTokens: row.summaryTokens,
+          micro: row.micro,
+          microTokens: row.microTokens,
+        }
+      : null,
+    ts: row.validFrom,
+    scope: row.scope,
+    scopeId: row.scopeId,
+    userId: row.userId,
+    sessionId: row.threadId,
+    sourceOrigin: `fact://${row.projectId}/${encodeURIComponent(row.key)}/${row.id}`,
+    authorityLevel,
+    sourceAuthority: stated.source_authority ?? Math.min(1, row.authorityRank / origin.topRank),
+    confidence: stated.confidence_score ?? derivedConfidence,
+    classification: row.classification,
+    allowRoles: parseList(row.allowRolesJson),
+    denyRoles: parseList(row.denyRolesJson),
+    isValid: row.isValid && row.txEnd === null,
+    disputed: row.contradictionStatus === "disputed" || row.contradictionStatus === "quarantined",
+    contradiction: row.contradictionStatus,
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+    txStart: row.txStart,
+    txEnd: row.txEnd,
+    isConstraint: row.isConstraint,
+    claim: claimOf(row.valueJson),
+    supersededBy: row.supersededBy,
+    entityIds: stated.canonical_entity_ids ?? [],
+    aliases: stated.aliases ?? [],
+    whyItMatters: stated.why_it_matters ?? null,
+    taskTypes: stated.applicable_task_types ?? [],
+    behavioralImplication: stated.behavioral_implication ?? null,
+    decayHalfLifeDays: stated.decay_rule?.half_life_days ?? HALF_LIFE_DAYS,
+    retirementRule: stated.retirement_rule ?? "archive",
+  };
+}
+
+export function layerObject(
+  entry: LayerEntry,
+  kind: "working" | "environment",
+  origin: Origin,
+): ContextObject {
+  return {
+    ...base(origin),
+    objectId: entry.id,
+    kind,
+    objectType: kind === "environment" ? "environment_signal" : "project_decision",
+    key: entry.key,
+    text: entry.content,
+    tokens: entry.tokens,
+    ts: entry.ts,
+    scope: entry.scope,
+    scopeId: entry.scopeId,
+    sourceOrigin: `${kind}://${origin.threadId}/${encodeURIComponent(entry.key)}`,
+    authorityLevel: 2,
+    sourceAuthority: 1,
+    confidence: 1,
+    classification: entry.classification,
+    allowRoles: parseList(entry.allowRolesJson),
+    denyRoles: parseList(entry.denyRolesJson),
+    isValid: entry.replacedBy === null,
+    disputed: false,
+    contradiction: entry.replacedBy === null ? "clean" : "overridden",
+    validFrom: entry.ts,
+    validUntil: entry.expiresAt,
+    isConstraint: false,
+    claim: claimOf(entry.valueJson),
+    supersededBy: entry.replacedBy,
+    // Environment signals describe the present; they fade within days, not months.
+    decayHalfLifeDays: kind === "environment" ? 1 : HALF_LIFE_DAYS,
+    retirementRule: kind === "environment" ? "hard_delete" : "archive",
+  };
+}
+
+/**
+ * The environment a thread was created with. A later environment write for the same key replaces the
+ * initial value; the replaced value stays an object so hygiene recognises it restated in messages.
+ */
+export function initialEnvironmentObjects(input: CompileInput, origin: Origin): ContextObject[] {
+  const createdAt = typeof input.environment.now === "string" ? input.environment.now : "";
+  return Object.entries(input.environment)
+    .filter(([key, value]) => key !== "now" && value !== undefined && value !== null)
+    .map(([key, value]) => {
+      const replacement = input.environmentFacts.find((e) => e.key === key && e.replacedBy === null);
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      const entry: LayerEntry = {
+        id: `environment:${key}`,
+        key,
+        valueJson: JSON.stringify(value),
+        content: `${key}: ${text}`,
+        tokens: input.countTokens(`${key}: ${text}`),
+        ts: createdAt,
+        expiresAt: null,
+        scope: "global",
+        scopeId: null,
+        classification: "public",
+        allowRolesJson: "[]",
+        denyRolesJson: "[]",
+        replacedBy: replacement?.id ?? null,
+      };
+      return layerObject(entry, "environment", origin);
+    });
+}
+
+export function itemObject(record: StateItemRecord, origin: Origin): ContextObject {
+  const { item } = record;
+  const constraint = item.type_tag === "constraint";
+  return {
+    ...base(origin),
+    objectId: item.uid,
+    kind: "state_item",
+    objectType: constraint ? "actionable_constraint" : "inferred_belief",
+    key: null,
+    text: record.line,
+    tokens: record.tokens,
+    ts: item.last_seen_at,
+    scope: item.scope,
+    scopeId: item.scope_id,
+    sourceOrigin: `item://${origin.threadId}/${item.uid}`,
+    authorityLevel: 3,
+    sourceAuthority: item.source === "llm" ? 0.6 : 0.7,
+    confidence: item.confidence === "high" ? 0.9 : item.confidence === "low" ? 0.5 : 0.7,
+    classification: item.classification,
+    allowRoles: item.allow_roles,
+    denyRoles: [],
+    isValid: item.status !== "superseded",
+    disputed: false,
+    contradiction: item.conflict ? "disputed" : item.status === "superseded" ? "overridden" : "clean",
+    validFrom: null,
+    validUntil: null,
+    txStart: item.created_at,
+    isConstraint: constraint,
+    claim: item.text,
+    supersededBy: item.replaced_by,
+    refs: item.refs,
+  };
+}
+
+const MESSAGE_LEVEL: Record<string, AuthorityLevel> = { system: 1, user: 2, assistant: 3, tool: 4 };
+
+export function messageObject(message: MessageRecord, origin: Origin): ContextObject {
+  const level = MESSAGE_LEVEL[message.role] ?? 3;
+  return {
+    ...base(origin),
+    objectId: message.id,
+    kind: "message",
+    objectType: level === 4 ? "retrieved_passage" : level === 1 ? "policy_rule" : "conversation_turn",
+    key: null,
+    text: message.line,
+    tokens: message.tokens,
+    forms: message.forms ?? null,
+    ts: message.ts,
+    // A message is this session's own unless extraction found it inside another scope.
+    scope: message.scope ?? "session",
+    scopeId: message.scope ? (message.scope_id ?? null) : null,
+    sourceOrigin: `message://${origin.threadId}/${message.id}`,
+    authorityLevel: level,
+    sourceAuthority: level === 4 ? 0.3 : 0.7,
+    confidence: 1,
+    classification: "public",
+    allowRoles: [],
+    denyRoles: [],
+    isValid: true,
+    disputed: false,
+    validFrom: message.ts,
+    validUntil: null,
+    txStart: message.ts,
+    isConstraint: false,
+    claim: null,
+    supersededBy: null,
+    refs: [message.id],
+  };
+}

@@ -1,0 +1,116 @@
+import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../api/schemas";
+import type { ContextObject, Omission } from "../context-object";
+import { type DeadClaim, maskClaims } from "../hygiene";
+import { formOf, ladderStep, phrase } from "./compress";
+import { SECTIONS, type SectionName } from "./order";
+import type { Ranked } from "./rank";
+
+/**
+ * Pass 7, continued: layered budgets in the spirit of seed 004. Layers are filled in order and what a
+ * layer leaves unused flows on to the next:
+ *  1. identity, the present moment and critical rules — always;
+ *  2. task state: environment signals, relevant state items and working-set notes;
+ *  3. ranked facts (up to `factsShare` of what remains), then episodes, then the recent tail;
+ *  4. background (minimal tier) in whatever is left.
+ * Each object takes the richest detail level that fits its tier's allowance: critical objects only
+ * whole, others falling back to their stored summary and then micro form.
+ */
+
+export interface Placed {
+  object: ContextObject;
+  section: SectionName;
+  line: string;
+  detail: DetailLevelName;
+  tier: PriorityTierName;
+  compiledAs: CompiledAsName;
+  tokens: number;
+}
+
+const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
+  critical: ["full"],
+  important: ["full", "summary", "micro"],
+  useful: ["full", "summary"],
+  minimal: ["full", "summary", "micro"],
+  irrelevant: [],
+};
+
+export interface PackInput {
+  budgetTokens: number;
+  factsShare: number;
+  fixedTokens: number;
+  rules: Ranked[];
+  environment: Ranked[];
+  items: Ranked[];
+  working: Ranked[];
+  facts: Ranked[];
+  retrieved: Ranked[];
+  episodes: Ranked[];
+  messages: Ranked[];
+  background: Ranked[];
+  dead: DeadClaim[];
+  count: (text: string) => number;
+}
+
+export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] } {
+  const placed: Placed[] = [];
+  const omitted: Omission[] = [];
+  const opened = new Set<SectionName>(["environment"]);
+  const headerCost = (section: SectionName) => input.count(`${SECTIONS[section].title}\n`) + 2;
+  let remaining = input.budgetTokens - input.fixedTokens;
+
+  const render = (r: Ranked, detail: DetailLevelName) => {
+    const form = formOf(r.object, detail);
+    if (!form) return null;
+    const step = ladderStep(r);
+    const body = phrase(step, r.object, maskClaims(form.text, input.dead));
+    const line = r.object.kind === "message" ? body : `- ${body}`;
+    // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
+    return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };
+  };
+
+  /** Fills one section within `allowance`; returns what it spent. */
+  const fill = (section: SectionName, ranked: Ranked[], allowance: number): number => {
+    let spent = 0;
+    const keptHere: Placed[] = [];
+    for (const r of ranked) {
+      const header = opened.has(section) ? 0 : headerCost(section);
+      let fitted = false;
+      for (const detail of DETAILS[r.tier]) {
+        const rendered = render(r, detail);
+        if (!rendered) continue;
+        const cost = rendered.tokens + header;
+        if (spent + cost > allowance) continue;
+        spent += cost;
+        opened.add(section);
+        keptHere.push({ object: r.object, section, detail, tier: r.tier, ...rendered });
+        fitted = true;
+        break;
+      }
+      if (!fitted) omitted.push({ object: r.object, reason: "over_budget", tier: r.tier });
+    }
+    placed.push(...keptHere);
+    return spent;
+  };
+
+  remaining -= fill("rules", input.rules, Math.max(0, remaining));
+  remaining -= fill("environment", input.environment, Math.max(0, remaining));
+  remaining -= fill("state", input.items, Math.max(0, remaining));
+  remaining -= fill("working", input.working, Math.max(0, remaining));
+  remaining -= fill("facts", input.facts, Math.max(0, Math.floor(remaining * input.factsShare)));
+  remaining -= fill("retrieved", input.retrieved, Math.max(0, remaining));
+  remaining -= fill("episodes", input.episodes, Math.max(0, remaining));
+  remaining -= fillTail(input.messages, Math.max(0, remaining));
+  const background = { facts: [] as Ranked[], state: [] as Ranked[] };
+  for (const r of input.background) (r.object.kind === "fact" ? background.facts : background.state).push(r);
+  remaining -= fill("facts", background.facts, Math.max(0, remaining));
+  fill("state", background.state, Math.max(0, remaining));
+  return { placed, omitted };
+
+  /** The newest messages win the tail; they are emitted oldest first so the transcript reads in order. */
+  function fillTail(messages: Ranked[], allowance: number): number {
+    const before = placed.length;
+    const spent = fill("messages", [...messages].reverse(), allowance);
+    placed.push(...placed.splice(before).reverse());
+    return spent;
+  }
+}

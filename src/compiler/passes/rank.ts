@@ -1,0 +1,130 @@
+import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
+import type { ContextObject, Omission } from "../context-object";
+import { bm25Scores } from "../lexical";
+
+/**
+ * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
+ * score — semantic match first, then type priority, recency on the object's half-life, outcome, usage
+ * and confidence — and every object gets a tier:
+ *  critical   explicit constraints and policy at authority level 2 or above (level 0 is highest);
+ *  important  what the query is about, and current environment signals;
+ *  useful     the recent conversation;
+ *  minimal    background facts and items the query does not touch;
+ *  irrelevant omitted: untouched working-set notes, and preferences whose task type or why_it_matters
+ *             does not match (seed 001's conditional activation).
+ */
+
+export interface Ranked {
+  object: ContextObject;
+  tier: PriorityTierName;
+  relevance: number;
+  score: number;
+}
+
+const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
+  policy_rule: 1,
+  actionable_constraint: 0.9,
+  environment_signal: 0.8,
+  project_decision: 0.7,
+  identity_fact: 0.6,
+  preference: 0.6,
+  tool_schema: 0.5,
+  inferred_belief: 0.5,
+  conversation_turn: 0.4,
+  retrieved_passage: 0.4,
+};
+
+const DAY_MS = 86_400_000;
+
+export function compositeScore(object: ContextObject, semantic: number, now: string): number {
+  const ageDays = Math.max(0, (Date.parse(now) - Date.parse(object.ts)) / DAY_MS) || 0;
+  const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
+  const outcome = 1;
+  const usage = 1;
+  return (
+    semantic * 0.5 +
+    TYPE_PRIORITY[object.objectType] * 0.15 +
+    recency * 0.15 +
+    outcome * 0.1 +
+    usage * 0.05 +
+    object.confidence * 0.05
+  );
+}
+
+/** Seed 001: Activate(C) ⇔ ActiveTask ∈ C.TaskTypes ∧ SemanticMatch(ActiveQuery, C.WhyItMatters). */
+export function activation(
+  object: ContextObject,
+  taskType: TaskTypeName | undefined,
+  matchesWhy: boolean,
+): string | undefined {
+  if (object.taskTypes.length > 0 && (!taskType || !object.taskTypes.includes(taskType))) {
+    return `applies to ${object.taskTypes.join(", ")}, not to ${taskType ?? "an unstated task type"}`;
+  }
+  if (object.whyItMatters && !matchesWhy) return "why_it_matters does not match the query";
+  return undefined;
+}
+
+export function isCritical(object: ContextObject): boolean {
+  return (object.isConstraint || object.objectType === "policy_rule") && object.authorityLevel <= 2;
+}
+
+export interface RankContext {
+  query: string;
+  now: string;
+  taskType?: TaskTypeName;
+}
+
+/** Ranks one group of objects (facts, items, working set …) against the query. */
+export function rankGroup(
+  objects: ContextObject[],
+  ctx: RankContext,
+  tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
+): { ranked: Ranked[]; omitted: Omission[] } {
+  const relevance = bm25Scores(
+    ctx.query,
+    objects.map((o) => o.text),
+  );
+  const why = bm25Scores(
+    ctx.query,
+    objects.map((o) => o.whyItMatters ?? ""),
+  );
+  const top = Math.max(0, ...relevance);
+  const ranked: Ranked[] = [];
+  const omitted: Omission[] = [];
+  objects.forEach((object, i) => {
+    const r = relevance[i] ?? 0;
+    const inactive = activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0);
+    if (inactive) {
+      omitted.push({ object, reason: "irrelevant", detail: inactive, tier: "irrelevant" });
+      return;
+    }
+    const tier = isCritical(object) ? "critical" : tierOf(object, r > 0);
+    if (tier === "irrelevant") {
+      omitted.push({ object, reason: "irrelevant", detail: "no overlap with the query", tier });
+      return;
+    }
+    ranked.push({
+      object,
+      tier,
+      relevance: r,
+      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now),
+    });
+  });
+  const tierOrder: PriorityTierName[] = ["critical", "important", "useful", "minimal", "irrelevant"];
+  ranked.sort(
+    (a, b) =>
+      tierOrder.indexOf(a.tier) - tierOrder.indexOf(b.tier) ||
+      b.score - a.score ||
+      b.object.ts.localeCompare(a.object.ts) ||
+      a.object.objectId.localeCompare(b.object.objectId),
+  );
+  return { ranked, omitted };
+}
+
+export const tiers = {
+  facts: (_: ContextObject, relevant: boolean): PriorityTierName => (relevant ? "important" : "minimal"),
+  items: (_: ContextObject, relevant: boolean): PriorityTierName => (relevant ? "important" : "minimal"),
+  working: (_: ContextObject, relevant: boolean): PriorityTierName => (relevant ? "important" : "irrelevant"),
+  environment: (): PriorityTierName => "important",
+  messages: (): PriorityTierName => "useful",
+};

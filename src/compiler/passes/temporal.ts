@@ -1,0 +1,225 @@
+import type { ContextObject, Omission, Quarantine } from "../context-object";
+import {
+  type DeadClaim,
+  deadClaims,
+  maskClaims,
+  outdatedMessages,
+  restatedClaim,
+  speaksFromDeadState,
+  worthKeeping,
+} from "../hygiene";
+import type { StatedClaims } from "../types";
+
+/**
+ * Pass 4: temporal validity and conflicts. Gates have removed what is expired, out of scope or not
+ * permitted; this pass settles what is left before any prompt is assembled (seed 001):
+ *  - reconciliation of live objects that fill the same slot with different claims:
+ *    authority → valid time → source trust → quarantine;
+ *  - freshness of environment signals about the same identified entity: the newer signal stands;
+ *  - hygiene: items and messages that speak from a dead state leave with it.
+ */
+
+export interface Admitted {
+  facts: ContextObject[];
+  working: ContextObject[];
+  environment: ContextObject[];
+  items: ContextObject[];
+  messages: ContextObject[];
+}
+
+export interface TemporalResult extends Admitted {
+  omitted: Omission[];
+  quarantined: Quarantine[];
+  dead: DeadClaim[];
+}
+
+const normalizeClaim = (claim: string | null) => (claim ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+const trust = (o: ContextObject) => o.sourceAuthority * o.confidence;
+const validTime = (o: ContextObject) => o.validFrom ?? o.ts;
+
+interface Settlement {
+  displaced: Omission[];
+  quarantined: Quarantine[];
+}
+
+/** Seed 001's reconciliation protocol over the live claims for one slot. */
+export function reconcileSlot(slot: string, claims: ContextObject[]): Settlement {
+  const distinct = new Set(claims.map((c) => normalizeClaim(c.claim)));
+  if (claims.length < 2 || distinct.size < 2) return { displaced: [], quarantined: [] };
+  const ordered = [...claims].sort(
+    (a, b) =>
+      a.authorityLevel - b.authorityLevel || validTime(b).localeCompare(validTime(a)) || trust(b) - trust(a),
+  );
+  const winner = ordered[0] as ContextObject;
+  const displaced: Omission[] = [];
+  const tied: ContextObject[] = [];
+  for (const loser of ordered.slice(1)) {
+    if (normalizeClaim(loser.claim) === normalizeClaim(winner.claim)) continue;
+    if (loser.authorityLevel !== winner.authorityLevel) {
+      displaced.push({
+        object: { ...loser, contradiction: "overridden", supersededBy: winner.objectId },
+        reason: "overridden",
+        detail: `authority level ${winner.authorityLevel} (${winner.objectId}) outranks level ${loser.authorityLevel}`,
+      });
+    } else if (validTime(loser) !== validTime(winner)) {
+      displaced.push({
+        object: { ...loser, contradiction: "overridden", supersededBy: winner.objectId },
+        reason: "superseded",
+        detail: `${winner.objectId} holds ${slot} from a later valid time`,
+      });
+    } else if (trust(loser) !== trust(winner)) {
+      displaced.push({
+        object: { ...loser, contradiction: "disputed" },
+        reason: "disputed",
+        detail: `${winner.objectId} comes from a more trusted source`,
+      });
+    } else {
+      tied.push(loser);
+    }
+  }
+  if (tied.length === 0) return { displaced, quarantined: [] };
+  const all = [winner, ...tied];
+  const quarantined = all.map((object) => ({
+    object: { ...object, contradiction: "quarantined" as const },
+    slot,
+    conflictsWith: all.filter((o) => o !== object).map((o) => o.objectId),
+    detail: `conflicting claims about ${slot} with equal authority, valid time and source trust`,
+  }));
+  return { displaced, quarantined };
+}
+
+function reconcile(keyed: ContextObject[]): Settlement {
+  const bySlot = new Map<string, ContextObject[]>();
+  for (const object of keyed) {
+    for (const id of object.entityIds.filter((e) => e.startsWith("slot:"))) {
+      const list = bySlot.get(id) ?? [];
+      list.push(object);
+      bySlot.set(id, list);
+    }
+  }
+  const settled: Settlement = { displaced: [], quarantined: [] };
+  const seen = new Set<string>();
+  for (const [slot, claims] of bySlot) {
+    const open = claims.filter((c) => !seen.has(c.objectId));
+    const { displaced, quarantined } = reconcileSlot(slot.slice("slot:".length), open);
+    for (const d of displaced) seen.add(d.object.objectId);
+    for (const q of quarantined) seen.add(q.object.objectId);
+    settled.displaced.push(...displaced);
+    settled.quarantined.push(...quarantined);
+  }
+  return settled;
+}
+
+/** An environment signal is the latest word on what it names; an older signal about the same entity is stale. */
+function staleSignals(environment: ContextObject[]): Omission[] {
+  const stale: Omission[] = [];
+  const newestFirst = [...environment].sort((a, b) => b.ts.localeCompare(a.ts));
+  for (const [index, older] of newestFirst.entries()) {
+    const identifiers = older.entityIds.filter((e) => e.startsWith("id:"));
+    const newer = newestFirst
+      .slice(0, index)
+      .find((n) => n.ts > older.ts && n.entityIds.some((e) => identifiers.includes(e)));
+    if (!newer) continue;
+    stale.push({
+      object: { ...older, contradiction: "overridden", supersededBy: newer.objectId },
+      reason: "superseded",
+      detail: `a newer signal (${newer.objectId}) about the same entity`,
+    });
+  }
+  return stale;
+}
+
+export function checkTemporal(
+  admitted: Admitted,
+  earlier: Omission[],
+  statedClaims: Map<string, StatedClaims>,
+): TemporalResult {
+  const omitted = [...earlier];
+  const removed = new Set<string>();
+  const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
+
+  const stale = staleSignals(admitted.environment);
+  const settled = reconcile(
+    [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
+      (o) => !stale.some((s) => s.object.objectId === o.objectId),
+    ),
+  );
+  for (const o of [...stale, ...settled.displaced]) {
+    omitted.push(o);
+    removed.add(o.object.objectId);
+  }
+  for (const q of settled.quarantined) removed.add(q.object.objectId);
+  const facts = keep(admitted.facts);
+  const working = keep(admitted.working);
+  const environment = keep(admitted.environment);
+
+  const validFrom = new Map<string, string>();
+  for (const o of [...admitted.facts, ...admitted.working, ...admitted.environment]) {
+    validFrom.set(o.objectId, validTime(o));
+  }
+  const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
+    object: q.object,
+    reason: "quarantined",
+    detail: q.detail,
+  }));
+  const deadSoFar = [...omitted, ...quarantinedAsOmitted];
+  // An item extracted from what was said while a claim was still believed dies with that claim.
+  const deadBeforeItems = deadClaims(deadSoFar, [...facts, ...working, ...environment], validFrom);
+  const outdated = outdatedMessages(statedClaims, facts);
+  // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
+  for (const item of admitted.items) {
+    const from = item.refs?.find((ref) => outdated.has(ref));
+    const replacedBy = from ? outdated.get(from) : undefined;
+    if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
+  }
+  const items = admitted.items.filter((item) => {
+    const restated = speaksFromDeadState(item, deadBeforeItems);
+    const from = item.refs?.find((ref) => outdated.has(ref));
+    if (restated) {
+      omitted.push({ object: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
+    } else if (from) {
+      omitted.push({
+        object: item,
+        reason: "superseded",
+        detail: `stated in ${from}, since replaced by ${outdated.get(from)}`,
+      });
+    }
+    return !restated && !from;
+  });
+  const dead = deadClaims(
+    [...omitted, ...quarantinedAsOmitted],
+    [...facts, ...items, ...working, ...environment],
+    validFrom,
+  );
+  const hygiene = messageHygiene(dead, outdated);
+  const messages = admitted.messages.filter((message) => {
+    const verdict = hygiene(message);
+    if (verdict) omitted.push(verdict);
+    return !verdict;
+  });
+  return { facts, working, environment, items, messages, omitted, quarantined: settled.quarantined, dead };
+}
+
+/**
+ * The message filter, shared by the recent tail and retrieved episodes: a message that stated a value
+ * since replaced, or that speaks from a dead state, leaves; one that merely quotes a dead claim stays
+ * with the quotation masked when enough of it remains.
+ */
+export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>) {
+  return (message: ContextObject): Omission | undefined => {
+    const replacedBy = outdated.get(message.objectId);
+    if (replacedBy) {
+      return {
+        object: message,
+        reason: "superseded",
+        detail: `stated a value since replaced by ${replacedBy}`,
+      };
+    }
+    const fromDeadState = speaksFromDeadState(message, dead);
+    const restated = fromDeadState ?? restatedClaim(message.text, dead);
+    if (restated && (fromDeadState || !worthKeeping(maskClaims(message.text, dead)))) {
+      return { object: message, reason: restated.reason, detail: `restates ${restated.objectId}` };
+    }
+    return undefined;
+  };
+}
