@@ -50,7 +50,7 @@ const USAGE = `usage: npm run bench:statebench -- <file.jsonl> [options]
   --track NAME       only these tracks (comma-separated)
   --concurrency N    timelines replayed at once (default 4)
   --json FILE        write all figures as JSON
-  --verbose          print every leaking query with its context`;
+  --verbose          print every query that leaks or misses a phrase, with its context`;
 
 // ---------------------------------------------------------------------------------------------------
 // Options
@@ -674,10 +674,11 @@ function report(results, errors, tally, options, meta) {
 
   if (options.verbose) {
     for (const q of results.flatMap((r) => r.queries)) {
-      if (!q.leaked.length) continue;
-      console.log(`\n=== leak: ${q.timeline} [${q.track}]`);
+      if (!q.leaked.length && !q.missing.length) continue;
+      console.log(`\n=== ${q.leaked.length ? "leak" : "miss"}: ${q.timeline} [${q.track}]`);
       console.log(`query:  ${q.prompt}`);
-      console.log(`leaked: ${q.leaked.map((p) => JSON.stringify(p)).join(", ")}`);
+      if (q.leaked.length) console.log(`leaked: ${q.leaked.map((p) => JSON.stringify(p)).join(", ")}`);
+      if (q.missing.length) console.log(`missing: ${q.missing.map((p) => JSON.stringify(p)).join(", ")}`);
       console.log("context:");
       console.log(q.context);
     }

@@ -68,7 +68,9 @@ function base(
 function factAuthorityLevel(row: FactRow): AuthorityLevel {
   if (row.sourceType === "policy" || row.sourceType === "system") return 1;
   if (row.sourceType === "tool" || row.sourceType === "external") return 4;
-  if (row.sourceType === "conversation" || row.needsReview) return 3;
+  // What a user said in conversation is a user statement (level 2) once extracted; only what the
+  // system derived from other facts is inferred memory.
+  if (row.needsReview) return 3;
   return 2;
 }
 
@@ -86,7 +88,8 @@ function factObjectType(row: FactRow, level: AuthorityLevel, stated: FactContext
 export function factObject(row: FactRow, origin: Origin): ContextObject {
   const stated = JSON.parse(row.contextJson || "{}") as FactContext;
   const authorityLevel = factAuthorityLevel(row);
-  const derivedConfidence = authorityLevel === 3 ? 0.8 : authorityLevel === 4 ? 0.6 : 1;
+  const derivedConfidence =
+    row.sourceType === "conversation" || authorityLevel === 3 ? 0.8 : authorityLevel === 4 ? 0.6 : 1;
   return {
     ...base(origin),
     objectId: row.id,

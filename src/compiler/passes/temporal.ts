@@ -154,8 +154,15 @@ export function checkTemporal(
   const environment = keep(admitted.environment);
 
   const validFrom = new Map<string, string>();
-  for (const o of [...admitted.facts, ...admitted.working, ...admitted.environment]) {
-    validFrom.set(o.objectId, validTime(o));
+  // Gated objects count too: a claim died when its successor became valid, even if that successor has
+  // itself been replaced since.
+  for (const o of [
+    ...admitted.facts,
+    ...admitted.working,
+    ...admitted.environment,
+    ...earlier.map((e) => e.object),
+  ]) {
+    if (o.kind !== "message" && o.kind !== "state_item") validFrom.set(o.objectId, validTime(o));
   }
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
