@@ -1,37 +1,16 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
-import { gate } from "../src/compiler/passes/gate";
+import type { ContextObject } from "../src/compiler/context-object";
 import { deadClaims, maskClaims, outdatedMessages, restatedClaim } from "../src/compiler/hygiene";
 import { bm25Scores, terms } from "../src/compiler/lexical";
+import { gate } from "../src/compiler/passes/gate";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
-import type { ContextObject } from "../src/compiler/types";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
+import { contextObject } from "./support/context-objects";
 
-function candidate(extra: Partial<ContextObject> = {}): ContextObject {
-  return {
-    objectId: "c1",
-    kind: "fact",
-    key: "k",
-    text: "k: v",
-    tokens: 3,
-    ts: "2025-01-01T00:00:00.000Z",
-    scope: "global",
-    scopeId: null,
-    classification: "public",
-    allowRoles: [],
-    denyRoles: [],
-    isValid: true,
-    disputed: false,
-    validFrom: null,
-    validUntil: null,
-    isConstraint: false,
-    claim: "v",
-    supersededBy: null,
-    ...extra,
-  };
-}
+const candidate = contextObject;
 
 describe("lexical pass", () => {
   it("folds suffixes and drops stop words", () => {
@@ -134,9 +113,9 @@ describe("gate pass", () => {
 describe("hygiene pass", () => {
   const dead = deadClaims(
     [
-      { candidate: candidate({ objectId: "old", claim: "3 days in office" }), reason: "superseded" },
-      { candidate: candidate({ objectId: "short", claim: "yes" }), reason: "superseded" },
-      { candidate: candidate({ objectId: "other", claim: "hidden $30k floor" }), reason: "over_budget" },
+      { object: candidate({ objectId: "old", claim: "3 days in office" }), reason: "superseded" },
+      { object: candidate({ objectId: "short", claim: "yes" }), reason: "superseded" },
+      { object: candidate({ objectId: "other", claim: "hidden $30k floor" }), reason: "over_budget" },
     ],
     [candidate({ objectId: "new", claim: "monthly reviews" })],
     new Map(),
@@ -175,6 +154,8 @@ describe("compile pipeline", () => {
     factsShare: 0.7,
     now: "2025-06-01T00:00:00.000Z",
     threadId: "t1",
+    tenantId: "t",
+    projectId: "p",
     identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
     environment: { timezone: "UTC", deadline: "two weeks away" },
     ladder,
@@ -217,6 +198,11 @@ describe("compile pipeline", () => {
     validUntil: null,
     txStart: "2025-01-01T00:00:00.000Z",
     txEnd: null,
+    summary: "",
+    summaryTokens: 0,
+    micro: "",
+    microTokens: 0,
+    contextJson: "{}",
   });
 
   it("orders sections and ranks relevant facts first", () => {
@@ -225,7 +211,7 @@ describe("compile pipeline", () => {
       facts: [row("a", "lunch: pizza on fridays"), row("b", "budget: $50,000")],
       environmentFacts: [],
     });
-    expect(out.sections.map((s) => s.name)).toEqual(["identity", "environment", "facts"]);
+    expect(out.sections.map((s) => s.name)).toEqual(["identity", "facts", "environment"]);
     expect(out.context.indexOf("budget: $50,000")).toBeLessThan(out.context.indexOf("lunch"));
     expect(out.context).toContain("deadline: two weeks away");
   });

@@ -38,6 +38,11 @@ function row(id: string, key: string, extra: Partial<FactRow> = {}): FactRow {
     validUntil: null,
     txStart: "2025-01-01T00:00:00.000Z",
     txEnd: null,
+    summary: "",
+    summaryTokens: 0,
+    micro: "",
+    microTokens: 0,
+    contextJson: "{}",
     ...extra,
   };
 }

@@ -60,7 +60,7 @@ describe("seed 000 test vectors, through HTTP", () => {
     const ctx = await t.context({ query: "Can we offer 25%?" });
     expect(ctx.json.context).toContain("max 15%");
     expect(ctx.json.trace.compiled).toContainEqual(
-      expect.objectContaining({ object_id: "p1", section: "facts" }),
+      expect.objectContaining({ object_id: "p1", section: "rules", compiled_as: "hard_constraint" }),
     );
     expect(ctx.json.trace.omitted).toContainEqual(
       expect.objectContaining({ object_id: "p2", reason: "disputed" }),
