@@ -1,0 +1,378 @@
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { compileContext } from "../src/compiler/compile";
+import { dedupe, ladderStep, phrase } from "../src/compiler/passes/compress";
+import { emit } from "../src/compiler/passes/emit";
+import { factObject, messageObject } from "../src/compiler/passes/normalize";
+import { SECTION_ORDER } from "../src/compiler/passes/order";
+import { pack } from "../src/compiler/passes/pack";
+import { activation, compositeScore, type Ranked, rankGroup, tiers } from "../src/compiler/passes/rank";
+import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-entities";
+import { checkTemporal, reconcileSlot } from "../src/compiler/passes/temporal";
+import { detailForms, truncateToTokens } from "../src/context/detail-forms";
+import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
+import type { FactRow } from "../src/facts/fact-schema";
+import { contextObject as object } from "./support/context-objects";
+
+const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5 };
+const NOW = "2025-06-01T00:00:00.000Z";
+
+function factRow(extra: Partial<FactRow> = {}): FactRow {
+  return {
+    projectId: "p",
+    id: "f1",
+    lineageId: "f1",
+    key: "budget",
+    valueJson: '"$50,000"',
+    content: "budget: $50,000",
+    tokens: 5,
+    memoryType: "organizational",
+    userId: null,
+    threadId: "th",
+    sourceType: "user",
+    sourceAuthority: null,
+    sourceIdentity: null,
+    authorityRank: 2,
+    scope: "global",
+    scopeId: null,
+    supersedes: null,
+    supersededBy: null,
+    isValid: true,
+    contradictionStatus: "clean",
+    statusReason: null,
+    dependsOnJson: "[]",
+    needsReview: false,
+    isConstraint: false,
+    constraintType: null,
+    classification: "public",
+    allowRolesJson: "[]",
+    denyRolesJson: "[]",
+    validFrom: "2025-01-01T00:00:00.000Z",
+    validUntil: null,
+    txStart: "2025-01-01T00:00:00.000Z",
+    txEnd: null,
+    summary: "",
+    summaryTokens: 0,
+    micro: "",
+    microTokens: 0,
+    contextJson: "{}",
+    ...extra,
+  };
+}
+
+const ranked = (o: ReturnType<typeof object>, tier: Ranked["tier"] = "important", relevance = 1): Ranked => ({
+  object: o,
+  tier,
+  relevance,
+  score: 1,
+});
+
+describe("pass 1: normalize", () => {
+  it("places facts on seed 001's authority scale and keeps client-stated Context Object fields", () => {
+    const policy = factObject(factRow({ sourceType: "policy", isConstraint: true }), origin);
+    expect(policy).toMatchObject({ authorityLevel: 1, objectType: "policy_rule", sourceAuthority: 0.4 });
+    const tool = factObject(factRow({ sourceType: "tool" }), origin);
+    expect(tool).toMatchObject({ authorityLevel: 4, objectType: "retrieved_passage" });
+    const derived = factObject(factRow({ needsReview: true }), origin);
+    expect(derived).toMatchObject({ authorityLevel: 3, objectType: "inferred_belief" });
+    const stated = factObject(
+      factRow({
+        contextJson: JSON.stringify({
+          object_type: "preference",
+          why_it_matters: "reviews of production code",
+          applicable_task_types: ["code_generation"],
+          confidence_score: 0.6,
+          decay_rule: { half_life_days: 7, minimum_threshold: 0 },
+        }),
+      }),
+      origin,
+    );
+    expect(stated).toMatchObject({
+      objectType: "preference",
+      whyItMatters: "reviews of production code",
+      taskTypes: ["code_generation"],
+      confidence: 0.6,
+      decayHalfLifeDays: 7,
+    });
+  });
+
+  it("reads a message's role as its authority", () => {
+    const base = { id: "m1", ts: NOW, speaker: null, content: "x", line: "x", tokens: 1 };
+    expect(messageObject({ ...base, role: "tool" }, origin)).toMatchObject({
+      authorityLevel: 4,
+      objectType: "retrieved_passage",
+    });
+    expect(messageObject({ ...base, role: "user" }, origin).authorityLevel).toBe(2);
+    expect(messageObject({ ...base, role: "assistant" }, origin).authorityLevel).toBe(3);
+  });
+});
+
+describe("pass 2: resolve entities", () => {
+  it("names slots and distinctive identifiers, not ordinary capitalised words", () => {
+    expect(
+      identifiersIn("Update: TICKET-9999 breach. Build #1234 failed for VendorX. The Team agrees."),
+    ).toEqual(["id:ticket-9999", "id:build#1234", "id:vendorx"]);
+    const [resolved] = resolveEntities([object({ key: "Project Budget", claim: "no identifiers here" })]);
+    expect(resolved?.entityIds).toEqual(["slot:project_budget"]);
+  });
+});
+
+describe("pass 4: temporal validity and conflicts", () => {
+  const claim = (id: string, value: string, extra = {}) =>
+    object({ objectId: id, claim: value, validFrom: "2025-01-01T00:00:00.000Z", ...extra });
+
+  it("lets higher authority override, then the later valid time, then the more trusted source", () => {
+    const byAuthority = reconcileSlot("budget", [
+      claim("user", "$60k", { authorityLevel: 2 }),
+      claim("policy", "$50k", { authorityLevel: 1 }),
+    ]);
+    expect(byAuthority.displaced.map((d) => [d.object.objectId, d.reason])).toEqual([["user", "overridden"]]);
+
+    const byTime = reconcileSlot("budget", [
+      claim("old", "$50k"),
+      claim("new", "$60k", { validFrom: "2025-02-01T00:00:00.000Z" }),
+    ]);
+    expect(byTime.displaced.map((d) => [d.object.objectId, d.reason])).toEqual([["old", "superseded"]]);
+
+    const byTrust = reconcileSlot("budget", [
+      claim("weak", "$50k", { confidence: 0.5 }),
+      claim("strong", "$60k"),
+    ]);
+    expect(byTrust.displaced.map((d) => [d.object.objectId, d.reason])).toEqual([["weak", "disputed"]]);
+  });
+
+  it("quarantines a true contradiction instead of choosing", () => {
+    const tie = reconcileSlot("budget", [claim("a", "$50k"), claim("b", "$60k")]);
+    expect(tie.displaced).toEqual([]);
+    expect(tie.quarantined.map((q) => [q.object.objectId, q.conflictsWith])).toEqual([
+      ["a", ["b"]],
+      ["b", ["a"]],
+    ]);
+    expect(reconcileSlot("budget", [claim("a", "$50k"), claim("b", "$50K ")]).quarantined).toEqual([]);
+  });
+
+  it("retires an older environment signal about the same entity and the messages that restate it", () => {
+    const env = resolveEntities([
+      object({
+        objectId: "e1",
+        kind: "environment",
+        key: "deadline",
+        claim: "TICKET-9 due in 4 hours",
+        ts: "2025-01-01T10:00:00Z",
+      }),
+      object({
+        objectId: "e2",
+        kind: "environment",
+        key: "alert",
+        claim: "TICKET-9 breach in 15 minutes",
+        ts: "2025-01-01T13:00:00Z",
+      }),
+    ]);
+    const note = object({
+      objectId: "m1",
+      kind: "message",
+      text: "[t] user: TICKET-9 due in 4 hours",
+      ts: "2025-01-01T10:01:00Z",
+    });
+    const result = checkTemporal(
+      { facts: [], working: [], environment: env, items: [], messages: [note] },
+      [],
+      new Map(),
+    );
+    expect(result.environment.map((e) => e.objectId)).toEqual(["e2"]);
+    expect(result.omitted.map((o) => [o.object.objectId, o.reason])).toEqual([
+      ["e1", "superseded"],
+      ["m1", "superseded"],
+    ]);
+  });
+});
+
+describe("pass 5: rank and tier", () => {
+  it("makes explicit constraints critical and leaves untouched working notes irrelevant", () => {
+    const { ranked: r, omitted } = rankGroup(
+      [
+        object({ objectId: "c", isConstraint: true, text: "no weekend deploys" }),
+        object({ objectId: "w", kind: "working", text: "lunch order" }),
+        object({ objectId: "b", text: "budget: $50k" }),
+      ],
+      { query: "what is the budget", now: NOW },
+      tiers.working,
+    );
+    expect(r.map((x) => [x.object.objectId, x.tier])).toEqual([
+      ["c", "critical"],
+      ["b", "important"],
+    ]);
+    expect(omitted.map((o) => [o.object.objectId, o.tier])).toEqual([["w", "irrelevant"]]);
+  });
+
+  it("activates a preference only for its task types and a matching why_it_matters", () => {
+    const preference = object({ taskTypes: ["code_generation"], whyItMatters: "production code reviews" });
+    expect(activation(preference, "code_generation", true)).toBeUndefined();
+    expect(activation(preference, "analytical_reporting", true)).toMatch(/code_generation/);
+    expect(activation(preference, undefined, true)).toMatch(/unstated/);
+    expect(activation(preference, "code_generation", false)).toMatch(/why_it_matters/);
+  });
+
+  it("prefers what matches, then what is recent", () => {
+    const fresh = object({ ts: "2025-05-31T00:00:00.000Z" });
+    const stale = object({ ts: "2024-06-01T00:00:00.000Z" });
+    expect(compositeScore(fresh, 0, NOW)).toBeGreaterThan(compositeScore(stale, 0, NOW));
+    expect(compositeScore(stale, 1, NOW)).toBeGreaterThan(compositeScore(fresh, 0, NOW));
+  });
+});
+
+describe("pass 7: compress and convert", () => {
+  it("collapses duplicate claims onto the first, strongest copy", () => {
+    const a = object({ objectId: "fact", claim: "cancel VendorX by 5 PM today" });
+    const b = object({ objectId: "item", kind: "state_item", claim: "Cancel VendorX by 5 PM today" });
+    const { groups, omitted } = dedupe([[ranked(a)], [ranked(b)]]);
+    expect(groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact"], []]);
+    expect(omitted[0]).toMatchObject({ reason: "duplicate", detail: "same claim as fact" });
+  });
+
+  it("turns constraints into directives only with authority and scope behind them", () => {
+    const policy = object({ isConstraint: true, authorityLevel: 1, claim: "Never share salaries" });
+    expect(ladderStep(ranked(policy, "critical"))).toBe("hard_constraint");
+    expect(phrase("hard_constraint", policy, "rule: Never share salaries")).toBe(
+      "DO NOT: rule: Never share salaries",
+    );
+    expect(phrase("hard_constraint", object({ claim: "cap at $500k" }), "cap: $500k")).toBe(
+      "MUST: cap: $500k",
+    );
+    const session = object({ isConstraint: true, scope: "session" });
+    expect(ladderStep(ranked(session, "critical"))).toBe("behavioral_guidance");
+    expect(ladderStep(ranked(object({ kind: "message" }), "useful"))).toBe("raw_observation");
+    expect(ladderStep(ranked(object({ kind: "environment" })))).toBe("task_context");
+  });
+
+  it("falls back to stored summary and micro forms when the full form does not fit", () => {
+    const long = "The vendor review covered pricing, support terms, data residency and exit clauses. ".repeat(
+      6,
+    );
+    const forms = detailForms(long, countTokens, "review: ");
+    const o = object({
+      objectId: "long",
+      text: `review: ${long}`,
+      tokens: countTokens(`review: ${long}`),
+      forms,
+    });
+    const run = (budget: number) =>
+      pack({
+        budgetTokens: budget,
+        factsShare: 1,
+        fixedTokens: 0,
+        rules: [],
+        environment: [],
+        items: [],
+        working: [],
+        facts: [ranked(o)],
+        retrieved: [],
+        episodes: [],
+        messages: [],
+        background: [],
+        dead: [],
+        count: countTokens,
+      }).placed.map((p) => p.detail);
+    expect(run(400)).toEqual(["full"]);
+    expect(run(forms.summaryTokens + 12)).toEqual(["summary"]);
+    expect(run(forms.microTokens + 12)).toEqual(["micro"]);
+    expect(run(4)).toEqual([]);
+  });
+});
+
+describe("detail forms", () => {
+  it("keep whole words within their token limits", () => {
+    const text = "Alpha beta gamma delta. ".repeat(40);
+    const cut = truncateToTokens(text, 20, countTokens);
+    expect(countTokens(cut)).toBeLessThanOrEqual(20);
+    expect(text.startsWith(cut.replace(/…$/, "").trim())).toBe(true);
+    const forms = detailForms(text, countTokens, "[t] user: ");
+    expect(forms.summary.startsWith("[t] user: ")).toBe(true);
+    expect(forms.microTokens).toBeLessThanOrEqual(24);
+    expect(forms.summaryTokens).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("passes 9 and 10: order and emit", () => {
+  it("orders sections from static to dynamic", () => {
+    expect(SECTION_ORDER.indexOf("rules")).toBeLessThan(SECTION_ORDER.indexOf("identity"));
+    expect(SECTION_ORDER.indexOf("facts")).toBeLessThan(SECTION_ORDER.indexOf("episodes"));
+    expect(SECTION_ORDER.at(-1)).toBe("messages");
+  });
+
+  it("trims the least important lines until the text fits", () => {
+    const line = (id: string, tier: Ranked["tier"]) => ({
+      object: object({ objectId: id }),
+      section: "facts" as const,
+      line: `- ${id} ${"word ".repeat(30)}`,
+      detail: "full" as const,
+      tier,
+      compiledAs: "normalized_fact" as const,
+      tokens: 35,
+    });
+    const out = emit({
+      budgetTokens: 60,
+      fixed: {},
+      placed: [line("keep", "important"), line("drop", "minimal")],
+      omitted: [],
+      quarantined: [],
+      candidateCount: 2,
+      admittedCount: 2,
+      count: countTokens,
+    });
+    expect(out.tokens).toBeLessThanOrEqual(60);
+    expect(out.trace.compiled.map((c) => c.object_id)).toEqual(["keep"]);
+    expect(out.trace.omitted).toEqual([
+      expect.objectContaining({ object_id: "drop", reason: "over_budget", priority_tier: "minimal" }),
+    ]);
+  });
+
+  it("reports tier, ladder step and detail for every compiled object", () => {
+    const out = compileContext({
+      query: "budget",
+      budgetTokens: 500,
+      factsShare: 0.7,
+      now: NOW,
+      threadId: "th",
+      tenantId: "t",
+      projectId: "p",
+      identity: { user_id: "u1" },
+      environment: {},
+      ladder,
+      facts: [
+        factRow(),
+        factRow({
+          id: "rule",
+          key: "deploys",
+          content: "deploys: never on Fridays",
+          valueJson: '"never on Fridays"',
+          sourceType: "policy",
+          isConstraint: true,
+        }),
+      ],
+      working: [],
+      environmentFacts: [],
+      items: [],
+      statedClaims: new Map(),
+      messages: [],
+      countTokens,
+    });
+    expect(out.context.indexOf("## Rules")).toBeLessThan(out.context.indexOf("## Current facts"));
+    expect(out.context).toContain("DO NOT: deploys: never on Fridays");
+    expect(out.trace.compiled).toEqual([
+      expect.objectContaining({
+        object_id: "rule",
+        priority_tier: "critical",
+        compiled_as: "hard_constraint",
+        authority_level: 1,
+      }),
+      expect.objectContaining({
+        object_id: "f1",
+        priority_tier: "important",
+        compiled_as: "normalized_fact",
+        detail: "full",
+      }),
+    ]);
+    expect(out.trace.candidates).toEqual({ total: 2, admitted: 2, compiled: 2 });
+  });
+});
