@@ -140,9 +140,13 @@ function redactCardRun(run: string, count: () => void): string {
   }
   const groups = run.split(/([ -])/);
   const digitsOnly = groups.filter((_, i) => i % 2 === 0);
+  const lengthBefore = [0];
+  for (const group of digitsOnly) lengthBefore.push((lengthBefore.at(-1) ?? 0) + group.length);
   for (let start = 0; start < digitsOnly.length; start++) {
     for (let end = digitsOnly.length; end > start; end--) {
       if (start === 0 && end === digitsOnly.length) continue;
+      const length = (lengthBefore[end] ?? 0) - (lengthBefore[start] ?? 0);
+      if (length < 13 || length > 19) continue;
       if (!isCardNumber(digitsOnly.slice(start, end).join(""))) continue;
       count();
       const before = groups.slice(0, start * 2).join("");
