@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emitFormat } from "../src/compiler/passes/emit-format";
-import { canonicalJson, orderZones, toolBlocks, type ZoneBlock } from "../src/compiler/passes/zones";
+import { canonicalJson, orderZones, toolLines, type ZoneBlock } from "../src/compiler/passes/zones";
 import { sha256Hex } from "../src/state/sha256";
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -8,28 +8,35 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 function envelope(query: string, rules = "Answer in English."): ZoneBlock[] {
   // Arrival order deliberately scrambled: dynamic first, static last.
   return [
-    { zone: "turn", id: "m1", text: `## Recent messages\n[t1] user: ${query}` },
+    { zone: "current_turn", id: "m1", text: `## Recent messages\n[t1] user: ${query}` },
     { zone: "memory", id: "f2", text: `## Current facts\n- budget: 10k (for ${query})` },
     {
       zone: "retrieved",
       id: "d1",
       text: '<untrusted_data source="tool" id="d1">\nresult\n</untrusted_data>',
     },
-    { zone: "task", id: "s1", text: "## State\n- ship on Friday" },
-    ...toolBlocks([{ name: "search", description: "Web search", input_schema: { type: "object" } }]),
+    { zone: "task_state", id: "s1", text: "## State\n- ship on Friday" },
+    {
+      zone: "tools",
+      id: "tools",
+      text: [
+        "## Tools",
+        ...toolLines([{ name: "search", description: "Web search", input_schema: {} }]),
+      ].join("\n"),
+    },
     { zone: "policy", id: "p-b", text: "Policy B" },
     { zone: "policy", id: "p-a", text: "Policy A" },
-    { zone: "rules", id: "rules", text: `## Rules\n${rules}` },
+    { zone: "system", id: "rules", text: `## Rules\n${rules}` },
   ];
 }
 
 describe("orderZones", () => {
   it("orders by zone, keeps arrival order in dynamic zones", () => {
     const ordered = orderZones([
-      { zone: "turn", id: "z", text: "" },
+      { zone: "current_turn", id: "z", text: "" },
       { zone: "memory", id: "b", text: "" },
       { zone: "memory", id: "a", text: "" },
-      { zone: "rules", id: "r", text: "" },
+      { zone: "system", id: "r", text: "" },
     ]);
     expect(ordered.map((b) => b.id)).toEqual(["r", "b", "a", "z"]);
   });
@@ -43,10 +50,27 @@ describe("orderZones", () => {
 
   it("respects an explicit order before ids", () => {
     const ordered = orderZones([
-      { zone: "rules", id: "a", text: "", order: 2 },
-      { zone: "rules", id: "b", text: "", order: 1 },
+      { zone: "system", id: "a", text: "", order: 2 },
+      { zone: "system", id: "b", text: "", order: 1 },
     ]);
     expect(ordered.map((x) => x.id)).toEqual(["b", "a"]);
+  });
+});
+
+describe("toolLines", () => {
+  it("renders a tool per line with its schema in canonical form", () => {
+    const lines = toolLines([
+      {
+        name: "a",
+        description: "first",
+        input_schema: { type: "object", properties: { q: { type: "string" } } },
+      },
+      { name: "b", description: "second" },
+    ]);
+    expect(lines).toEqual([
+      '- a: first\n  input_schema: {"properties":{"q":{"type":"string"}},"type":"object"}',
+      "- b: second",
+    ]);
   });
 });
 
@@ -131,7 +155,7 @@ describe("emitFormat", () => {
   });
 
   it("handles an envelope with no static zones", () => {
-    const dynamicOnly: ZoneBlock[] = [{ zone: "turn", id: "m", text: "hi" }];
+    const dynamicOnly: ZoneBlock[] = [{ zone: "current_turn", id: "m", text: "hi" }];
     const openai = emitFormat(dynamicOnly, "openai");
     expect(openai.messages).toEqual([{ role: "system", content: "hi" }]);
     expect(openai.cache.prefix_hash).toBe(sha256Hex(""));

@@ -3,22 +3,14 @@
  * turn data last, so that an unchanged prefix keeps the provider's prompt cache warm.
  */
 
-export const ZONES = {
-  rules: 1,
-  policy: 2,
-  tools: 3,
-  memory: 4,
-  retrieved: 5,
-  task: 6,
-  turn: 7,
-} as const;
+import { ZONES, type Zone } from "./order";
 
-export type ZoneName = keyof typeof ZONES;
+export type ZoneName = Zone;
 
-/** Zones 1-3 change only when rules, policy or tool definitions change; everything after is per request. */
-export const STATIC_ZONES: readonly ZoneName[] = ["rules", "policy", "tools"];
+/** Zones up to and including tools change only when rules, policy or tool definitions change. */
+export const isStaticZone = (zone: ZoneName) => ZONES.indexOf(zone) <= ZONES.indexOf("tools");
 
-export const isStaticZone = (zone: ZoneName) => ZONES[zone] <= ZONES.tools;
+export const STATIC_ZONES: readonly ZoneName[] = ZONES.filter(isStaticZone);
 
 export interface ZoneBlock {
   zone: ZoneName;
@@ -39,7 +31,7 @@ export function orderZones<T extends ZoneBlock>(blocks: readonly T[]): T[] {
   return blocks
     .map((block, arrival) => ({ block, arrival }))
     .sort((a, b) => {
-      const byZone = ZONES[a.block.zone] - ZONES[b.block.zone];
+      const byZone = ZONES.indexOf(a.block.zone) - ZONES.indexOf(b.block.zone);
       if (byZone !== 0) return byZone;
       const byOrder = (a.block.order ?? 0) - (b.block.order ?? 0);
       if (byOrder !== 0) return byOrder;
@@ -67,14 +59,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Zone 3: one block per tool, kept in the caller's order. */
-export function toolBlocks(tools: readonly ToolDefinition[]): ZoneBlock[] {
-  return tools.map((tool, order) => ({
-    zone: "tools",
-    id: `tool:${tool.name}`,
-    order,
-    text:
-      `${order === 0 ? "## Tools\n" : ""}- ${tool.name}: ${tool.description}` +
+/** Zone 3: one line per tool, in the caller's order, its input schema rendered canonically. */
+export function toolLines(tools: readonly ToolDefinition[]): string[] {
+  return tools.map(
+    (tool) =>
+      `- ${tool.name}: ${tool.description}` +
       (tool.input_schema ? `\n  input_schema: ${canonicalJson(tool.input_schema)}` : ""),
-  }));
+  );
 }
