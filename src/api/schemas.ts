@@ -220,6 +220,14 @@ export const IngestResult = z
   })
   .openapi("IngestResult");
 
+export const ToolDefinition = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 _ . -"),
+    description: z.string().trim().min(1).max(4_000),
+    input_schema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("ToolDefinition");
+
 export const ContextBody = z
   .object({
     query: z.string().min(1).max(10_000),
@@ -231,8 +239,33 @@ export const ContextBody = z
     }),
     task_id: shortText(200).optional().openapi({ description: "Active task; task-scoped facts need it." }),
     facts_share: z.number().gt(0).max(1).default(0.7),
+    format: z
+      .enum(["text", "openai", "anthropic"])
+      .default("text")
+      .openapi({
+        description:
+          "Output shape. `text`: `context` only. `openai`: also `messages`, the static zones (rules, policy, " +
+          "tools) as the first system message and the per-request zones as a second system message appended " +
+          "after it. `anthropic`: also `anthropic.system` (one text block per static zone, the last carrying " +
+          '`cache_control: {type: "ephemeral"}`) and `anthropic.messages` (the per-request zones as a user turn).',
+      }),
+    system: z.string().min(1).max(20_000).optional().openapi({
+      description: "Developer rules, placed first (zone 1) so they form part of the cached prefix.",
+    }),
+    tools: z
+      .array(ToolDefinition)
+      .max(128)
+      .optional()
+      .openapi({ description: "Tool definitions for zone 3, rendered in the given order." }),
   })
-  .openapi("ContextRequest");
+  .openapi("ContextRequest", {
+    description:
+      "Secrets (api_key, password, private_key) in compiled text are replaced by `[REDACTED:<kind>]` unless " +
+      'identity.permissions include "secrets:read"; PII (ssn, ni_number, card_number) unless they include ' +
+      '"pii:read". When `roles` is given, a clearance must also be listed there: request roles narrow what ' +
+      "the identity holds and never add to it. Authority rank grants no clearance. Tool messages and facts " +
+      "whose source is a tool or external system are rendered inside <untrusted_data> blocks as data.",
+  });
 
 export const OmitReason = z.enum([
   "superseded",
@@ -256,6 +289,40 @@ export const ContextResult = z
     budget_tokens: z.number().int(),
     trace_id: z.string(),
     sections: z.array(z.object({ name: z.string(), tokens: z.number().int(), items: z.number().int() })),
+    messages: z
+      .array(z.object({ role: z.enum(["system", "user"]), content: z.string() }))
+      .optional()
+      .openapi({
+        description: "format=openai: static system message first, per-request system message after.",
+      }),
+    anthropic: z
+      .object({
+        system: z.array(
+          z.object({
+            type: z.literal("text"),
+            text: z.string(),
+            cache_control: z.object({ type: z.literal("ephemeral") }).optional(),
+          }),
+        ),
+        messages: z.array(
+          z.object({
+            role: z.literal("user"),
+            content: z.array(z.object({ type: z.literal("text"), text: z.string() })),
+          }),
+        ),
+      })
+      .optional()
+      .openapi({
+        description: "format=anthropic: pass `system` and prepend `messages` to the conversation.",
+      }),
+    cache: z
+      .object({
+        prefix_hash: z.string().openapi({ description: "sha256 (hex) of the static prefix (zones 1-3)." }),
+        static_prefix_tokens: z.number().int().optional(),
+        dynamic_tokens: z.number().int().optional(),
+      })
+      .optional()
+      .openapi({ description: "An unchanged prefix_hash means the provider's prompt cache can be reused." }),
     trace: z.object({
       compiled: z.array(
         z.object({
@@ -298,6 +365,15 @@ export const ContextResult = z
       candidates: z
         .object({ total: z.number().int(), admitted: z.number().int(), compiled: z.number().int() })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),
+      redactions: z
+        .partialRecord(
+          z.enum(["api_key", "password", "private_key", "ssn", "ni_number", "card_number"]),
+          z.number().int(),
+        )
+        .optional()
+        .openapi({
+          description: "How many values of each kind were redacted; the values themselves never appear.",
+        }),
       extraction: z
         .object({
           status: z.enum(["current", "partial", "failed"]),

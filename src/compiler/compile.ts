@@ -1,6 +1,7 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import type { ContextObject, Omission } from "./context-object";
 import { dedupe } from "./passes/compress";
+import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
 import { type GateContext, gate } from "./passes/gate";
 import {
@@ -13,8 +14,11 @@ import {
 } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, rankGroup, tiers } from "./passes/rank";
+import { clearanceFrom } from "./passes/redact";
 import { resolveEntities } from "./passes/resolve-entities";
+import { isPayload, safeguard } from "./passes/safeguard";
 import { checkTemporal } from "./passes/temporal";
+import { toolLines } from "./passes/zones";
 import { callerFrom } from "./permissions";
 import { identityLines, nowLine } from "./render-sections";
 import type { CompileInput } from "./types";
@@ -124,7 +128,12 @@ export function compileContext(input: CompileInput): Envelope {
   omitted.push(...duplicates);
   const [rulesG, environmentG, itemsG, workingG, factsG, retrievedG, messagesG, backgroundG] = groups;
 
-  const fixed = { identity: identityLines(input.identity), environment: [nowLine(input.now)] };
+  const hasPayloads = [...retrieved, ...messages].some((r) => isPayload(r.object));
+  const fixed = {
+    ...staticZoneLines(input, hasPayloads),
+    identity: identityLines(input.identity),
+    environment: [nowLine(input.now)],
+  };
   const fixedTokens = Object.entries(fixed).reduce(
     (sum, [, lines]) => sum + lines.reduce((s, line) => s + input.countTokens(line) + 1, 0) + 6,
     0,
@@ -147,15 +156,37 @@ export function compileContext(input: CompileInput): Envelope {
   });
   omitted.push(...overBudget);
 
-  // 9–10. order for cache and attention, emit the envelope and its trace.
-  return emit({
-    budgetTokens: input.budgetTokens,
-    fixed,
+  // 8. contain untrusted payloads; redact secrets and PII the caller is not cleared for.
+  const guarded = safeguard(
     placed,
+    { identity: fixed.identity, environment: fixed.environment },
+    clearanceFrom(input.identity, input.requestRoles),
+    input.countTokens,
+  );
+
+  // 9–10. order for cache and attention, emit the envelope and its trace.
+  const envelope = emit({
+    budgetTokens: input.budgetTokens,
+    fixed: { ...fixed, ...guarded.fixed },
+    placed: guarded.placed,
+    format: input.format,
     omitted,
     quarantined: settled.quarantined,
     candidateCount,
     admittedCount,
     count: input.countTokens,
   });
+  if (Object.keys(guarded.redactions).length === 0) return envelope;
+  return { ...envelope, trace: { ...envelope.trace, redactions: guarded.redactions } };
+}
+
+/**
+ * Zones 1 and 3: the caller's developer rules and tool definitions. They are the caller's own request
+ * text, not stored state, so they are neither redacted nor contained. The containment rule joins them
+ * when a payload may be compiled, so the model is told what the data blocks mean.
+ */
+function staticZoneLines(input: CompileInput, hasPayloads: boolean): { system?: string[]; tools?: string[] } {
+  const system = [...(input.system ? [input.system] : []), ...(hasPayloads ? [CONTAINMENT_RULE] : [])];
+  const tools = toolLines(input.tools ?? []);
+  return { ...(system.length ? { system } : {}), ...(tools.length ? { tools } : {}) };
 }

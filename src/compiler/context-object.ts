@@ -37,6 +37,8 @@ export interface ContextObject {
   userId: string | null;
   sessionId: string | null;
   sourceOrigin: string;
+  /** A fact's source.type ("tool", "external" …): names the source of a contained payload. */
+  sourceType?: string;
   authorityLevel: AuthorityLevel;
   /** 0–1: how far up the tenant's authority ladder the writer stands. */
   sourceAuthority: number;

@@ -3,6 +3,8 @@ import type { DetailForms } from "../context/detail-forms";
 import type { AuthorityTier } from "../facts/authority";
 import type { FactRow } from "../facts/fact-schema";
 import type { StateItem } from "../state/types";
+import type { OutputFormat } from "./passes/emit-format";
+import type { ToolDefinition } from "./passes/zones";
 
 export interface MessageRecord {
   id: string;
@@ -75,4 +77,8 @@ export interface CompileInput {
   /** Most recent messages, oldest first. */
   messages: MessageRecord[];
   countTokens: (text: string) => number;
+  /** Output shape and the caller's static zones (developer rules, tool definitions). */
+  format?: OutputFormat;
+  system?: string;
+  tools?: ToolDefinition[];
 }

@@ -545,6 +545,9 @@ export class ThreadObject extends DurableObject<Env> {
       statedClaims,
       messages,
       countTokens,
+      format: request.format,
+      system: request.system,
+      tools: request.tools,
     });
     const conflicts = new Map<string, string[]>();
     for (const q of output.trace.quarantined) {

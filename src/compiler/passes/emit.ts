@@ -1,7 +1,9 @@
 import type { ContextOutput } from "../../api/schemas";
 import type { Omission, Quarantine } from "../context-object";
+import { emitFormat, type OutputFormat } from "./emit-format";
 import { orderSections, SECTIONS, type SectionName } from "./order";
 import type { Placed } from "./pack";
+import { isStaticZone, type ZoneBlock } from "./zones";
 
 /**
  * Pass 10: emit the envelope and its trace. Per-line counts are stored at write time and their sum is
@@ -30,9 +32,21 @@ export interface EmitInput {
   candidateCount: number;
   admittedCount: number;
   count: (text: string) => number;
+  format?: OutputFormat;
 }
 
 export type Envelope = Omit<ContextOutput, "trace_id">;
+
+/** Placed lines of a section; in a static zone by object id, so ranking cannot reorder the cached prefix. */
+function sectionLines(name: SectionName, placed: Placed[]): string[] {
+  const here = placed.filter((p) => p.section === name);
+  if (isStaticZone(SECTIONS[name].zone)) {
+    here.sort((a, b) =>
+      a.object.objectId < b.object.objectId ? -1 : a.object.objectId > b.object.objectId ? 1 : 0,
+    );
+  }
+  return here.map((p) => p.line);
+}
 
 export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {
   const names = new Set<SectionName>([
@@ -40,13 +54,16 @@ export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {
     ...placed.map((p) => p.section),
   ]);
   const sections = orderSections(
-    [...names].map((name) => ({
-      name,
-      lines: [...(fixed[name] ?? []), ...placed.filter((p) => p.section === name).map((p) => p.line)],
-    })),
+    [...names].map((name) => ({ name, lines: [...(fixed[name] ?? []), ...sectionLines(name, placed)] })),
   ).filter((s) => s.lines.length > 0);
-  const text = sections.map((s) => [SECTIONS[s.name].title, ...s.lines].join("\n")).join("\n\n");
-  return { sections, text };
+  const blocks: ZoneBlock[] = sections.map((s, order) => ({
+    zone: SECTIONS[s.name].zone,
+    id: s.name,
+    order,
+    text: [SECTIONS[s.name].title, ...s.lines].join("\n"),
+  }));
+  const text = blocks.map((b) => b.text).join("\n\n");
+  return { sections, blocks, text };
 }
 
 export function emit(input: EmitInput): Envelope {
@@ -73,8 +90,13 @@ export function emit(input: EmitInput): Envelope {
     tokens = input.count(built.text);
   }
 
+  const formatted = emitFormat(built.blocks, input.format ?? "text", input.count);
+
   return {
-    context: built.text,
+    context: formatted.context,
+    ...(formatted.messages ? { messages: formatted.messages } : {}),
+    ...(formatted.anthropic ? { anthropic: formatted.anthropic } : {}),
+    cache: formatted.cache,
     tokens,
     budget_tokens: input.budgetTokens,
     sections: built.sections.map((s) => ({

@@ -112,6 +112,7 @@ export function factObject(row: FactRow, origin: Origin): ContextObject {
     userId: row.userId,
     sessionId: row.threadId,
     sourceOrigin: `fact://${row.projectId}/${encodeURIComponent(row.key)}/${row.id}`,
+    sourceType: row.sourceType,
     authorityLevel,
     sourceAuthority: stated.source_authority ?? Math.min(1, row.authorityRank / origin.topRank),
     confidence: stated.confidence_score ?? derivedConfidence,

@@ -14,6 +14,8 @@ export const ZONES = [
 export type Zone = (typeof ZONES)[number];
 
 export const SECTIONS = {
+  system: { title: "## System rules", zone: "system" },
+  tools: { title: "## Tools", zone: "tools" },
   rules: { title: "## Rules", zone: "policy" },
   identity: { title: "## Identity", zone: "memory" },
   facts: { title: "## Current facts", zone: "memory" },
