@@ -132,6 +132,44 @@ describe("hygiene pass", () => {
   });
 });
 
+describe("asides citing a replaced figure", () => {
+  const dead = deadClaims(
+    [
+      {
+        object: candidate({ objectId: "old", claim: "25% volume discount applies" }),
+        reason: "superseded",
+      },
+      { object: candidate({ objectId: "cap", claim: "Max 15% discount per deal" }), reason: "superseded" },
+    ],
+    [
+      candidate({ objectId: "new", claim: "Only 10% discount applies (25% requires 3-year contract)" }),
+      // Quoting the dead claim does not keep its figure alive.
+      candidate({ objectId: "log", claim: "[INVALIDATED: 25% volume discount applies]" }),
+    ],
+    new Map(),
+  );
+
+  it("drops an aside that cites a replaced figure and keeps the rest", () => {
+    expect(maskClaims("Only 10% discount applies (25% requires 3-year contract)", dead)).toBe(
+      "Only 10% discount applies",
+    );
+    expect(maskClaims("Only 10% applies (125% was never offered)", dead)).toBe(
+      "Only 10% applies (125% was never offered)",
+    );
+  });
+
+  it("keeps asides whose figure a live claim still states outside an aside", () => {
+    const stillLive = deadClaims(
+      [{ object: candidate({ objectId: "old", claim: "25% volume discount" }), reason: "superseded" }],
+      [candidate({ objectId: "new", claim: "25% loyalty discount" })],
+      new Map(),
+    );
+    expect(maskClaims("Loyalty pricing (25% off) applies", stillLive)).toBe(
+      "Loyalty pricing (25% off) applies",
+    );
+  });
+});
+
 describe("outdated messages", () => {
   const current = [
     candidate({ objectId: "f2", key: "budget", claim: "$80,000", validFrom: "2025-01-02T00:00:00.000Z" }),

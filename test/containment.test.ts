@@ -60,14 +60,20 @@ describe("containment of untrusted payloads", () => {
 
   it("an external-sourced fact is contained too", async () => {
     const t = await newThread();
-    await t.events([fact("article", "Rates rose 2% this quarter", { id: "ext1", source: { type: "external" } })]);
+    await t.events([
+      fact("article", "Rates rose 2% this quarter", { id: "ext1", source: { type: "external" } }),
+    ]);
     const ctx = await t.context({ query: "rates article" });
     expect(ctx.json.context).toContain(`${OPEN} source="external" id="ext1">`);
   });
 });
 
 const SECRETS: { kind: string; value: string; text: string }[] = [
-  { kind: "api_key", value: "sk-proj-Zx81Qk2vLm4Np7Rt9Ws3Yb6H", text: "key sk-proj-Zx81Qk2vLm4Np7Rt9Ws3Yb6H" },
+  {
+    kind: "api_key",
+    value: "sk-proj-Zx81Qk2vLm4Np7Rt9Ws3Yb6H",
+    text: "key sk-proj-Zx81Qk2vLm4Np7Rt9Ws3Yb6H",
+  },
   { kind: "password", value: "hunter2!", text: "db password: hunter2!" },
   { kind: "ssn", value: "123-45-6789", text: "employee SSN 123-45-6789" },
   { kind: "ni_number", value: "JG 10 37 71 A", text: "NI number JG 10 37 71 A" },

@@ -24,6 +24,15 @@ export interface DeadClaim {
   objectId: string;
   /** When the claim stopped being current; null when it was never current for this caller. */
   diedAt: string | null;
+  /** Its amounts and percentages that no live claim states outside an aside. */
+  figures: string[];
+}
+
+const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;
+const ASIDE = /\s*\([^()]*\)/g;
+
+function figuresOf(text: string): string[] {
+  return [...text.matchAll(FIGURE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));
 }
 
 /** Very short values ("yes", "5") would match ordinary words; they are left to the facts gate. */
@@ -46,9 +55,18 @@ export function deadClaims(
     if (liveClaims.some((c) => c === lower)) continue;
     const successor = o.object.supersededBy;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
-    claims.push({ text, lower, reason: o.reason, objectId: o.object.objectId, diedAt });
+    claims.push({ text, lower, reason: o.reason, objectId: o.object.objectId, diedAt, figures: [] });
   }
-  return claims.sort((a, b) => b.text.length - a.text.length);
+  claims.sort((a, b) => b.text.length - a.text.length);
+  // A figure is dead only if no live claim still states it in its own words: quotations of dead
+  // claims (masked anyway) and asides do not count.
+  const liveFigures = new Set(
+    liveClaims.flatMap((c) =>
+      figuresOf(claims.reduce((rest, d) => rest.replaceAll(d.lower, " "), c).replace(ASIDE, " ")),
+    ),
+  );
+  for (const claim of claims) claim.figures = figuresOf(claim.lower).filter((f) => !liveFigures.has(f));
+  return claims;
 }
 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
@@ -64,7 +82,11 @@ export function speaksFromDeadState(message: ContextObject, claims: DeadClaim[])
 
 export const MASK = "[superseded]";
 
-/** Replaces every quotation of a dead claim inside live text. */
+/**
+ * Replaces every quotation of a dead claim inside live text, and drops asides that cite one of its
+ * figures: "Only 10% discount applies (25% requires 3-year contract)" once 25% was replaced speaks
+ * of the replaced value in other words.
+ */
 export function maskClaims(text: string, claims: DeadClaim[]): string {
   let out = text;
   for (const claim of claims) {
@@ -74,7 +96,9 @@ export function maskClaims(text: string, claims: DeadClaim[]): string {
       index = out.toLowerCase().indexOf(claim.lower, index + MASK.length);
     }
   }
-  return out;
+  const deadFigures = new Set(claims.flatMap((c) => c.figures));
+  if (!deadFigures.size) return out;
+  return out.replace(ASIDE, (aside) => (figuresOf(aside).some((f) => deadFigures.has(f)) ? "" : aside));
 }
 
 /** Whether a masked message still says something beyond its timestamp and speaker. */

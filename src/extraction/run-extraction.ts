@@ -5,6 +5,7 @@ import type {
   ExtractionMessage,
   Extractor,
   ItemScope,
+  MessageEcho,
   MessageScope,
   StateItem,
 } from "../state/types";
@@ -118,6 +119,17 @@ export function newFactsOnly(
   return { facts: kept, aliases, claims };
 }
 
+/** An assistant turn repeating a user turn's values states what that turn stated. */
+export function echoClaims(claims: MessageClaim[], echoes: MessageEcho[]): MessageClaim[] {
+  const out: MessageClaim[] = [];
+  for (const echo of echoes) {
+    for (const claim of claims) {
+      if (claim.message_id === echo.of) out.push({ ...claim, message_id: echo.id });
+    }
+  }
+  return out;
+}
+
 export async function runExtraction(
   input: ExtractionRunInput,
   ports: { extractor: Extractor; embedder: Embedder },
@@ -194,6 +206,7 @@ export async function runExtraction(
     input.deadValues,
     input.slotAliases,
   );
+  const echoed = echoClaims(claims, output.messageEchoes ?? []);
   const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));
   return {
     items: reconciled.upserts,
@@ -203,7 +216,7 @@ export async function runExtraction(
     through,
     slotAliases: aliases,
     messageScopes: output.messageScopes ?? [],
-    messageClaims: claims,
+    messageClaims: [...claims, ...echoed],
     result: {
       ...base,
       ...reconciled.result,

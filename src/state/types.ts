@@ -101,6 +101,18 @@ export interface ExtractionOutput {
   openScope: { scope: ItemScope; scope_id: string | null } | null;
   /** Messages spoken inside a hypothetical, draft, task or session scope (extractors may omit). */
   messageScopes?: MessageScope[];
+  /**
+   * Assistant turns that repeat a value the user turn right before them stated ("Hourly rate noted:
+   * $125"): they state what that turn stated, and date with it (extractors may omit).
+   */
+  messageEchoes?: MessageEcho[];
+}
+
+export interface MessageEcho {
+  /** The repeating (assistant) message. */
+  id: string;
+  /** The user message whose values it repeats. */
+  of: string;
 }
 
 export interface MessageScope {

@@ -9,6 +9,7 @@ import type {
   ExtractionOutput,
   Extractor,
   ItemScope,
+  MessageEcho,
   MessageScope,
   StateItem,
 } from "../../state/types";
@@ -29,8 +30,16 @@ import {
 import { GLOBAL, type Slot, SlotRegistry } from "./slot-registry";
 import { readSlots, type SlotReading } from "./slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, normalizeValue, stripAdverbial, stripFillers } from "./text";
-import { isTimeSensitive, replaceKind, sameValue, type ValueKind, valueKind } from "./values";
+import { cleanText, contentWords, normalizeValue, stripAdverbial, stripFillers } from "./text";
+import {
+  figures,
+  isTimeSensitive,
+  replaceKind,
+  sameFigures,
+  sameValue,
+  type ValueKind,
+  valueKind,
+} from "./values";
 
 /**
  * The offline, deterministic extractor: the default adapter of the Extractor port. Pure and
@@ -130,6 +139,11 @@ class Run {
   dropped = 0;
   /** The items of the last user message, for an assistant confirmation right after it. */
   private pending: { items: CandidateItem[]; values: string[] } | null = null;
+  readonly messageEchoes: MessageEcho[] = [];
+  /** The global slot values the last user turn stated, for an assistant turn repeating them. */
+  private statedTurn: { id: string; values: string[] } | null = null;
+  /** The last user turn, when it was spoken inside a scope, for an assistant echo right after it. */
+  private scopedTurn: { scope: OpenScope; text: string } | null = null;
 
   constructor(private readonly input: ExtractionInput) {
     this.registry = new SlotRegistry(input.existingFacts ?? []);
@@ -143,9 +157,13 @@ class Run {
   message(message: ExtractionMessage): void {
     if (message.role === "assistant") {
       this.confirm(message);
+      this.echoScope(message);
+      this.echoValues(message);
       return;
     }
     this.pending = null;
+    this.scopedTurn = null;
+    this.statedTurn = null;
     if (message.role !== "user" && message.role !== "system") return;
     const text = cleanText(message.content ?? "");
     if (!text) return;
@@ -162,11 +180,13 @@ class Run {
     const firstItem = this.items.length;
     let messageHypothetical = false;
     let messageScope: OpenScope | null = null;
+    let closedScope: OpenScope | null = null;
 
     const sentences = splitSentences(body);
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
       const observed = this.tracker.observe(sentence, body, message.id);
+      closedScope = closedScope ?? observed.closed;
       const lead = stripFillers(sentence);
       const attribution = readAttribution(lead);
       const core = stripFillers(stripAdverbial(attribution.rest));
@@ -210,12 +230,22 @@ class Run {
       if (!observed.changed) this.item(core, ctx, keys, replaced);
     }
 
+    // "OK, enough brainstorming, let's talk about real commitments" states nothing of its own: it is
+    // the brainstorm's last word, and naming the brainstorm must not bring it back into view.
+    const saysNothing = this.facts.length === firstFact && this.items.length === firstItem;
+    if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     if (messageScope && messageScope.scope !== "global") {
       this.messageScopes.push({ id: message.id, scope: messageScope.scope, scope_id: messageScope.scope_id });
+      if (message.role === "user") this.scopedTurn = { scope: messageScope, text: body };
     }
     const items = this.items.slice(firstItem);
     const values = this.facts.slice(firstFact).map((f) => f.value);
     this.pending = message.role === "user" && items.length ? { items, values } : null;
+    const stated = this.facts
+      .slice(firstFact)
+      .filter((f) => f.scope === "global")
+      .map((f) => f.value);
+    this.statedTurn = message.role === "user" && stated.length ? { id: message.id, values: stated } : null;
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -295,9 +325,16 @@ class Run {
     const global = scopeKey === GLOBAL;
     const previous = this.registry.get(key, scopeKey);
     const previousValue = previous?.value ?? null;
-    if (previousValue !== null && sameValue(previousValue, value)) {
-      // A restatement is not new state.
+    // A draft or hypothetical that names the figure the slot already holds is no alternative to it.
+    const restated =
+      previousValue !== null &&
+      (sameValue(previousValue, value) || (!global && sameFigures(previousValue, value)));
+    if (restated) {
+      // A restatement is not new state, but it is still what this message says: the service keeps
+      // no new version, yet learns that the message stated the slot, so it dates the message when
+      // the slot later changes.
       this.registry.touch(key, scopeKey);
+      if (global && !ctx.question && !ctx.hypothetical) this.push(this.restatement(key, value, ctx));
       return { key, replacedValue: null };
     }
     const conflicting = previousValue !== null;
@@ -346,6 +383,22 @@ class Run {
     this.push(fact);
     this.registry.set(key, value, scopeKeyOf(scope));
     return { key, replacedValue: supersedes ? previousValue : null };
+  }
+
+  private restatement(key: string, value: string, ctx: SentenceContext): ExtractedFact {
+    return {
+      key,
+      value,
+      ref: ctx.message.id,
+      ts: ctx.message.ts,
+      supersedes: null,
+      scope: "global",
+      scope_id: null,
+      classification: ctx.classification.classification,
+      allow_roles: [...ctx.classification.allow_roles],
+      authority: ctx.authority,
+      confidence: ctx.tentative ? "low" : "high",
+    };
   }
 
   /** Keeps one fact per (message, key): the later value wins, with the earlier's supersession. */
@@ -438,6 +491,36 @@ class Run {
     return best?.uid ?? null;
   }
 
+  /**
+   * An assistant turn that acknowledges a scoped user turn or echoes it (a figure, or two content
+   * words) speaks inside that scope: "Draft recorded: $85 per unit" is as much a draft as the draft.
+   */
+  private echoScope(message: ExtractionMessage): void {
+    const turn = this.scopedTurn;
+    this.scopedTurn = null;
+    if (!turn) return;
+    const content = cleanText(message.content ?? "");
+    if (!content) return;
+    const theirs = new Set(figures(turn.text));
+    const words = new Set(contentWords(turn.text));
+    const sharedWords = new Set(contentWords(content).filter((w) => words.has(w))).size;
+    const echoes =
+      isAcknowledgement(content) || figures(content).some((f) => theirs.has(f)) || sharedWords >= 2;
+    if (!echoes) return;
+    this.messageScopes.push({ id: message.id, scope: turn.scope.scope, scope_id: turn.scope.scope_id });
+  }
+
+  /** An assistant turn repeating a value the user turn before it stated restates that turn. */
+  private echoValues(message: ExtractionMessage): void {
+    const turn = this.statedTurn;
+    this.statedTurn = null;
+    if (!turn) return;
+    const lower = cleanText(message.content ?? "").toLowerCase();
+    if (turn.values.some((v) => v.length >= 2 && lower.includes(v.toLowerCase()))) {
+      this.messageEchoes.push({ id: message.id, of: turn.id });
+    }
+  }
+
   /** An assistant turn that acknowledges or repeats the previous user turn corroborates its items. */
   private confirm(message: ExtractionMessage): void {
     const pending = this.pending;
@@ -464,6 +547,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     dropped: run.dropped,
     openScope: run.openScope(),
     messageScopes: run.messageScopes,
+    messageEchoes: run.messageEchoes,
   };
 }
 

@@ -123,14 +123,19 @@ export class ScopeTracker {
     }
   }
 
-  /** Returns the sentence's scope and whether the sentence only opened or closed a scope. */
+  /**
+   * Returns the sentence's scope, whether the sentence only opened or closed a scope, and the scope
+   * it closed, if any.
+   */
   observe(
     sentence: string,
     message: string,
     messageId: string,
-  ): { scope: OpenScope | null; changed: boolean } {
+  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null } {
     let changed = false;
+    let closed: OpenScope | null = null;
     if (this.open && detectClose(sentence, this.open)) {
+      closed = this.open;
       this.open = null;
       changed = true;
     }
@@ -141,6 +146,6 @@ export class ScopeTracker {
       }
       changed = true;
     }
-    return { scope: this.current(), changed };
+    return { scope: this.current(), changed, closed };
   }
 }

@@ -130,6 +130,8 @@ export const HEAD_ALIASES: Record<string, string> = {
   supplier: "vendor",
   provider: "vendor",
   priorities: "priority",
+  // Where something is sent is its location: "order_destination" names the stored order_location.
+  destination: "location",
 };
 
 const DETERMINER =
@@ -787,6 +789,27 @@ function haltReading(clause: string): SlotReading | null {
   return reading("status", statusKey(subject.key), status, { change: true });
 }
 
+/**
+ * "500 units of packages to Chicago hub": a count of something and where it goes. One phrase, two
+ * slots: a later "change the quantity to 1500" must replace the count and leave the place alone.
+ */
+const COUNT_TO_PLACE =
+  /^(\d[\d,]*(?:\.\d+)?\s+(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*(?:\s+of\s+(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)?)\s+(?:to|bound for|headed (?:to|for)|going to|destined for)\s+(?:the\s+)?([A-Z][\w'.&-]*(?:\s+[A-Za-z0-9][\w'.&-]*){0,3})$/;
+
+/** A named reading whose value is a count bound for a place becomes `<subject>_quantity` and `_destination`. */
+export function splitCompound(r: SlotReading): SlotReading[] {
+  if (!r.subject || r.draft) return [r];
+  const m = COUNT_TO_PLACE.exec(r.value);
+  const quantity = value(m?.[1]);
+  const place = value(m?.[2]);
+  if (!quantity || !place) return [r];
+  const owner = r.subject.replace(/_(?:quantity|destination|location)$/, "");
+  return [
+    { ...r, subject: `${owner}_quantity`, value: quantity },
+    { ...r, kind: "destination", subject: `${owner}_destination`, value: place, family: "destination" },
+  ];
+}
+
 const MAX_CLAUSE = 400;
 
 function secretReadings(clause: string): SlotReading[] {
@@ -811,7 +834,7 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
     return rest && rest !== clause ? readSlots(rest, depth + 1) : out;
   }
   if (label) {
-    if (label.draft || label.subject) out.push(label);
+    if (label.draft || label.subject) out.push(...splitCompound(label));
     return out;
   }
   const found =
@@ -827,7 +850,7 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
     copulaReading(clause) ??
     statusReading(clause);
   if (found) {
-    out.push(found);
+    out.push(...(found.kind === "copula" ? splitCompound(found) : [found]));
     return out;
   }
   // "This is confidential, do not share outside HR: Sarah's salary is $120k" states after the colon.

@@ -170,6 +170,29 @@ export function sameValue(a: string, b: string): boolean {
   return normalizeValue(a) === normalizeValue(b);
 }
 
+const PERCENT_G = new RegExp(PERCENT.source, "gi");
+
+/** The amounts, percentages and bare counts a value states, normalized ("$85", "15%", "500"). */
+export function figures(value: string): string[] {
+  const money = moneyAmounts(value);
+  const rest = value.replace(MONEY_G, " ");
+  const percents = [...rest.matchAll(PERCENT_G)].map((m) => m[0].toLowerCase().replace(/\s+|percent/g, ""));
+  const counts = [...rest.replace(PERCENT_G, " ").matchAll(new RegExp(COUNT_SOURCE, "gi"))].map((m) =>
+    m[0].replace(/,/g, ""),
+  );
+  return [...money, ...percents.map((p) => (p.endsWith("%") ? p : `${p}%`)), ...counts];
+}
+
+/**
+ * Both values state the same figures and at least one ("$85 per unit" and "$85 (DRAFT)"): the same
+ * number, whatever is said around it.
+ */
+export function sameFigures(a: string, b: string): boolean {
+  const fa = [...new Set(figures(a))].sort();
+  const fb = [...new Set(figures(b))].sort();
+  return fa.length > 0 && fa.length === fb.length && fa.every((f, i) => f === fb[i]);
+}
+
 /**
  * Values a reading must never store: evaluations and fillers that copular sentences produce ("This is
  * critical", "Monday is the one") rather than slot values.

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { extractFromMessages } from "../src/extraction/rules/rule-extractor";
+import { readSlots } from "../src/extraction/rules/slots";
+import { figures, sameFigures } from "../src/extraction/rules/values";
+import { echoClaims } from "../src/extraction/run-extraction";
+import type { ExtractionInput, ExtractionMessage, ExtractionOutput } from "../src/state/types";
+
+const ts = (i: number) => new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString();
+
+function run(
+  texts: (string | [ExtractionMessage["role"], string])[],
+  extra: Partial<ExtractionInput> = {},
+): ExtractionOutput {
+  const messages = texts.map((entry, i): ExtractionMessage => {
+    const [role, content] = typeof entry === "string" ? (["user", entry] as const) : entry;
+    return { id: `m${i + 1}`, ts: ts(i), role, speaker: null, content };
+  });
+  return extractFromMessages({ messages, existing: [], existingFacts: [], openScope: null, ...extra });
+}
+
+const factsOf = (out: ExtractionOutput, ref: string) => out.facts.filter((f) => f.ref === ref);
+const scopeOf = (out: ExtractionOutput, id: string) => out.messageScopes?.find((s) => s.id === id);
+
+describe("one phrase, two slots: a count and where it goes", () => {
+  it("reads the quantity and the destination separately", () => {
+    const readings = readSlots("Shipment: 40 pallets of tiles to Denver depot");
+    expect(readings.map((r) => [r.subject, r.value])).toEqual([
+      ["shipment_quantity", "40 pallets of tiles"],
+      ["shipment_destination", "Denver depot"],
+    ]);
+    // Without a place there is nothing to separate.
+    expect(readSlots("Shipment: 40 pallets of tiles").map((r) => r.subject)).toEqual(["shipment"]);
+  });
+
+  it("a later change of the quantity replaces the count and leaves the place alone", () => {
+    const out = run([
+      "Order: 500 units of packages to Chicago hub.",
+      "Keep the location, but change the quantity to 1500.",
+    ]);
+    expect(factsOf(out, "m1").map((f) => [f.key, f.value])).toEqual([
+      ["order_quantity", "500 units of packages"],
+      ["order_destination", "Chicago hub"],
+    ]);
+    expect(factsOf(out, "m2")).toEqual([
+      expect.objectContaining({ key: "order_quantity", value: "1500", supersedes: "order_quantity" }),
+    ]);
+  });
+
+  it("the destination lands on a stored location of the same thing", () => {
+    const out = run(["Order: 500 units of packages to Chicago hub."], {
+      existingFacts: [
+        { key: "order_quantity", value: "500" },
+        { key: "order_location", value: "Chicago hub" },
+      ],
+    });
+    const facts = factsOf(out, "m1");
+    expect(facts.find((f) => f.key === "order_location")).toMatchObject({ supersedes: null });
+    expect(facts.some((f) => f.key === "order_destination")).toBe(false);
+  });
+});
+
+describe("drafts that repeat the current figure", () => {
+  it("are no alternative, so the final figure replaces the stored one", () => {
+    const out = run(["Draft pricing: $85 per unit.", "We've finalized the pricing at $50 per unit."], {
+      existingFacts: [{ key: "unit_price", value: "$85 (DRAFT)" }],
+    });
+    expect(factsOf(out, "m1")).toEqual([]);
+    expect(scopeOf(out, "m1")).toMatchObject({ scope: "draft" });
+    expect(factsOf(out, "m2")).toEqual([
+      expect.objectContaining({
+        key: "unit_price",
+        value: "$50 per unit",
+        supersedes: "unit_price",
+        scope: "global",
+      }),
+    ]);
+  });
+
+  it("a draft with another figure is still kept as a draft", () => {
+    const out = run(["Draft pricing: $90 per unit."], {
+      existingFacts: [{ key: "unit_price", value: "$85" }],
+    });
+    expect(factsOf(out, "m1")).toEqual([expect.objectContaining({ scope: "draft", value: "$90 per unit" })]);
+  });
+
+  it("compares figures, not wording", () => {
+    expect(figures("$85 per unit, 15% off, 500 units")).toEqual(["$85", "15%", "500"]);
+    expect(sameFigures("$85 per unit", "$85 (DRAFT)")).toBe(true);
+    expect(sameFigures("$85 per unit", "$50 per unit")).toBe(false);
+    expect(sameFigures("Chicago hub", "Chicago hub")).toBe(false);
+  });
+});
+
+describe("messages that only manage a scope", () => {
+  it("closing a brainstorm with nothing else said belongs to the brainstorm", () => {
+    const out = run([
+      "Let's do a brainstorming session. This is just exploratory.",
+      "Maybe add AI-powered recommendations",
+      "OK, that's enough brainstorming session for now. Let's talk about real commitments.",
+    ]);
+    const opened = scopeOf(out, "m1");
+    expect(opened).toMatchObject({ scope: "hypothetical" });
+    expect(scopeOf(out, "m3")).toEqual({ ...opened, id: "m3" });
+    expect(out.openScope).toBeNull();
+  });
+
+  it("a closing message that also states something stays global", () => {
+    const out = run([
+      "Let's do a brainstorming session. This is just exploratory.",
+      "OK, enough brainstorming. The budget is $20k.",
+    ]);
+    expect(scopeOf(out, "m2")).toBeUndefined();
+    expect(factsOf(out, "m2")).toEqual([expect.objectContaining({ value: "$20k", scope: "global" })]);
+  });
+});
+
+describe("assistant turns that echo the user turn before them", () => {
+  it("an echo of a scoped turn is in that scope; an unrelated reply is not", () => {
+    const out = run([
+      "Draft pricing: $85 per unit.",
+      ["assistant", "Draft recorded: $85 per unit."],
+      "Draft pricing: $70 per unit.",
+      ["assistant", "Shall I also look at shipping costs?"],
+    ]);
+    expect(scopeOf(out, "m2")).toMatchObject({ scope: "draft", scope_id: scopeOf(out, "m1")?.scope_id });
+    expect(scopeOf(out, "m4")).toBeUndefined();
+  });
+
+  it("a restatement still says what the message stated, and an echo repeats it", () => {
+    const out = run(
+      ["The hourly rate is $125.", ["assistant", "Hourly rate noted: $125."], "The rate is now $225."],
+      {
+        existingFacts: [{ key: "hourly_rate", value: "$125" }],
+      },
+    );
+    expect(factsOf(out, "m1")).toEqual([
+      expect.objectContaining({ key: "hourly_rate", value: "$125", supersedes: null }),
+    ]);
+    expect(out.messageEchoes).toEqual([{ id: "m2", of: "m1" }]);
+    expect(factsOf(out, "m3")).toEqual([
+      expect.objectContaining({ key: "hourly_rate", value: "$225", supersedes: "hourly_rate" }),
+    ]);
+  });
+
+  it("an assistant turn that repeats nothing echoes nothing", () => {
+    const out = run(["The hourly rate is $125.", ["assistant", "Thanks, anything else?"]]);
+    expect(out.messageEchoes).toEqual([]);
+  });
+
+  it("echoClaims gives the echo the claims of the turn it repeats", () => {
+    const claims = [
+      { message_id: "m1", key: "hourly_rate", value: "$125" },
+      { message_id: "m3", key: "deadline", value: "Friday" },
+    ];
+    expect(echoClaims(claims, [{ id: "m2", of: "m1" }])).toEqual([
+      { message_id: "m2", key: "hourly_rate", value: "$125" },
+    ]);
+  });
+});
