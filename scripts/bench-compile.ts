@@ -444,7 +444,9 @@ function print(title: string, rows: (Row & { eventsPerSecond?: number })[]): voi
   if (at1k) console.log(`  target p95 ≤ 10 ms at 1,000: ${at1k.p95 <= 10 ? "met" : "NOT met"}`);
   if (at1k && at10k) {
     const ratio = at10k.p95 / Math.max(at1k.p95, 1e-9);
-    console.log(`  target p95(10,000) ≤ 3 × p95(1,000): ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`);
+    console.log(
+      `  target p95(10,000) ≤ 3 × p95(1,000): ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`,
+    );
   }
 }
 
