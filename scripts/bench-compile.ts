@@ -34,6 +34,9 @@ const { values: options } = parseArgs({
 const SIZES = options.sizes.split(",").map(Number).filter(Boolean);
 const ROUNDS = Math.max(5, Number(options.rounds) || 60);
 const BUDGET = 8000;
+/** The object's load limits (src/facts/fact-repository.ts forCompile, src/thread/extraction-store.ts itemRecords). */
+const FACTS_LOADED = 5000;
+const ITEMS_LOADED = 500;
 
 // ---------------------------------------------------------------------------------------------------
 // A realistic thread, generated deterministically
@@ -237,10 +240,11 @@ async function compilerInput(objects: number): Promise<{ input: CompileInput; mi
       identity,
       environment: { region: "eu-west-1", tier: "enterprise" },
       ladder: DEFAULT_AUTHORITY_LADDER,
-      facts: facts.reverse(),
+      // What the object loads: FactRepository.forCompile's newest 5,000 and ExtractionStore.itemRecords' newest 500.
+      facts: facts.reverse().slice(0, FACTS_LOADED),
       working: layer("working", mix.working),
       environmentFacts: layer("environment", mix.environment),
-      items,
+      items: items.reverse().slice(0, ITEMS_LOADED),
       statedClaims: new Map(),
       messages,
       countTokens,
@@ -382,6 +386,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       .sort(() => chance() - 0.5)
       .map((event, i) => ({ ...event, ts: new Date(start + i * 1000).toISOString() }));
 
+    console.error(`  … ${size} objects: ingesting ${events.length} events`);
     const ingestStarted = performance.now();
     for (let i = 0; i < events.length; i += 500) {
       await call("POST", `/threads/${thread}/events`, { events: events.slice(i, i + 500) });
@@ -396,6 +401,9 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       state = await call("GET", `/threads/${thread}/state`);
     }
 
+    console.error(
+      `  … ${size} objects: ${state.watermark.pending_messages} messages pending extraction; compiling`,
+    );
     const server: number[] = [];
     const roundTrip: number[] = [];
     const utilisation: number[] = [];
