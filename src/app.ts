@@ -4,6 +4,7 @@ import type { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { factRoutes } from "./api/facts.handlers";
 import { threadRoutes } from "./api/threads.handlers";
+import { traceRoutes } from "./api/traces.handlers";
 import type { Env } from "./env";
 import { ProblemError, problemResponse } from "./http/problem";
 import { validationHook } from "./http/validation-hook";
@@ -17,6 +18,7 @@ function tenantRouter() {
   router.use("*", authenticateTenant);
   router.route("/", threadRoutes);
   router.route("/", factRoutes);
+  router.route("/", traceRoutes);
   return router;
 }
 

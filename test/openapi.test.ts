@@ -22,6 +22,7 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/threads/{thread}/extractions",
       "/v1/tenants/{tenant}/threads/{thread}/state",
       "/v1/tenants/{tenant}/threads/{thread}/state/items/{uid}/expand",
+      "/v1/tenants/{tenant}/traces/{trace_id}",
     ]);
     expect(doc.components.schemas.FactEvent.properties.classification.enum).toEqual([
       "public",

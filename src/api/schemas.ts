@@ -374,6 +374,16 @@ export const ContextResult = z
         .openapi({
           description: "How many values of each kind were redacted; the values themselves never appear.",
         }),
+      compile_ms: z
+        .number()
+        .min(0)
+        .optional()
+        .openapi({
+          description:
+            "Server-side time spent compiling: reading facts, layers, items and messages from storage, then the pure passes. " +
+            "Deployed Workers advance clocks only across I/O, so there CPU time after the last storage read is not counted; " +
+            "under wrangler dev and tests the clock runs freely.",
+        }),
       extraction: z
         .object({
           status: z.enum(["current", "partial", "failed"]),
@@ -387,6 +397,42 @@ export const ContextResult = z
     }),
   })
   .openapi("ContextResult");
+
+/** The compile trace as returned with the context; TraceView carries the same shape. */
+export const CompileTrace = ContextResult.shape.trace;
+
+export const TraceParams = TenantParams.extend({
+  trace_id: z
+    .string()
+    .regex(/^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$/, "must be a 26-character ULID, as returned in `trace_id`")
+    .openapi({ param: { name: "trace_id", in: "path" }, example: "01JD3K4M5N6P7Q8R9S0T1V2W3X" }),
+});
+
+export const TraceView = z
+  .object({
+    trace_id: z.string(),
+    tenant: z.string(),
+    project_id: z.string(),
+    thread: z.string(),
+    created_at: z.string(),
+    query_sha256: z.string().openapi({
+      description:
+        "SHA-256 (hex) of the query. The text is not stored: the trace names objects, not their content, " +
+        "and an auditor holding a query can check it against this.",
+    }),
+    query_chars: z.number().int(),
+    budget_tokens: z.number().int(),
+    tokens: z.number().int(),
+    compile_ms: z.number(),
+    candidates: z.object({
+      considered: z.number().int(),
+      compiled: z.number().int(),
+      omitted: z.number().int(),
+      quarantined: z.number().int(),
+    }),
+    trace: CompileTrace,
+  })
+  .openapi("TraceView");
 
 export const StoredFact = z
   .object({
@@ -559,3 +605,5 @@ export type CompiledAsName = z.infer<typeof CompiledAs>;
 export type DetailLevelName = z.infer<typeof DetailLevel>;
 export type RetirementRuleName = z.infer<typeof RetirementRule>;
 export type FactContext = z.infer<typeof FactContextFields>;
+export type CompileTraceOutput = z.infer<typeof CompileTrace>;
+export type TraceViewOutput = z.infer<typeof TraceView>;

@@ -34,6 +34,24 @@ function stem(word: string): string {
   return word;
 }
 
+/**
+ * A warm thread object compiles the same stored lines again and again; their terms are remembered
+ * rather than re-tokenized on every query. Bounded, and simply emptied when full.
+ */
+const MEMO_LIMIT = 50_000;
+const memo = new Map<string, string[]>();
+
+/** The terms of a stored line, shared between calls: callers must not mutate the result. */
+export function memoTerms(text: string): string[] {
+  let found = memo.get(text);
+  if (!found) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    found = terms(text);
+    memo.set(text, found);
+  }
+  return found;
+}
+
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.toLowerCase().match(/[a-z0-9$%]+(?:[.,][0-9]+)*/g) ?? []) {
@@ -46,7 +64,7 @@ export function terms(text: string): string[] {
 export function bm25Scores(query: string, documents: string[], k1 = 1.2, b = 0.75): number[] {
   const queryTerms = [...new Set(terms(query))];
   if (queryTerms.length === 0 || documents.length === 0) return documents.map(() => 0);
-  const docTerms = documents.map(terms);
+  const docTerms = documents.map(memoTerms);
   const avgLength = docTerms.reduce((sum, d) => sum + d.length, 0) / documents.length || 1;
   const documentFrequency = new Map<string, number>();
   for (const doc of docTerms) {

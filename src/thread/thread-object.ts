@@ -30,8 +30,11 @@ import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
+import { sha256Hex } from "../tenancy/keys";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
+import { traceRowFrom } from "../traces/trace-record";
+import { TraceRepository } from "../traces/trace-repository";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
 
@@ -503,6 +506,8 @@ export class ThreadObject extends DurableObject<Env> {
     const tenantEntry = lookupTenant(this.env, tenant);
     if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
     const extraction = await this.catchUp(tenant, thread, INLINE_EXTRACTION_MS);
+    // Catch-up extraction is reported in trace.extraction; compile_ms starts after it.
+    const started = performance.now();
     const countTokens = await loadTokenCounter();
     const facts = await new FactRepository(tenantEntry.database).forCompile(
       record.project_id,
@@ -561,7 +566,51 @@ export class ThreadObject extends DurableObject<Env> {
         countTokens,
       );
     }
-    return { ok: true, value: { ...output, trace: { ...output.trace, extraction }, trace_id: ulid() } };
+    const compileMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const value = {
+      ...output,
+      trace: { ...output.trace, compile_ms: compileMs, extraction },
+      trace_id: ulid(),
+    };
+    await this.persistTrace(tenantEntry, record, request.query, value);
+    return { ok: true, value };
+  }
+
+  /**
+   * Awaited before the compile answers, so a client can read a trace by the id it was just given. It is
+   * a single insert into the tenant's D1, and waitUntil would not help here: it does not extend a Durable
+   * Object's life. A failure is logged and never fails the compile: the context is already correct.
+   */
+  private async persistTrace(
+    tenantEntry: Tenant,
+    record: ThreadRecord,
+    query: string,
+    output: ContextOutput,
+  ): Promise<void> {
+    try {
+      const row = traceRowFrom({
+        tenant: tenantEntry.name,
+        traceId: output.trace_id,
+        projectId: record.project_id,
+        thread: record.thread,
+        createdAt: new Date().toISOString(),
+        querySha256: await sha256Hex(query),
+        queryChars: query.length,
+        budgetTokens: output.budget_tokens,
+        tokens: output.tokens,
+        compileMs: output.trace.compile_ms ?? 0,
+        trace: output.trace,
+      });
+      await new TraceRepository(tenantEntry.database).save(row);
+    } catch (error) {
+      console.error(
+        "could not persist compile trace",
+        tenantEntry.name,
+        record.thread,
+        output.trace_id,
+        error,
+      );
+    }
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {

@@ -1,0 +1,21 @@
+import { createRoute } from "@hono/zod-openapi";
+import { Problem, TraceParams, TraceView } from "./schemas";
+
+const problem = (description: string) => ({
+  content: { "application/problem+json": { schema: Problem } },
+  description,
+});
+
+export const getTrace = createRoute({
+  method: "get",
+  path: "/traces/{trace_id}",
+  summary: "The stored trace of one compile: what was compiled, omitted and quarantined, and why",
+  security: [{ bearer: [] }],
+  request: { params: TraceParams },
+  responses: {
+    200: { content: { "application/json": { schema: TraceView } }, description: "The compile's trace" },
+    400: problem("Malformed trace id; `errors` names the field"),
+    401: problem("Missing or wrong tenant key"),
+    404: problem("Unknown tenant, or no trace with this id for this tenant"),
+  },
+});

@@ -1,0 +1,26 @@
+import { and, eq } from "drizzle-orm";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import { type TraceRow, traces } from "./trace-schema";
+
+/** Storage adapter for compile traces in one tenant's D1 database. */
+export class TraceRepository {
+  private readonly db: DrizzleD1Database;
+
+  constructor(database: D1Database) {
+    this.db = drizzle(database);
+  }
+
+  async save(row: TraceRow): Promise<void> {
+    await this.db.insert(traces).values(row).onConflictDoNothing();
+  }
+
+  /** The tenant is matched as well as the id, so a row can only ever be read back by its own tenant. */
+  async find(tenant: string, traceId: string): Promise<TraceRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(traces)
+      .where(and(eq(traces.tenant, tenant), eq(traces.traceId, traceId)))
+      .limit(1);
+    return rows[0];
+  }
+}
