@@ -5,7 +5,9 @@ import {
   isUntrusted,
   neutralizeDelimiters,
 } from "../src/compiler/passes/contain";
+import type { Placed } from "../src/compiler/passes/pack";
 import { clearanceFrom, luhnValid, redact } from "../src/compiler/passes/redact";
+import { safeguard } from "../src/compiler/passes/safeguard";
 
 const OPEN = `<${CONTAINER_TAG}`;
 const CLOSE = `</${CONTAINER_TAG}>`;
@@ -204,5 +206,48 @@ describe("clearance", () => {
     const identity = { user_id: "u", permissions: ["secrets:read", "pii:read"] };
     expect(clearanceFrom(identity, ["analyst", "pii:read"])).toEqual({ secrets: false, pii: true });
     expect(clearanceFrom(identity, [])).toEqual(NONE);
+  });
+});
+
+describe("safeguard (pass 8 over packed lines)", () => {
+  const placedLine = (objectId: string, line: string, extra: Record<string, unknown>): Placed =>
+    ({
+      object: { objectId, kind: "fact", authorityLevel: 2, ...extra },
+      section: "facts",
+      line,
+      detail: "full",
+      tier: "important",
+      compiledAs: "normalized_fact",
+      tokens: 1,
+    }) as unknown as Placed;
+  const words = (text: string) => text.split(/\s+/).length;
+
+  it("contains level-4 lines only, names their source, and re-counts their tokens", () => {
+    const result = safeguard(
+      [
+        placedLine("f1", "- plan: Enterprise", {}),
+        placedLine("f2", "- rate: 2%", { authorityLevel: 4, sourceType: "external" }),
+        placedLine("m1", "[t] search (tool): found 3", { kind: "message", authorityLevel: 4 }),
+      ],
+      {},
+      ALL,
+      words,
+    );
+    expect(result.contained).toBe(2);
+    expect(result.placed[0]?.line).toBe("- plan: Enterprise");
+    expect(result.placed[1]?.line).toBe(`- ${OPEN} source="external" id="f2">\nrate: 2%\n${CLOSE}`);
+    expect(result.placed[2]?.line.startsWith(`${OPEN} source="tool" id="m1">`)).toBe(true);
+    expect(result.placed[1]?.tokens).toBe(words(result.placed[1]?.line ?? "") + 1);
+  });
+
+  it("redacts placed and fixed lines and totals the counts", () => {
+    const result = safeguard(
+      [placedLine("f1", "- pin: password: hunter2", {}), placedLine("f2", "- ssn 123-45-6789", {})],
+      { identity: ["User: Ada, card 4111111111111111"] },
+      NONE,
+      words,
+    );
+    expect(result.redactions).toEqual({ password: 1, ssn: 1, card_number: 1 });
+    expect(result.fixed.identity).toEqual(["User: Ada, card [REDACTED:card_number]"]);
   });
 });

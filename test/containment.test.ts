@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../src/state/sha256";
 import { fact, message, newThread } from "./helpers";
@@ -112,6 +113,22 @@ describe("redaction", () => {
   });
 });
 
+describe("published contract", () => {
+  it("the OpenAPI document states the clearance rule and the output shapes", async () => {
+    const doc = (await (await SELF.fetch("https://tenure.test/openapi.json")).json()) as any;
+    const request = doc.components.schemas.ContextRequest;
+    expect(request.description).toContain('"secrets:read"');
+    expect(request.description).toContain('"pii:read"');
+    expect(request.properties.format.enum).toEqual(["text", "openai", "anthropic"]);
+    expect(request.properties.system.maxLength).toBe(20_000);
+    const result = doc.components.schemas.ContextResult;
+    expect(Object.keys(result.properties)).toEqual(
+      expect.arrayContaining(["messages", "anthropic", "cache"]),
+    );
+    expect(result.properties.trace.properties.redactions).toBeDefined();
+  });
+});
+
 describe("output formats and the cache prefix", () => {
   const SYSTEM = "You are the Acme support agent. Answer briefly.";
   const TOOLS = [{ name: "lookup_order", description: "Find an order", input_schema: { type: "object" } }];
@@ -147,6 +164,24 @@ describe("output formats and the cache prefix", () => {
     const c = await t.context({ query: "plan", system: `${SYSTEM} Use French.`, tools: TOOLS });
     expect(b.json.cache.prefix_hash).toBe(a.json.cache.prefix_hash);
     expect(c.json.cache.prefix_hash).not.toBe(a.json.cache.prefix_hash);
+  });
+
+  it("policy rules sit in the static prefix in an order no query can change", async () => {
+    const t = await newThread();
+    const rule = (id: string, text: string) =>
+      fact(`rule_${id}`, text, { id, is_constraint: true, source: { type: "policy" } });
+    await t.events([
+      rule("r1", "Never share refund amounts with customers"),
+      rule("r2", "Always confirm the shipping address before dispatch"),
+      fact("plan", "Acme is on the Enterprise plan", { id: "f1" }),
+    ]);
+    const a = await t.context({ query: "refund amounts", system: SYSTEM });
+    const b = await t.context({ query: "shipping address dispatch", system: SYSTEM });
+    expect(a.json.context).toContain("refund amounts");
+    expect(a.json.context).toContain("shipping address");
+    expect(b.json.cache.prefix_hash).toBe(a.json.cache.prefix_hash);
+    const prefix = (ctx: any) => ctx.json.context.slice(0, ctx.json.context.indexOf("## Identity"));
+    expect(prefix(b)).toBe(prefix(a));
   });
 
   it("openai: a static system message first, the per-request part appended as another", async () => {
