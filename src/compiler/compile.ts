@@ -7,6 +7,7 @@ import {
   outdatedMessages,
   restatedClaim,
   speaksFromDeadState,
+  withRetired,
   worthKeeping,
 } from "./hygiene";
 import { bm25Scores } from "./lexical";
@@ -85,7 +86,9 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
     }
     return !restated && !from;
   });
-  const dead = deadClaims(omitted, [...facts, ...items, ...working, ...environmentFacts], validFrom);
+  const live = [...facts, ...items, ...working, ...environmentFacts];
+  const values = [...facts, ...working, ...environmentFacts];
+  const dead = withRetired(deadClaims(omitted, live, validFrom), input.statedClaims, values);
   const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
     const replacedBy = outdated.get(message.objectId);
     if (replacedBy) {
