@@ -2,7 +2,13 @@ import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
 import type { ContextObject } from "../src/compiler/context-object";
-import { deadClaims, maskClaims, outdatedMessages, restatedClaim } from "../src/compiler/hygiene";
+import {
+  deadClaims,
+  maskClaims,
+  outdatedMessages,
+  restatedClaim,
+  withRetired,
+} from "../src/compiler/hygiene";
 import { bm25Scores, terms } from "../src/compiler/lexical";
 import { gate } from "../src/compiler/passes/gate";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
@@ -166,6 +172,30 @@ describe("asides citing a replaced figure", () => {
     );
     expect(maskClaims("Loyalty pricing (25% off) applies", stillLive)).toBe(
       "Loyalty pricing (25% off) applies",
+    );
+  });
+});
+
+describe("values messages retired", () => {
+  const stated = new Map([
+    [
+      "m2",
+      { ts: "2025-01-02T00:00:00.000Z", claims: [], retired: ["Friday March 15th", "Fri", "June 30th"] },
+    ],
+  ]);
+  const live = [candidate({ objectId: "f1", claim: "deadline June 30th" })];
+  const dead = withRetired([], stated, live);
+
+  it("become dead claims from the retiring message on, unless a live value still holds them", () => {
+    expect(dead).toEqual([
+      expect.objectContaining({
+        text: "Friday March 15th",
+        objectId: "m2",
+        diedAt: "2025-01-02T00:00:00.000Z",
+      }),
+    ]);
+    expect(maskClaims("we originally planned Friday March 15th, now Monday", dead)).toBe(
+      "we originally planned [superseded], now Monday",
     );
   });
 });

@@ -148,6 +148,7 @@ describe("read-your-writes and natural-language state", () => {
       message("Let's do some contingency planning. This is just exploratory.", { id: "h2", ts: at(2) }),
       message("The deadline would be September 15.", { id: "h3", ts: at(3) }),
       message("OK, enough contingency planning, let's talk about real commitments.", { id: "h4", ts: at(4) }),
+      message("Kickoff is on Monday.", { id: "h5", ts: at(5) }),
     ]);
     const ctx = await t.context({ query: "What is our committed deadline?" });
     expect(ctx.json.context).toContain("June 30");
@@ -155,8 +156,39 @@ describe("read-your-writes and natural-language state", () => {
     expect(ctx.json.trace.omitted).toContainEqual(
       expect.objectContaining({ object_id: "h3", kind: "message", reason: "out_of_scope" }),
     );
+    // The closing turn says nothing of its own: it is the stretch's last word, not a real commitment.
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "h4", kind: "message", reason: "out_of_scope" }),
+    );
+    // What follows the close is global again.
     expect(ctx.json.trace.compiled).toContainEqual(
-      expect.objectContaining({ object_id: "h4", kind: "message" }),
+      expect.objectContaining({ object_id: "h5", kind: "message" }),
+    );
+  });
+
+  it("values a message itself retires leave the transcript, and so does an echo of a replaced value", async () => {
+    const t = await newThread();
+    await t.events([
+      message(
+        "So the original launch date was Friday March 15th. Then we moved it to Thursday March 14th. But the final launch date is Monday March 18th.",
+        { id: "r1", ts: at(1) },
+      ),
+      message("To recap: we originally planned Friday March 15th. Monday March 18th is the one.", {
+        id: "r2",
+        ts: at(2),
+      }),
+      message("The hourly rate is $125.", { id: "r3", ts: at(3) }),
+      message("Hourly rate noted: $125.", { id: "r4", ts: at(4), role: "assistant" }),
+      message("The rate is now $225.", { id: "r5", ts: at(5) }),
+    ]);
+    const ctx = await t.context({ query: "When is the launch, and what is the hourly rate?" });
+    expect(ctx.json.context).toContain("Monday March 18th");
+    expect(ctx.json.context).toContain("$225");
+    expect(ctx.json.context).not.toContain("Friday March 15th");
+    expect(ctx.json.context).not.toContain("Thursday March 14th");
+    expect(ctx.json.context).not.toContain("$125");
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({ object_id: "r4", kind: "message", reason: "superseded" }),
     );
   });
 

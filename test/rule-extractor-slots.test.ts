@@ -157,3 +157,22 @@ describe("assistant turns that echo the user turn before them", () => {
     ]);
   });
 });
+
+describe("values a message itself retires", () => {
+  it("history and intermediate steps are retired; the final word is the fact", () => {
+    const out = run([
+      "So the original launch date was Friday March 15th. Then we moved it to Thursday March 14th. But the final launch date is Monday March 18th.",
+    ]);
+    expect(factsOf(out, "m1")).toEqual([
+      expect.objectContaining({ key: "launch_date", value: "Monday March 18th" }),
+    ]);
+    expect(out.retiredValues).toEqual([
+      { id: "m1", key: "launch_date", value: "Friday March 15th" },
+      { id: "m1", key: "launch_date", value: "Thursday March 14th" },
+    ]);
+  });
+
+  it("a plain statement retires nothing", () => {
+    expect(run(["The launch date is Monday March 18th."]).retiredValues).toEqual([]);
+  });
+});

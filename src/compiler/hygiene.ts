@@ -180,6 +180,30 @@ function firstIn(lower: string, claims: DeadClaim[], accept: (claim: DeadClaim) 
   return claims[best];
 }
 
+/**
+ * Adds the values messages themselves retired ("the original launch date was Friday March 15th")
+ * as dead claims from the moment they were retired, unless a live claim still holds them.
+ */
+export function withRetired(
+  dead: DeadClaim[],
+  stated: Map<string, { ts: string; retired?: string[] }>,
+  live: ContextObject[],
+): DeadClaim[] {
+  const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
+  const known = new Set(dead.map((d) => d.lower));
+  const added: DeadClaim[] = [];
+  for (const [id, { ts, retired }] of stated) {
+    for (const text of retired ?? []) {
+      const lower = text.toLowerCase();
+      if (!distinctive(text) || known.has(lower)) continue;
+      if (liveClaims.some((c) => c.includes(lower) || lower.includes(c))) continue;
+      known.add(lower);
+      added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
+    }
+  }
+  return added.length ? [...dead, ...added].sort((a, b) => b.text.length - a.text.length) : dead;
+}
+
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
   return firstIn(text.toLowerCase(), claims, () => true);
 }

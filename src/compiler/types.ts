@@ -26,6 +26,8 @@ export interface MessageRecord {
 export interface StatedClaims {
   ts: string;
   claims: { key: string; value: string }[];
+  /** Values the message itself said are no longer held ("the original date was Friday"). */
+  retired?: string[];
 }
 
 /** Working-set and environment-layer entries live in the thread; they are upserted by key. */

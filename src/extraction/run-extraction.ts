@@ -7,6 +7,7 @@ import type {
   ItemScope,
   MessageEcho,
   MessageScope,
+  RetiredValue,
   StateItem,
 } from "../state/types";
 import type { ExtractResult, WatermarkPosition } from "../thread/extraction-store";
@@ -49,6 +50,8 @@ export interface ExtractionRunOutput {
   messageScopes: MessageScope[];
   /** Which slot each message stated a value for, so a later change of that slot dates the message. */
   messageClaims: MessageClaim[];
+  /** Values messages themselves said a slot no longer holds, so no other text revives them. */
+  retiredValues: RetiredValue[];
 }
 
 export interface MessageClaim {
@@ -165,6 +168,7 @@ export async function runExtraction(
       slotAliases: input.slotAliases,
       messageScopes: [],
       messageClaims: [],
+      retiredValues: [],
       result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
     };
   }
@@ -217,6 +221,7 @@ export async function runExtraction(
     slotAliases: aliases,
     messageScopes: output.messageScopes ?? [],
     messageClaims: [...claims, ...echoed],
+    retiredValues: (output.retiredValues ?? []).map((r) => ({ ...r, key: aliases[r.key] ?? r.key })),
     result: {
       ...base,
       ...reconciled.result,

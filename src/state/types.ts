@@ -106,6 +106,19 @@ export interface ExtractionOutput {
    * $125"): they state what that turn stated, and date with it (extractors may omit).
    */
   messageEchoes?: MessageEcho[];
+  /**
+   * Values a message itself says a slot no longer holds: its history ("The original launch date
+   * was Friday") and the steps it passes through before its final word ("we moved it to Thursday
+   * … the final date is Monday"). Extractors may omit.
+   */
+  retiredValues?: RetiredValue[];
+}
+
+export interface RetiredValue {
+  /** The message that retires the value. */
+  id: string;
+  key: string;
+  value: string;
 }
 
 export interface MessageEcho {

@@ -2,7 +2,7 @@ import type { StatedClaims, StateItemRecord } from "../compiler/types";
 import type { MessageClaim } from "../extraction/run-extraction";
 import { computeUid } from "../state/items";
 import { renderItemLine } from "../state/render";
-import type { MessageScope, StateItem } from "../state/types";
+import type { MessageScope, RetiredValue, StateItem } from "../state/types";
 
 /**
  * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
@@ -17,6 +17,8 @@ export const EXTRACTION_SCHEMA = [
      id TEXT PRIMARY KEY, finished_at TEXT NOT NULL, result_json TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS message_claims (
      message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key))`,
+  `CREATE TABLE IF NOT EXISTS message_retired (
+     message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key, value))`,
   `CREATE TABLE IF NOT EXISTS message_scopes (id TEXT PRIMARY KEY, scope TEXT NOT NULL, scope_id TEXT)`,
   `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
 ];
@@ -74,7 +76,7 @@ export class ExtractionStore {
     return raw ? (JSON.parse(raw) as Record<string, string>) : {};
   }
 
-  /** The slot values the given messages stated, with their times, by message id. */
+  /** The slot values the given messages stated or retired, with their times, by message id. */
   statedClaims(messageIds: string[]): Map<string, StatedClaims> {
     const out = new Map<string, StatedClaims>();
     const ids = [...new Set(messageIds)];
@@ -91,6 +93,19 @@ export class ExtractionStore {
       for (const row of rows) {
         const entry = out.get(row.id) ?? { ts: row.ts, claims: [] };
         entry.claims.push({ key: row.key, value: row.value });
+        out.set(row.id, entry);
+      }
+      const retired = this.sql
+        .exec<{ id: string; ts: string; value: string }>(
+          `SELECT r.message_id AS id, m.ts AS ts, r.value AS value
+           FROM message_retired r JOIN messages m ON m.id = r.message_id
+           WHERE r.message_id IN (${part.map(() => "?").join(", ")})`,
+          ...part,
+        )
+        .toArray();
+      for (const row of retired) {
+        const entry = out.get(row.id) ?? { ts: row.ts, claims: [] };
+        entry.retired = [...(entry.retired ?? []), row.value];
         out.set(row.id, entry);
       }
     }
@@ -219,7 +234,16 @@ export class ExtractionStore {
     slotAliases: Record<string, string>,
     messageScopes: MessageScope[],
     messageClaims: MessageClaim[],
+    retiredValues: RetiredValue[] = [],
   ): void {
+    for (const r of retiredValues) {
+      this.sql.exec(
+        "INSERT INTO message_retired (message_id, key, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        r.id,
+        r.key,
+        r.value,
+      );
+    }
     for (const c of messageClaims) {
       this.sql.exec(
         "INSERT INTO message_claims (message_id, key, value) VALUES (?, ?, ?) ON CONFLICT (message_id, key) DO UPDATE SET value = excluded.value",

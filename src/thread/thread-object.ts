@@ -333,6 +333,7 @@ export class ThreadObject extends DurableObject<Env> {
           run.slotAliases,
           run.messageScopes,
           run.messageClaims,
+          run.retiredValues,
         );
       });
       // No other I/O intervenes, so these writes coalesce with the commit above.

@@ -6,6 +6,7 @@ import {
   outdatedMessages,
   restatedClaim,
   speaksFromDeadState,
+  withRetired,
   worthKeeping,
 } from "../hygiene";
 import type { StatedClaims } from "../types";
@@ -193,10 +194,14 @@ export function checkTemporal(
     }
     return !restated && !from;
   });
-  const dead = deadClaims(
-    [...omitted, ...quarantinedAsOmitted],
-    [...facts, ...items, ...working, ...environment],
-    validFrom,
+  const dead = withRetired(
+    deadClaims(
+      [...omitted, ...quarantinedAsOmitted],
+      [...facts, ...items, ...working, ...environment],
+      validFrom,
+    ),
+    statedClaims,
+    [...facts, ...working, ...environment],
   );
   const hygiene = messageHygiene(dead, outdated);
   const messages = admitted.messages.filter((message) => {

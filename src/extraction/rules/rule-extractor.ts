@@ -11,6 +11,7 @@ import type {
   ItemScope,
   MessageEcho,
   MessageScope,
+  RetiredValue,
   StateItem,
 } from "../../state/types";
 import { type ClassificationHint, classifyText, strictest } from "./classification";
@@ -140,6 +141,7 @@ class Run {
   /** The items of the last user message, for an assistant confirmation right after it. */
   private pending: { items: CandidateItem[]; values: string[] } | null = null;
   readonly messageEchoes: MessageEcho[] = [];
+  readonly retiredValues: RetiredValue[] = [];
   /** The global slot values the last user turn stated, for an assistant turn repeating them. */
   private statedTurn: { id: string; values: string[] } | null = null;
   /** The last user turn, when it was spoken inside a scope, for an assistant echo right after it. */
@@ -319,6 +321,7 @@ class Run {
     const { key, value } = target;
     if (reading.historical || (ctx.historical && reading.kind === "copula")) {
       this.registry.noteHistory(key, value, scopeKey);
+      if (scopeKey === GLOBAL) this.retire(ctx.message.id, key, value);
       return null;
     }
 
@@ -401,6 +404,12 @@ class Run {
     };
   }
 
+  private retire(id: string, key: string, value: string): void {
+    if (!this.retiredValues.some((r) => r.id === id && r.key === key && sameValue(r.value, value))) {
+      this.retiredValues.push({ id, key, value });
+    }
+  }
+
   /** Keeps one fact per (message, key): the later value wins, with the earlier's supersession. */
   private push(fact: ExtractedFact): void {
     const index = this.facts.findIndex((f) => f.ref === fact.ref && f.key === fact.key);
@@ -410,6 +419,10 @@ class Run {
     }
     const earlier = this.facts[index] as ExtractedFact;
     if (earlier.scope === "global" && fact.scope !== "global") return;
+    // "We moved it to Thursday … the final date is Monday": Thursday was a step, not the outcome.
+    if (earlier.scope === "global" && !sameValue(earlier.value, fact.value)) {
+      this.retire(fact.ref, fact.key, earlier.value);
+    }
     // What the message as a whole replaced is what existed before it, not its own earlier value.
     this.facts[index] = { ...fact, supersedes: earlier.supersedes };
   }
@@ -548,6 +561,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     openScope: run.openScope(),
     messageScopes: run.messageScopes,
     messageEchoes: run.messageEchoes,
+    retiredValues: run.retiredValues,
   };
 }
 
