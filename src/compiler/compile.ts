@@ -1,4 +1,5 @@
 import type { ContextOutput } from "../api/schemas";
+import { fillEpisodes, relevantEpisodes, TAIL_SHARE_WITH_EPISODES } from "./episodes";
 import { type GateContext, gate } from "./gate";
 import {
   type DeadClaim,
@@ -19,7 +20,7 @@ import {
   SECTION_TITLES,
   type SectionName,
 } from "./render-sections";
-import type { Candidate, CompileInput, LayerEntry, Omission } from "./types";
+import type { Candidate, CompileInput, LayerEntry, MessageRecord, Omission } from "./types";
 
 /** At most this many recent messages are considered for the tail. */
 export const MESSAGE_TAIL = 12;
@@ -86,23 +87,32 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
     return !restated && !from;
   });
   const dead = deadClaims(omitted, [...facts, ...items, ...working, ...environmentFacts], validFrom);
-  const messages = admit(input.messages.slice(-MESSAGE_TAIL).map(messageCandidate)).filter((message) => {
-    const replacedBy = outdated.get(message.objectId);
-    if (replacedBy) {
-      omitted.push({
-        candidate: message,
-        reason: "superseded",
-        detail: `stated a value since replaced by ${replacedBy}`,
-      });
-      return false;
-    }
-    const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
-    if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
-      omitted.push({ candidate: message, reason: restated.reason, detail: `restates ${restated.objectId}` });
-      return false;
-    }
-    return true;
-  });
+  // Tail messages and retrieved episodes are transcript alike: one gate, one hygiene.
+  const hygienic = (records: MessageRecord[]) =>
+    admit(records.map(messageCandidate)).filter((message) => {
+      const replacedBy = outdated.get(message.objectId);
+      if (replacedBy) {
+        omitted.push({
+          candidate: message,
+          reason: "superseded",
+          detail: `stated a value since replaced by ${replacedBy}`,
+        });
+        return false;
+      }
+      const restated = speaksFromDeadState(message, dead) ?? restatedClaim(message.text, dead);
+      if (restated && (speaksFromDeadState(message, dead) || !worthKeeping(maskClaims(message.text, dead)))) {
+        omitted.push({
+          candidate: message,
+          reason: restated.reason,
+          detail: `restates ${restated.objectId}`,
+        });
+        return false;
+      }
+      return true;
+    });
+  const tailInput = input.messages.slice(-MESSAGE_TAIL);
+  const messages = hygienic(tailInput);
+  const episodes = relevantEpisodes(input.episodes ?? [], tailInput, hygienic);
 
   const rankedFacts = rank(input.query, facts);
   const rankedWorking = rank(input.query, working);
@@ -157,7 +167,20 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
     omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
   remaining -= fill("state", rankedItems.relevant.concat(rankedItems.rest), Math.max(0, remaining));
   remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
-  fillTail(messages, Math.max(0, remaining), sectionCost("messages"), lineCost, placed, omitted, dead);
+  const tailAllowance = episodes.beyondTail.length
+    ? Math.floor(Math.max(0, remaining) * TAIL_SHARE_WITH_EPISODES)
+    : Math.max(0, remaining);
+  remaining -= fillTail(messages, tailAllowance, sectionCost("messages"), lineCost, placed, omitted, dead);
+  fillEpisodes(
+    episodes,
+    messages,
+    Math.max(0, remaining),
+    sectionCost("episodes"),
+    lineCost,
+    placed,
+    omitted,
+    dead,
+  );
 
   return verifyAndEmit(input, fixed, placed, omitted);
 }
@@ -219,7 +242,7 @@ function fillTail(
   placed: Placed[],
   omitted: Omission[],
   dead: DeadClaim[],
-): void {
+): number {
   let spent = 0;
   const kept: Placed[] = [];
   for (const candidate of [...messages].reverse()) {
@@ -232,9 +255,10 @@ function fillTail(
     kept.unshift({ candidate, section: "messages", line: maskClaims(candidate.text, dead) });
   }
   placed.push(...kept);
+  return spent;
 }
 
-const TRIM_ORDER: SectionName[] = ["messages", "working", "state", "facts", "environment"];
+const TRIM_ORDER: SectionName[] = ["episodes", "messages", "working", "state", "facts", "environment"];
 
 /**
  * Per-line counts are stored at write time and the sum is an estimate of the joined text; the final
@@ -254,6 +278,7 @@ function verifyAndEmit(
       { name: "facts", lines: lines("facts") },
       { name: "state", lines: lines("state") },
       { name: "working", lines: lines("working") },
+      { name: "episodes", lines: lines("episodes") },
       { name: "messages", lines: lines("messages") },
     ];
     return { sections, text: renderContext(sections) };

@@ -27,6 +27,7 @@ export const SECTION_TITLES = {
   facts: "## Current facts",
   state: "## State",
   working: "## Working set",
+  episodes: "## Relevant earlier conversation",
   messages: "## Recent messages",
 } as const;
 

@@ -13,7 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
-import type { LayerEntry, MessageRecord } from "../compiler/types";
+import type { EpisodeRecord, LayerEntry, MessageRecord } from "../compiler/types";
 import type { Env } from "../env";
 import { factEventFrom } from "../extraction/fact-events";
 import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../extraction/run-extraction";
@@ -27,15 +27,24 @@ import { planFactWrites } from "../facts/plan-writes";
 import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
+import { rankEpisodes } from "../retrieval/episodes";
+import { readTimeQuery, withDate } from "../retrieval/time-query";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
+import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
 const INLINE_EXTRACTION_MS = 2_000;
+/** Candidates each retriever (FTS5 and vectors) contributes to fusion. */
+const EPISODE_CANDIDATES = 100;
+/** Retrieved messages handed to the compiler at most; the budget keeps fewer. */
+const MAX_EPISODES = 200;
+/** A longer silence between two messages starts a new session: neighbour rescue does not cross it. */
+const SESSION_GAP_MS = 60 * 60 * 1000;
 
 export interface ExtractionStatus {
   status: "current" | "partial" | "failed";
@@ -96,6 +105,7 @@ export class ThreadObject extends DurableObject<Env> {
   private readonly extraction: ExtractionStore;
   /** Item embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
+  private readonly episodes: EpisodeIndex;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -103,6 +113,7 @@ export class ThreadObject extends DurableObject<Env> {
     for (const statement of THREAD_SCHEMA) this.sql.exec(statement);
     this.extraction = new ExtractionStore(this.sql);
     this.vectors = new SqliteVectorIndex(this.sql);
+    this.episodes = new EpisodeIndex(this.sql, this.vectors);
   }
 
   private record(): ThreadRecord | undefined {
@@ -180,8 +191,10 @@ export class ThreadObject extends DurableObject<Env> {
             line,
             countTokens(line),
           );
-          if (cursor.rowsWritten > 0) accepted++;
-          else duplicates++;
+          if (cursor.rowsWritten > 0) {
+            accepted++;
+            this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
+          } else duplicates++;
         }
         for (const f of layered) {
           const inserted = this.sql.exec(
@@ -504,16 +517,19 @@ export class ThreadObject extends DurableObject<Env> {
       )
       .toArray()
       .reverse();
+    const now = request.now ? toInstant(request.now) : new Date().toISOString();
+    const episodes = await this.retrieveEpisodes(thread, request.query, now, countTokens);
     const items = this.extraction.itemRecords();
     const statedClaims = this.extraction.statedClaims([
       ...messages.map((m) => m.id),
+      ...episodes.map((m) => m.id),
       ...items.flatMap((record) => record.item.refs),
     ]);
     const output = compileContext({
       query: request.query,
       budgetTokens: request.budget_tokens,
       factsShare: request.facts_share,
-      now: request.now ? toInstant(request.now) : new Date().toISOString(),
+      now,
       threadId: thread,
       taskId: request.task_id,
       requestRoles: request.roles,
@@ -526,9 +542,51 @@ export class ThreadObject extends DurableObject<Env> {
       items,
       statedClaims,
       messages,
+      episodes,
       countTokens,
     });
     return { ok: true, value: { ...output, trace: { ...output.trace, extraction }, trace_id: ulid() } };
+  }
+
+  /**
+   * Earlier messages relevant to the query: FTS5 and vector candidates, their session neighbours, ranked
+   * by src/retrieval. A failing embedder costs the vector half of the ranking, never the compile.
+   */
+  private async retrieveEpisodes(
+    thread: string,
+    query: string,
+    now: string,
+    countTokens: (text: string) => number,
+  ): Promise<EpisodeRecord[]> {
+    const lexical = this.episodes.lexical(query, EPISODE_CANDIDATES);
+    const embedder = embedderFor(this.env);
+    let vector: { id: string; score: number }[] = [];
+    try {
+      vector = await this.episodes.semantic(
+        query,
+        embedder,
+        `${thread}/messages/${embedder.name}`,
+        EPISODE_CANDIDATES,
+      );
+    } catch (error) {
+      console.error("episode vector search failed", thread, error);
+    }
+    const hits = this.episodes.records([...lexical, ...vector.map((v) => v.id)]);
+    const adjacency = this.episodes.adjacency(hits.values(), SESSION_GAP_MS);
+    const neighbourIds = [...adjacency.values()].flatMap((a) =>
+      [a.previous, a.next].filter((id): id is string => id !== undefined && !hits.has(id)),
+    );
+    const records = new Map([...hits, ...this.episodes.records(neighbourIds)]);
+    const time = readTimeQuery(query, now);
+    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period: time.period })
+      .slice(0, MAX_EPISODES)
+      .flatMap((ranked) => {
+        const record = records.get(ranked.id);
+        if (!record) return [];
+        if (!time.asksWhen) return [{ ...record, score: ranked.score }];
+        const line = withDate(record.line, record.ts);
+        return [{ ...record, line, tokens: countTokens(line), score: ranked.score }];
+      });
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {
