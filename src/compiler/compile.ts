@@ -158,20 +158,27 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   };
 
   remaining -= fill("environment", environmentFacts, Math.max(0, remaining), true);
+  // With relevant earlier conversation to place, facts and items with no bearing on the query wait
+  // for what is left after it (seed 004: a layer with nothing relevant gives its budget away).
+  const deferIrrelevant = episodes.beyondTail.length > 0;
   remaining -= fill(
     "facts",
-    rankedFacts.relevant.concat(rankedFacts.rest),
+    deferIrrelevant ? rankedFacts.relevant : rankedFacts.relevant.concat(rankedFacts.rest),
     Math.max(0, Math.floor(remaining * input.factsShare)),
   );
   for (const candidate of rankedWorking.rest)
     omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
-  remaining -= fill("state", rankedItems.relevant.concat(rankedItems.rest), Math.max(0, remaining));
+  remaining -= fill(
+    "state",
+    deferIrrelevant ? rankedItems.relevant : rankedItems.relevant.concat(rankedItems.rest),
+    Math.max(0, remaining),
+  );
   remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
-  const tailAllowance = episodes.beyondTail.length
+  const tailAllowance = deferIrrelevant
     ? Math.floor(Math.max(0, remaining) * TAIL_SHARE_WITH_EPISODES)
     : Math.max(0, remaining);
   remaining -= fillTail(messages, tailAllowance, sectionCost("messages"), lineCost, placed, omitted, dead);
-  fillEpisodes(
+  remaining -= fillEpisodes(
     episodes,
     messages,
     Math.max(0, remaining),
@@ -181,6 +188,16 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
     omitted,
     dead,
   );
+  if (deferIrrelevant) {
+    const opened = (section: SectionName) => placed.some((p) => p.section === section);
+    remaining -= fill(
+      "facts",
+      rankedFacts.rest,
+      Math.max(0, Math.floor(remaining * input.factsShare)),
+      opened("facts"),
+    );
+    fill("state", rankedItems.rest, Math.max(0, remaining), opened("state"));
+  }
 
   return verifyAndEmit(input, fixed, placed, omitted);
 }
