@@ -412,7 +412,9 @@ function print(result) {
   console.log(
     `LoCoMo ${result.sample}: ${result.turns} turns (${result.conversation_tokens} tokens), ${result.questions} non-adversarial questions`,
   );
-  console.log(`thread ${result.thread}: ingest ${result.ingest_ms} ms, median compile ${result.compile_ms_median} ms`);
+  console.log(
+    `thread ${result.thread}: ingest ${result.ingest_ms} ms, median compile ${result.compile_ms_median} ms`,
+  );
   console.log("evidence recall (share of evidence turns whose text is in the context, mean over questions)");
   for (const b of result.budgets) {
     console.log(`\nbudget ${b.budget} tokens (${b.scored_questions} questions with known evidence)`);

@@ -9,7 +9,7 @@ import type { Candidate, EpisodeRecord, MessageRecord, Omission } from "./types"
  */
 
 /** The recent tail's share of the message budget when relevant earlier messages compete for it. */
-export const TAIL_SHARE_WITH_EPISODES = 0.25;
+export const TAIL_SHARE_WITH_EPISODES = 0.1;
 
 export interface EpisodePool {
   /** Retrieved messages older than the tail, through the same gate and hygiene as the tail. */

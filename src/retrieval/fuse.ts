@@ -11,17 +11,25 @@ export interface Fused {
   score: number;
 }
 
-/** Fused scores, best first; ties are broken by id so the order is deterministic. */
-export function reciprocalRankFusion(rankings: readonly (readonly string[])[], k = RRF_K): Fused[] {
+/**
+ * Fused scores, best first; ties are broken by id so the order is deterministic. `weights[i]` scales
+ * ranking i's contributions (1 when absent), for retrievers of unequal precision.
+ */
+export function reciprocalRankFusion(
+  rankings: readonly (readonly string[])[],
+  k = RRF_K,
+  weights: readonly number[] = [],
+): Fused[] {
   if (!(k >= 0)) throw new RangeError(`k must be a non-negative number, got ${k}`);
   const scores = new Map<string, number>();
-  for (const ranking of rankings) {
+  for (const [r, ranking] of rankings.entries()) {
+    const weight = weights[r] ?? 1;
     const seen = new Set<string>();
     ranking.forEach((id, index) => {
       // A ranking that repeats an id counts it once, at its best rank.
       if (seen.has(id)) return;
       seen.add(id);
-      scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1));
+      scores.set(id, (scores.get(id) ?? 0) + weight / (k + index + 1));
     });
   }
   return [...scores]
