@@ -26,6 +26,8 @@ export interface RankedEpisode {
   rescuedBy?: string;
 }
 
+/** How many candidates each retriever contributes to fusion. */
+export const FUSION_DEPTH = 100;
 /**
  * Vector matches below this cosine are left out of fusion. With the offline hashing embedder a lower
  * cosine means a few shared trigrams, which adds noise to bm25 rather than recall (measured with
@@ -50,14 +52,15 @@ export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   const fused = reciprocalRankFusion([input.lexical, vector], EPISODE_RRF_K, [1, VECTOR_WEIGHT]);
   const top = fused[0]?.score ?? 0;
   if (top <= 0) return [];
-  // Min-max scaling spreads fused scores over [0, 1]; RRF alone bunches them, which would let the
-  // recency term outrank a clearly better match.
-  const bottom = fused.length > 1 ? (fused.at(-1)?.score ?? 0) : 0;
+  // Scaling from the score of a last-place candidate spreads fused scores over [0, 1]; RRF alone
+  // bunches them, which would let the recency term outrank a clearly better match.
+  const floor = 1 / (EPISODE_RRF_K + FUSION_DEPTH);
   const { period } = input;
   const similarity = fused.map(({ id, score }) => {
     const ts = input.messages.get(id)?.ts;
     const outside = period !== null && ts !== undefined && !inPeriod(ts, period);
-    return { id, score: ((score - bottom) / (top - bottom || 1)) * (outside ? OUT_OF_PERIOD_SHARE : 1) };
+    const scaled = Math.max(0, (score - floor) / (top - floor));
+    return { id, score: scaled * (outside ? OUT_OF_PERIOD_SHARE : 1) };
   });
   const texts = new Map([...input.messages].map(([id, m]) => [id, m.content]));
   return rescueNeighbours(similarity, input.adjacency, texts)

@@ -27,7 +27,7 @@ import { planFactWrites } from "../facts/plan-writes";
 import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
-import { rankEpisodes } from "../retrieval/episodes";
+import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
 import { readTimeQuery, withDate } from "../retrieval/time-query";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
@@ -39,8 +39,6 @@ import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schem
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
 const INLINE_EXTRACTION_MS = 2_000;
-/** Candidates each retriever (FTS5 and vectors) contributes to fusion. */
-const EPISODE_CANDIDATES = 100;
 /** Retrieved messages handed to the compiler at most; the budget keeps fewer. */
 const MAX_EPISODES = 200;
 /** A longer silence between two messages starts a new session: neighbour rescue does not cross it. */
@@ -558,7 +556,7 @@ export class ThreadObject extends DurableObject<Env> {
     now: string,
     countTokens: (text: string) => number,
   ): Promise<EpisodeRecord[]> {
-    const lexical = this.episodes.lexical(query, EPISODE_CANDIDATES);
+    const lexical = this.episodes.lexical(query, FUSION_DEPTH);
     const embedder = embedderFor(this.env);
     let vector: { id: string; score: number }[] = [];
     try {
@@ -566,7 +564,7 @@ export class ThreadObject extends DurableObject<Env> {
         query,
         embedder,
         `${thread}/messages/${embedder.name}`,
-        EPISODE_CANDIDATES,
+        FUSION_DEPTH,
       );
     } catch (error) {
       console.error("episode vector search failed", thread, error);
