@@ -168,9 +168,18 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
   );
   for (const candidate of rankedWorking.rest)
     omitted.push({ candidate, reason: "irrelevant", detail: "no overlap with the query" });
+  // An item restating a retrieved message adds nothing the message does not say; it waits with the rest.
+  const retrieved = new Set(episodes.beyondTail.map((c) => c.objectId));
+  const restatesRetrieved = (item: Candidate) =>
+    !item.isConstraint &&
+    (item.refs ?? []).length > 0 &&
+    (item.refs ?? []).every((ref) => retrieved.has(ref));
+  const deferredItems = rankedItems.relevant.filter(restatesRetrieved).concat(rankedItems.rest);
   remaining -= fill(
     "state",
-    deferIrrelevant ? rankedItems.relevant : rankedItems.relevant.concat(rankedItems.rest),
+    deferIrrelevant
+      ? rankedItems.relevant.filter((item) => !restatesRetrieved(item))
+      : rankedItems.relevant.concat(rankedItems.rest),
     Math.max(0, remaining),
   );
   remaining -= fill("working", rankedWorking.relevant, Math.max(0, remaining));
@@ -196,7 +205,7 @@ export function compileContext(input: CompileInput): Omit<ContextOutput, "trace_
       Math.max(0, Math.floor(remaining * input.factsShare)),
       opened("facts"),
     );
-    fill("state", rankedItems.rest, Math.max(0, remaining), opened("state"));
+    fill("state", deferredItems, Math.max(0, remaining), opened("state"));
   }
 
   return verifyAndEmit(input, fixed, placed, omitted);
