@@ -175,7 +175,7 @@ describe("pass 4: temporal validity and conflicts", () => {
       ts: "2025-01-01T10:01:00Z",
     });
     const result = checkTemporal(
-      { facts: [], working: [], environment: env, items: [], messages: [note] },
+      { facts: [], working: [], environment: env, items: [], messages: [note], episodes: [] },
       [],
       new Map(),
     );
@@ -268,6 +268,7 @@ describe("pass 7: compress and convert", () => {
         facts: [ranked(o)],
         retrieved: [],
         episodes: [],
+        retrievalScore: new Map(),
         messages: [],
         background: [],
         dead: [],

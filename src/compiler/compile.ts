@@ -13,7 +13,7 @@ import {
   type Origin,
 } from "./passes/normalize";
 import { pack } from "./passes/pack";
-import { type RankContext, rankGroup, tiers } from "./passes/rank";
+import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { resolveEntities } from "./passes/resolve-entities";
 import { isPayload, safeguard } from "./passes/safeguard";
@@ -44,6 +44,9 @@ export function compileContext(input: CompileInput): Envelope {
   };
 
   // 1. normalize
+  const tail = input.messages.slice(-MESSAGE_TAIL);
+  const tailIds = new Set(tail.map((m) => m.id));
+  const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
   const normalized = {
     facts: input.facts.map((row) => factObject(row, origin)),
     working: input.working.map((entry) => layerObject(entry, "working", origin)),
@@ -52,7 +55,11 @@ export function compileContext(input: CompileInput): Envelope {
       ...input.environmentFacts.map((entry) => layerObject(entry, "environment", origin)),
     ],
     items: input.items.map((record) => itemObject(record, origin)),
-    messages: input.messages.slice(-MESSAGE_TAIL).map((message) => messageObject(message, origin)),
+    messages: tail.map((message) => messageObject(message, origin)),
+    // Retrieved earlier messages; those already in the tail compete there first (see pack).
+    episodes: (input.episodes ?? [])
+      .filter((episode) => !tailIds.has(episode.id))
+      .map((episode) => messageObject(episode, origin)),
   };
 
   // 2. resolve entities
@@ -62,6 +69,7 @@ export function compileContext(input: CompileInput): Envelope {
     environment: resolveEntities(normalized.environment),
     items: resolveEntities(normalized.items),
     messages: normalized.messages,
+    episodes: normalized.episodes,
   };
   const candidateCount = Object.values(resolved).reduce((n, list) => n + list.length, 0);
 
@@ -86,6 +94,7 @@ export function compileContext(input: CompileInput): Envelope {
     environment: admit(resolved.environment),
     items: admit(resolved.items),
     messages: admit(resolved.messages),
+    episodes: admit(resolved.episodes),
   };
   const admittedCount = Object.values(admitted).reduce((n, list) => n + list.length, 0);
 
@@ -110,6 +119,22 @@ export function compileContext(input: CompileInput): Envelope {
   const working = rank(settled.working, tiers.working);
   const environment = rank(settled.environment, tiers.environment);
   const messages = rank(settled.messages, tiers.messages);
+  // 6. rescue: retrieval already attached the session neighbours that carry an answer (src/retrieval);
+  // here episodes keep their retrieval score, and an item that only restates a retrieved message
+  // waits with the background, since the message itself says it.
+  const episodes: Ranked[] = settled.episodes.map((object) => ({
+    object,
+    tier: "useful",
+    relevance: 1,
+    score: retrievalScore.get(object.objectId) ?? 0,
+  }));
+  const retrievedIds = new Set(episodes.map((r) => r.object.objectId));
+  const restatesRetrieved = (r: Ranked) =>
+    r.tier === "important" &&
+    !r.object.isConstraint &&
+    (r.object.refs ?? []).length > 0 &&
+    (r.object.refs ?? []).every((ref) => retrievedIds.has(ref));
+  for (const r of items) if (restatesRetrieved(r)) r.tier = "minimal";
 
   // 7. compress and convert: duplicates collapse onto the strongest copy, then layered packing.
   const all = [...facts, ...items, ...working, ...environment, ...retrieved];
@@ -148,7 +173,8 @@ export function compileContext(input: CompileInput): Envelope {
     working: workingG ?? [],
     facts: factsG ?? [],
     retrieved: retrievedG ?? [],
-    episodes: [],
+    episodes,
+    retrievalScore,
     messages: messagesG ?? [],
     background: backgroundG ?? [],
     dead: settled.dead,

@@ -22,6 +22,11 @@ export interface MessageRecord {
   forms?: DetailForms | null;
 }
 
+/** An earlier message retrieved for the query, with its relevance (higher is more relevant). */
+export interface EpisodeRecord extends MessageRecord {
+  score: number;
+}
+
 /** Slot values extraction read from a message, with the message's time. */
 export interface StatedClaims {
   ts: string;
@@ -78,6 +83,8 @@ export interface CompileInput {
   statedClaims: Map<string, StatedClaims>;
   /** Most recent messages, oldest first. */
   messages: MessageRecord[];
+  /** Earlier messages retrieved by relevance to the query, in any order; tail messages may recur. */
+  episodes?: EpisodeRecord[];
   countTokens: (text: string) => number;
   /** Output shape and the caller's static zones (developer rules, tool definitions). */
   format?: OutputFormat;

@@ -13,7 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
-import type { LayerEntry, MessageRecord } from "../compiler/types";
+import type { EpisodeRecord, LayerEntry, MessageRecord } from "../compiler/types";
 import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
 import { factEventFrom } from "../extraction/fact-events";
@@ -28,6 +28,8 @@ import { planFactWrites } from "../facts/plan-writes";
 import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
+import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
+import { readTimeQuery, withDate } from "../retrieval/time-query";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
 import { sha256Hex } from "../tenancy/keys";
@@ -35,11 +37,16 @@ import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import { traceRowFrom } from "../traces/trace-record";
 import { TraceRepository } from "../traces/trace-repository";
+import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
 const INLINE_EXTRACTION_MS = 2_000;
+/** Retrieved messages handed to the compiler at most; the budget keeps fewer. */
+const MAX_EPISODES = 200;
+/** A longer silence between two messages starts a new session: neighbour rescue does not cross it. */
+const SESSION_GAP_MS = 60 * 60 * 1000;
 
 export interface ExtractionStatus {
   status: "current" | "partial" | "failed";
@@ -100,6 +107,7 @@ export class ThreadObject extends DurableObject<Env> {
   private readonly extraction: ExtractionStore;
   /** Item embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
+  private readonly episodes: EpisodeIndex;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -107,6 +115,7 @@ export class ThreadObject extends DurableObject<Env> {
     for (const statement of THREAD_SCHEMA) this.sql.exec(statement);
     this.extraction = new ExtractionStore(this.sql);
     this.vectors = new SqliteVectorIndex(this.sql);
+    this.episodes = new EpisodeIndex(this.sql, this.vectors);
   }
 
   private record(): ThreadRecord | undefined {
@@ -196,6 +205,7 @@ export class ThreadObject extends DurableObject<Env> {
               forms.micro,
               forms.microTokens,
             );
+            this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
           } else duplicates++;
         }
         for (const f of layered) {
@@ -525,16 +535,19 @@ export class ThreadObject extends DurableObject<Env> {
       .toArray()
       .reverse()
       .map(messageRecord);
+    const now = request.now ? toInstant(request.now) : new Date().toISOString();
+    const episodes = await this.retrieveEpisodes(thread, request.query, now, countTokens);
     const items = this.extraction.itemRecords();
     const statedClaims = this.extraction.statedClaims([
       ...messages.map((m) => m.id),
+      ...episodes.map((m) => m.id),
       ...items.flatMap((record) => record.item.refs),
     ]);
     const output = compileContext({
       query: request.query,
       budgetTokens: request.budget_tokens,
       factsShare: request.facts_share,
-      now: request.now ? toInstant(request.now) : new Date().toISOString(),
+      now,
       tenantId: tenant,
       projectId: record.project_id,
       threadId: thread,
@@ -550,6 +563,7 @@ export class ThreadObject extends DurableObject<Env> {
       items,
       statedClaims,
       messages,
+      episodes,
       countTokens,
       format: request.format,
       system: request.system,
@@ -612,6 +626,47 @@ export class ThreadObject extends DurableObject<Env> {
         error,
       );
     }
+  }
+
+  /**
+   * Earlier messages relevant to the query: FTS5 and vector candidates, their session neighbours, ranked
+   * by src/retrieval. A failing embedder costs the vector half of the ranking, never the compile.
+   */
+  private async retrieveEpisodes(
+    thread: string,
+    query: string,
+    now: string,
+    countTokens: (text: string) => number,
+  ): Promise<EpisodeRecord[]> {
+    const lexical = this.episodes.lexical(query, FUSION_DEPTH);
+    const embedder = embedderFor(this.env);
+    let vector: { id: string; score: number }[] = [];
+    try {
+      vector = await this.episodes.semantic(
+        query,
+        embedder,
+        `${thread}/messages/${embedder.name}`,
+        FUSION_DEPTH,
+      );
+    } catch (error) {
+      console.error("episode vector search failed", thread, error);
+    }
+    const hits = this.episodes.records([...lexical, ...vector.map((v) => v.id)]);
+    const adjacency = this.episodes.adjacency(hits.values(), SESSION_GAP_MS);
+    const neighbourIds = [...adjacency.values()].flatMap((a) =>
+      [a.previous, a.next].filter((id): id is string => id !== undefined && !hits.has(id)),
+    );
+    const records = new Map([...hits, ...this.episodes.records(neighbourIds)]);
+    const time = readTimeQuery(query, now);
+    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period: time.period })
+      .slice(0, MAX_EPISODES)
+      .flatMap((ranked) => {
+        const record = records.get(ranked.id);
+        if (!record) return [];
+        if (!time.asksWhen) return [{ ...record, score: ranked.score }];
+        const line = withDate(record.line, record.ts);
+        return [{ ...record, line, tokens: countTokens(line), score: ranked.score }];
+      });
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {

@@ -26,6 +26,9 @@ export interface Placed {
   tokens: number;
 }
 
+/** The recent tail's share of the message budget when relevant earlier messages compete for it. */
+export const TAIL_SHARE_WITH_EPISODES = 0.1;
+
 const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
   critical: ["full"],
   important: ["full", "summary", "micro"],
@@ -44,7 +47,10 @@ export interface PackInput {
   working: Ranked[];
   facts: Ranked[];
   retrieved: Ranked[];
+  /** Retrieved earlier messages, with their retrieval score. */
   episodes: Ranked[];
+  /** Retrieval scores by message id, tail messages included. */
+  retrievalScore: Map<string, number>;
   messages: Ranked[];
   background: Ranked[];
   dead: DeadClaim[];
@@ -98,13 +104,51 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   remaining -= fill("working", input.working, Math.max(0, remaining));
   remaining -= fill("facts", input.facts, Math.max(0, Math.floor(remaining * input.factsShare)));
   remaining -= fill("retrieved", input.retrieved, Math.max(0, remaining));
-  remaining -= fill("episodes", input.episodes, Math.max(0, remaining));
-  remaining -= fillTail(input.messages, Math.max(0, remaining));
+  if (input.episodes.length > 0) {
+    // On a long conversation the answer is rarely in the last turns: relevance takes most of the
+    // message budget, the recent tail a tenth of it. A retrieved tail message the tail had no room
+    // for competes again among the episodes.
+    remaining -= fillTail(input.messages, Math.floor(Math.max(0, remaining) * TAIL_SHARE_WITH_EPISODES));
+    const displaced = input.messages.filter(
+      (r) => input.retrievalScore.has(r.object.objectId) && !placed.some((p) => p.object === r.object),
+    );
+    for (const r of displaced) {
+      const at = omitted.findIndex((o) => o.object === r.object && o.reason === "over_budget");
+      if (at >= 0) omitted.splice(at, 1);
+    }
+    const pool = [
+      ...input.episodes,
+      ...displaced.map((r) => ({ ...r, score: input.retrievalScore.get(r.object.objectId) ?? 0 })),
+    ];
+    remaining -= fillEpisodes(pool, Math.max(0, remaining));
+  } else {
+    remaining -= fillTail(input.messages, Math.max(0, remaining));
+  }
   const background = { facts: [] as Ranked[], state: [] as Ranked[] };
   for (const r of input.background) (r.object.kind === "fact" ? background.facts : background.state).push(r);
   remaining -= fill("facts", background.facts, Math.max(0, remaining));
   fill("state", background.state, Math.max(0, remaining));
   return { placed, omitted };
+
+  /** Best retrieval score first into the allowance; the kept lines read in chronological order. */
+  function fillEpisodes(pool: Ranked[], allowance: number): number {
+    const best = [...pool].sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.object.ts.localeCompare(b.object.ts) ||
+        a.object.objectId.localeCompare(b.object.objectId),
+    );
+    const before = placed.length;
+    const spent = fill("episodes", best, allowance);
+    const kept = placed
+      .splice(before)
+      .sort(
+        (a, b) =>
+          a.object.ts.localeCompare(b.object.ts) || a.object.objectId.localeCompare(b.object.objectId),
+      );
+    placed.push(...kept);
+    return spent;
+  }
 
   /** The newest messages win the tail; they are emitted oldest first so the transcript reads in order. */
   function fillTail(messages: Ranked[], allowance: number): number {

@@ -26,6 +26,8 @@ export interface Admitted {
   environment: ContextObject[];
   items: ContextObject[];
   messages: ContextObject[];
+  /** Earlier messages retrieved for the query: transcript like the tail, under the same hygiene. */
+  episodes: ContextObject[];
 }
 
 export interface TemporalResult extends Admitted {
@@ -204,12 +206,25 @@ export function checkTemporal(
     [...facts, ...working, ...environment],
   );
   const hygiene = messageHygiene(dead, outdated);
-  const messages = admitted.messages.filter((message) => {
-    const verdict = hygiene(message);
-    if (verdict) omitted.push(verdict);
-    return !verdict;
-  });
-  return { facts, working, environment, items, messages, omitted, quarantined: settled.quarantined, dead };
+  const transcript = (list: ContextObject[]) =>
+    list.filter((message) => {
+      const verdict = hygiene(message);
+      if (verdict) omitted.push(verdict);
+      return !verdict;
+    });
+  const messages = transcript(admitted.messages);
+  const episodes = transcript(admitted.episodes);
+  return {
+    facts,
+    working,
+    environment,
+    items,
+    messages,
+    episodes,
+    omitted,
+    quarantined: settled.quarantined,
+    dead,
+  };
 }
 
 /**
