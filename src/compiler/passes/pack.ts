@@ -152,9 +152,11 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
 
   /** The newest messages win the tail; they are emitted oldest first so the transcript reads in order. */
   function fillTail(messages: Ranked[], allowance: number): number {
+    const chronological = (a: Ranked | Placed, b: Ranked | Placed) =>
+      a.object.ts.localeCompare(b.object.ts) || a.object.objectId.localeCompare(b.object.objectId);
     const before = placed.length;
-    const spent = fill("messages", [...messages].reverse(), allowance);
-    placed.push(...placed.splice(before).reverse());
+    const spent = fill("messages", [...messages].sort(chronological).reverse(), allowance);
+    placed.push(...placed.splice(before).sort(chronological));
     return spent;
   }
 }
