@@ -30,6 +30,7 @@ export interface DeadClaim {
 
 const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;
 const ASIDE = /\s*\([^()]*\)/g;
+const FIGURE_PRESENT = /[$€£¥%]|\d/;
 
 function figuresOf(text: string): string[] {
   return [...text.matchAll(FIGURE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));
@@ -60,11 +61,14 @@ export function deadClaims(
   claims.sort((a, b) => b.text.length - a.text.length);
   // A figure is dead only if no live claim still states it in its own words: quotations of dead
   // claims (masked anyway) and asides do not count.
-  const liveFigures = new Set(
-    [...liveClaims].flatMap((c) =>
-      figuresOf(claims.reduce((rest, d) => rest.replaceAll(d.lower, " "), c).replace(ASIDE, " ")),
-    ),
-  );
+  // Only live claims holding a figure matter, and only the dead claims quoted inside them.
+  const liveFigures = new Set<string>();
+  for (const live of liveClaims) {
+    if (!FIGURE_PRESENT.test(live)) continue;
+    let own = live;
+    for (const group of groupsIn(live, claims)) own = own.replaceAll(group.lower, " ");
+    for (const figure of figuresOf(own.replace(ASIDE, " "))) liveFigures.add(figure);
+  }
   for (const claim of claims) claim.figures = figuresOf(claim.lower).filter((f) => !liveFigures.has(f));
   return claims;
 }
@@ -238,9 +242,21 @@ export function maskClaims(text: string, claims: DeadClaim[]): string {
       index = out.toLowerCase().indexOf(claim.lower, index + MASK.length);
     }
   }
-  const deadFigures = new Set(claims.flatMap((c) => c.figures));
+  const deadFigures = deadFiguresOf(claims);
   if (!deadFigures.size) return out;
   return out.replace(ASIDE, (aside) => (figuresOf(aside).some((f) => deadFigures.has(f)) ? "" : aside));
+}
+
+const figureSets = new WeakMap<DeadClaim[], Set<string>>();
+
+/** The dead figures of a claim list, gathered once per list: maskClaims runs for every compiled line. */
+function deadFiguresOf(claims: DeadClaim[]): Set<string> {
+  let found = figureSets.get(claims);
+  if (!found) {
+    found = new Set(claims.flatMap((c) => c.figures));
+    figureSets.set(claims, found);
+  }
+  return found;
 }
 
 /** Whether a masked message still says something beyond its timestamp and speaker. */

@@ -60,6 +60,8 @@ export function emitFormat(
   blocks: readonly ZoneBlock[],
   format: OutputFormat,
   countTokens?: (text: string) => number,
+  /** The whole text's count when the caller already has it: the dynamic part is then not counted again. */
+  totalTokens?: number,
 ): EmittedContext {
   const ordered = orderZones(blocks);
   const staticBlocks = ordered.filter((b) => isStaticZone(b.zone));
@@ -71,7 +73,11 @@ export function emitFormat(
   const cache: CacheInfo = { prefix_hash: sha256Hex(staticText) };
   if (countTokens) {
     cache.static_prefix_tokens = staticText ? countTokens(staticText) : 0;
-    cache.dynamic_tokens = dynamicText ? countTokens(dynamicText) : 0;
+    cache.dynamic_tokens = !dynamicText
+      ? 0
+      : totalTokens === undefined
+        ? countTokens(dynamicText)
+        : Math.max(0, totalTokens - cache.static_prefix_tokens);
   }
 
   if (format === "openai") {

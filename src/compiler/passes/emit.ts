@@ -90,7 +90,14 @@ export function emit(input: EmitInput): Envelope {
     tokens = input.count(built.text);
   }
 
-  const formatted = emitFormat(built.blocks, input.format ?? "text", input.count);
+  const formatted = emitFormat(built.blocks, input.format ?? "text", input.count, tokens);
+  // Section sizes from the counts stored with each line: the whole text was counted exactly above,
+  // and counting every section again would double the compile's tokenizer time.
+  const lineTokens = new Map<string, number>();
+  for (const p of placed) lineTokens.set(p.line, p.tokens);
+  const sectionTokens = (name: SectionName, lines: string[]) =>
+    input.count(SECTIONS[name].title) +
+    lines.reduce((sum, line) => sum + (lineTokens.get(line) ?? input.count(line)) + 1, 0);
 
   return {
     context: formatted.context,
@@ -101,7 +108,7 @@ export function emit(input: EmitInput): Envelope {
     budget_tokens: input.budgetTokens,
     sections: built.sections.map((s) => ({
       name: s.name,
-      tokens: input.count([SECTIONS[s.name].title, ...s.lines].join("\n")),
+      tokens: sectionTokens(s.name, s.lines),
       items: s.lines.length,
     })),
     trace: {
