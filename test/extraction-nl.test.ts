@@ -120,18 +120,24 @@ describe("conversation scope", () => {
 });
 
 describe("classification", () => {
-  it("[RESTRICTED: … VP+] is hidden from an employee and shown to a VP", async () => {
-    const text = "[RESTRICTED: pricing floor restricted to VP+] The floor is $30,000.";
-    const employee = await newThread(EMPLOYEE);
-    await employee.events([message(text, { id: "r1", ts: at(1) })]);
-    const low = await employee.context({ query: "What is the pricing floor?" });
-    expect(low.json.context).not.toContain("$30,000");
+  it.each([["$30,000"], ["$30k"]])(
+    "[RESTRICTED: … VP+] %s is hidden from an employee, in facts and transcript, and shown to a VP",
+    async (value) => {
+      const text = `[RESTRICTED: pricing floor restricted to VP+] The floor is ${value}.`;
+      const employee = await newThread(EMPLOYEE);
+      await employee.events([message(text, { id: "r1", ts: at(1) })]);
+      const low = await employee.context({ query: "What is the pricing floor?" });
+      expect(low.json.context).not.toContain(value);
+      expect(low.json.trace.omitted).toContainEqual(
+        expect.objectContaining({ object_id: "r1", kind: "message", reason: "not_permitted" }),
+      );
 
-    const vp = await newThread(VP);
-    await vp.events([message(text, { id: "r1", ts: at(1) })]);
-    const high = await vp.context({ query: "What is the pricing floor?" });
-    expect(high.json.context).toContain("$30,000");
-  });
+      const vp = await newThread(VP);
+      await vp.events([message(text, { id: "r1", ts: at(1) })]);
+      const high = await vp.context({ query: "What is the pricing floor?" });
+      expect(high.json.context).toContain(value);
+    },
+  );
 
   it.each([
     ["confidential", "The acquisition budget is $4,000,000. This is confidential."],

@@ -1,5 +1,6 @@
 import type { FactContext, ObjectTypeName } from "../../api/schemas";
 import type { FactRow } from "../../facts/fact-schema";
+import { readMarkers } from "../../facts/markers";
 import { valueText } from "../../facts/prepare-fact";
 import type { AuthorityLevel, ContextObject } from "../context-object";
 import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../types";
@@ -244,6 +245,8 @@ const MESSAGE_LEVEL: Record<string, AuthorityLevel> = { system: 1, user: 2, assi
 
 export function messageObject(message: MessageRecord, origin: Origin): ContextObject {
   const level = MESSAGE_LEVEL[message.role] ?? 3;
+  // A turn that carries its own restriction marker is restricted as a whole, like the facts read from it.
+  const markers = readMarkers(message.content);
   return {
     ...base(origin),
     objectId: message.id,
@@ -261,8 +264,8 @@ export function messageObject(message: MessageRecord, origin: Origin): ContextOb
     authorityLevel: level,
     sourceAuthority: level === 4 ? 0.3 : 0.7,
     confidence: 1,
-    classification: "public",
-    allowRoles: [],
+    classification: markers.classification ?? "public",
+    allowRoles: markers.allowRoles ?? [],
     denyRoles: [],
     isValid: true,
     disputed: false,
