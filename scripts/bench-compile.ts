@@ -7,10 +7,7 @@
 //    the events API, then compiled over HTTP; it reports the server's own trace.compile_ms (storage reads
 //    plus passes) and the client's round trip, and ingest events/s while filling.
 // Targets (issue): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that. Figures only; no assertions.
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { compileContext, MESSAGE_TAIL } from "../src/compiler/compile";
 import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../src/compiler/types";
@@ -20,6 +17,7 @@ import { prepareFact, renderFactLine } from "../src/facts/prepare-fact";
 import { renderItemLine } from "../src/state/render";
 import type { StateItem, StateItemType } from "../src/state/types";
 import { loadTokenCounter } from "../src/tokens/count-tokens";
+import { DevServer } from "./lib/dev-server.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -295,52 +293,6 @@ async function benchCompiler(): Promise<Row[]> {
 // ---------------------------------------------------------------------------------------------------
 // Server, over HTTP
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const devScript = fileURLToPath(new URL("./dev.mjs", import.meta.url));
-  const child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    detached: true,
-    stdio: "ignore",
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error("the dev server exited before answering /healthz");
-    try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) return { url, child };
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(500);
-  }
-  throw new Error("the dev server did not answer /healthz within 120 s");
-}
-
-function stopServer(child: ChildProcess): void {
-  if (!child.pid) return;
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    // Already gone.
-  }
-}
-
 async function benchServer(url: string): Promise<(Row & { eventsPerSecond: number })[]> {
   const headers = { "content-type": "application/json", authorization: `Bearer ${options.key}` };
   const base = `${url}/v1/tenants/${options.tenant}`;
@@ -472,15 +424,15 @@ async function main(): Promise<void> {
   console.log(`bench:compile — sizes ${SIZES.join(", ")}, ${ROUNDS} compiles each, budget ${BUDGET} tokens`);
   print("compiler passes (CPU time of compileContext in Node, process.cpuUsage)", await benchCompiler());
   if (options["cpu-only"]) return;
-  const started = options.url ? undefined : await startServer();
-  const url = options.url ?? started?.url ?? "";
+  const devServer = options.url ? undefined : new DevServer("compile");
+  const url = options.url ?? (await devServer?.start(120_000)) ?? "";
   try {
     print(
       `server (HTTP via ${url}; p50/p95 are the server's trace.compile_ms: storage reads + passes)`,
       await benchServer(url),
     );
   } finally {
-    if (started) stopServer(started.child);
+    await devServer?.stop();
   }
 }
 

@@ -7,15 +7,11 @@
 // text appears in the compiled context, averaged over questions. Two baselines are computed locally
 // over the same turns at the same budgets: BM25 ranking of turns and recency (latest turns that fit).
 // Without --url the local dev server (scripts/dev.mjs) is started on a free port and stopped afterwards.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { DevServer } from "./lib/dev-server.mjs";
 
 const ADVERSARIAL = 5;
 const CATEGORY_NAMES = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
@@ -36,9 +32,6 @@ const MONTHS = [
   "november",
   "december",
 ];
-
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-const devScript = fileURLToPath(new URL("./dev.mjs", import.meta.url));
 
 const USAGE = `usage: npm run bench:locomo -- <conversation.json> [options]
   --budgets N[,N]    budget_tokens per context request (default 1000,2000)
@@ -232,70 +225,7 @@ function makeClient(baseUrl, tenant, key) {
   };
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const server = { child: undefined, exited: false, logPath: undefined };
-
-function signalGroup(signal) {
-  if (!server.child?.pid) return;
-  try {
-    process.kill(-server.child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
-async function startServer() {
-  const port = await freePort();
-  server.logPath = join(tmpdir(), `tenure-locomo-${process.pid}-${Date.now()}.log`);
-  const log = openSync(server.logPath, "w");
-  try {
-    server.child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
-      cwd: repoRoot,
-      detached: true,
-      stdio: ["ignore", log, log],
-    });
-  } finally {
-    closeSync(log);
-  }
-  server.child.on("exit", () => {
-    server.exited = true;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.exited) throw new Error("the dev server exited before answering /healthz");
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 200) return url;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(500);
-  }
-  throw new Error(`the dev server did not answer /healthz within ${HEALTH_TIMEOUT_MS / 1000} s`);
-}
-
-async function stopServer() {
-  if (!server.child) return;
-  signalGroup("SIGTERM");
-  const deadline = Date.now() + 5_000;
-  while (!server.exited && Date.now() < deadline) await sleep(100);
-  // Wrangler's own children may outlive the dev script.
-  signalGroup("SIGKILL");
-}
+const server = new DevServer("locomo");
 
 async function mapLimit(items, limit, task) {
   const results = new Array(items.length);
@@ -432,18 +362,18 @@ async function main() {
   const options = readOptions(process.argv.slice(2));
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.on(signal, () => {
-      stopServer().finally(() => process.exit(130));
+      server.stop().finally(() => process.exit(130));
     });
   }
-  process.on("exit", () => signalGroup("SIGKILL"));
+  process.on("exit", () => server.killNow());
   let url = options.url;
   if (!url) {
     process.stderr.write("starting the local dev server (scripts/dev.mjs) ...\n");
     try {
-      url = await startServer();
+      url = await server.start(HEALTH_TIMEOUT_MS);
     } catch (error) {
       console.error(`bench-locomo: ${error.message}; server log: ${server.logPath}`);
-      await stopServer();
+      await server.stop();
       process.exit(1);
     }
     process.stderr.write(`dev server ready at ${url}\n`);
@@ -452,7 +382,7 @@ async function main() {
   try {
     result = await run(options, url);
   } finally {
-    await stopServer();
+    await server.stop();
   }
   if (options.json) console.log(JSON.stringify(result, null, 2));
   else print(result);
@@ -461,7 +391,7 @@ async function main() {
 
 main().catch(async (error) => {
   console.error(`bench-locomo: ${error?.stack ?? error}`);
-  await stopServer();
+  await server.stop();
   if (server.logPath) console.error(`server log: ${server.logPath}`);
   process.exit(1);
 });

@@ -6,14 +6,10 @@
 // phrases, the share of queries whose context holds a must-not-mention phrase, and the context size.
 // A naive context (every fact value ever written plus the last turns) is scored alongside for scale.
 // Without --url the local dev server (scripts/dev.mjs) is started on a free port and stopped afterwards.
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DevServer } from "./lib/dev-server.mjs";
 
 const DEAD_FACT_TRACKS = [
   "supersession",
@@ -37,9 +33,6 @@ const ERROR_SAMPLES = 5;
 
 /** Set on SIGINT/SIGTERM: no new requests start, and requests cut short are not counted as errors. */
 let interrupted = false;
-
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-const devScript = fileURLToPath(new URL("./dev.mjs", import.meta.url));
 
 const USAGE = `usage: npm run bench:statebench -- <file.jsonl> [options]
   --url URL          use a running server (default: start scripts/dev.mjs on a free port)
@@ -528,84 +521,7 @@ async function replayAll(timelines, ctx, concurrency) {
 // ---------------------------------------------------------------------------------------------------
 // The local dev server
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const server = { child: undefined, exited: false, logPath: undefined, stopping: undefined };
-
-function signalGroup(signal) {
-  if (!server.child?.pid) return;
-  try {
-    process.kill(-server.child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
-async function startServer() {
-  const port = await freePort();
-  server.logPath = join(tmpdir(), `tenure-statebench-${process.pid}-${Date.now()}.log`);
-  const log = openSync(server.logPath, "w");
-  try {
-    server.child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
-      cwd: repoRoot,
-      detached: true,
-      stdio: ["ignore", log, log],
-    });
-  } finally {
-    closeSync(log);
-  }
-  server.child.on("exit", () => {
-    server.exited = true;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.exited) throw new Error(`the dev server exited before answering /healthz`);
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 200) return url;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(500);
-  }
-  throw new Error(`the dev server did not answer /healthz with 200 within ${HEALTH_TIMEOUT_MS / 1000} s`);
-}
-
-function stopServer() {
-  if (!server.child) return Promise.resolve();
-  server.stopping ??= (async () => {
-    signalGroup("SIGTERM");
-    const deadline = Date.now() + 5_000;
-    while (!server.exited && Date.now() < deadline) await sleep(100);
-    // Wrangler's own children may outlive the dev script; make sure the whole group is gone.
-    signalGroup("SIGKILL");
-  })();
-  return server.stopping;
-}
-
-function printLogTail() {
-  if (!server.logPath) return;
-  try {
-    const lines = readFileSync(server.logPath, "utf8").trimEnd().split("\n");
-    console.error(`--- last lines of ${server.logPath} ---`);
-    console.error(lines.slice(-30).join("\n"));
-  } catch {
-    // No log to show.
-  }
-}
+const server = new DevServer("statebench");
 
 // ---------------------------------------------------------------------------------------------------
 // Report
@@ -744,20 +660,20 @@ async function main() {
       if (interrupted) return;
       interrupted = true;
       console.error(`\nbench-statebench: ${signal}, stopping`);
-      stopServer().finally(() => process.exit(130));
+      server.stop().finally(() => process.exit(130));
     });
   }
-  process.on("exit", () => signalGroup("SIGKILL"));
+  process.on("exit", () => server.killNow());
 
   let url = options.url;
   if (!url) {
     process.stderr.write("starting the local dev server (scripts/dev.mjs) ...\n");
     try {
-      url = await startServer();
+      url = await server.start(HEALTH_TIMEOUT_MS);
     } catch (error) {
       console.error(`bench-statebench: ${error.message}; server log: ${server.logPath}`);
-      printLogTail();
-      await stopServer();
+      server.printLogTail();
+      await server.stop();
       process.exit(1);
     }
     process.stderr.write(`dev server ready at ${url}\n`);
@@ -782,7 +698,7 @@ async function main() {
       options.concurrency,
     );
   } finally {
-    await stopServer();
+    await server.stop();
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   report(results, errors, tally, options, { file: options.file, url, nonce, seconds });
@@ -795,7 +711,7 @@ async function main() {
 
 main().catch(async (error) => {
   console.error(`bench-statebench: ${error?.stack ?? error}`);
-  await stopServer();
+  await server.stop();
   if (server.logPath) console.error(`server log: ${server.logPath}`);
   process.exit(1);
 });

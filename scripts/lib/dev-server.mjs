@@ -1,0 +1,106 @@
+// The local dev server (scripts/dev.mjs) as the benches use it: started on a free port in its own
+// process group, its output kept in a log file, and stopped with every child wrangler spawned.
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const devScript = fileURLToPath(new URL("../dev.mjs", import.meta.url));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export class DevServer {
+  /** @param {string} label names the log file, e.g. "statebench" */
+  constructor(label) {
+    this.label = label;
+    this.child = undefined;
+    this.exited = false;
+    /** @type {string | undefined} */
+    this.logPath = undefined;
+    this.stopping = undefined;
+  }
+
+  /** Starts the server and resolves with its base URL once /healthz answers 200. */
+  async start(timeoutMs = 90_000) {
+    const port = await freePort();
+    this.logPath = join(tmpdir(), `tenure-${this.label}-${process.pid}-${Date.now()}.log`);
+    const log = openSync(this.logPath, "w");
+    try {
+      this.child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
+        cwd: repoRoot,
+        detached: true,
+        stdio: ["ignore", log, log],
+      });
+    } finally {
+      closeSync(log);
+    }
+    this.child.on("exit", () => {
+      this.exited = true;
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error("the dev server exited before answering /healthz");
+      try {
+        const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+        if (response.status === 200) return url;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(500);
+    }
+    throw new Error(`the dev server did not answer /healthz with 200 within ${timeoutMs / 1000} s`);
+  }
+
+  #signal(signal) {
+    if (!this.child?.pid) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  }
+
+  /** Stops the whole process group; repeated calls share one stop. */
+  stop() {
+    if (!this.child) return Promise.resolve();
+    this.stopping ??= (async () => {
+      this.#signal("SIGTERM");
+      const deadline = Date.now() + 5_000;
+      while (!this.exited && Date.now() < deadline) await sleep(100);
+      // Wrangler's own children may outlive the dev script; make sure the whole group is gone.
+      this.#signal("SIGKILL");
+    })();
+    return this.stopping;
+  }
+
+  /** For a process "exit" handler, where nothing asynchronous runs any more. */
+  killNow() {
+    this.#signal("SIGKILL");
+  }
+
+  printLogTail(lines = 30) {
+    if (!this.logPath) return;
+    try {
+      const tail = readFileSync(this.logPath, "utf8").trimEnd().split("\n");
+      console.error(`--- last lines of ${this.logPath} ---`);
+      console.error(tail.slice(-lines).join("\n"));
+    } catch {
+      // No log to show.
+    }
+  }
+}
