@@ -14,7 +14,7 @@ import { gate } from "../src/compiler/passes/gate";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
-import { contextObject } from "./support/context-objects";
+import { contextObject, factRow } from "./support/context-objects";
 
 const candidate = contextObject;
 
@@ -233,45 +233,8 @@ describe("compile pipeline", () => {
     messages: [],
     countTokens,
   };
-  const row = (id: string, content: string) => ({
-    projectId: "p",
-    id,
-    lineageId: id,
-    key: id,
-    valueJson: "1",
-    content,
-    tokens: countTokens(content),
-    memoryType: "user" as const,
-    userId: null,
-    threadId: "t1",
-    sourceType: "user",
-    sourceAuthority: null,
-    sourceIdentity: null,
-    authorityRank: 2,
-    scope: "global" as const,
-    scopeId: null,
-    supersedes: null,
-    supersededBy: null,
-    isValid: true,
-    contradictionStatus: "clean" as const,
-    statusReason: null,
-    dependsOnJson: "[]",
-    needsReview: false,
-    isConstraint: false,
-    constraintType: null,
-    classification: "public" as const,
-    allowRolesJson: "[]",
-    denyRolesJson: "[]",
-    validFrom: "2025-01-01T00:00:00.000Z",
-    validUntil: null,
-    txStart: "2025-01-01T00:00:00.000Z",
-    txEnd: null,
-    summary: "",
-    summaryTokens: 0,
-    micro: "",
-    microTokens: 0,
-    contextJson: "{}",
-  });
+  const row = (id: string, content: string) =>
+    factRow({ id, key: id, valueJson: "1", content, tokens: countTokens(content), memoryType: "user" });
 
   it("orders sections and ranks relevant facts first", () => {
     const out = compileContext({

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { FactRow } from "../src/facts/fact-schema";
 import { planFactWrites } from "../src/facts/plan-writes";
+import { factRow } from "./support/context-objects";
 
 const NOW = "2025-06-01T00:00:00.000Z";
 
 function row(id: string, key: string, extra: Partial<FactRow> = {}): FactRow {
-  return {
-    projectId: "p",
+  return factRow({
     id,
-    lineageId: id,
     key,
     valueJson: JSON.stringify(id),
     content: `${key}: ${id}`,
@@ -16,35 +15,9 @@ function row(id: string, key: string, extra: Partial<FactRow> = {}): FactRow {
     memoryType: "user",
     userId: "u1",
     threadId: "t",
-    sourceType: "user",
     sourceAuthority: "employee",
-    sourceIdentity: null,
-    authorityRank: 2,
-    scope: "global",
-    scopeId: null,
-    supersedes: null,
-    supersededBy: null,
-    isValid: true,
-    contradictionStatus: "clean",
-    statusReason: null,
-    dependsOnJson: "[]",
-    needsReview: false,
-    isConstraint: false,
-    constraintType: null,
-    classification: "public",
-    allowRolesJson: "[]",
-    denyRolesJson: "[]",
-    validFrom: "2025-01-01T00:00:00.000Z",
-    validUntil: null,
-    txStart: "2025-01-01T00:00:00.000Z",
-    txEnd: null,
-    summary: "",
-    summaryTokens: 0,
-    micro: "",
-    microTokens: 0,
-    contextJson: "{}",
     ...extra,
-  };
+  });
 }
 
 describe("planFactWrites", () => {

@@ -11,54 +11,10 @@ import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-e
 import { checkTemporal, reconcileSlot } from "../src/compiler/passes/temporal";
 import { detailForms, truncateToTokens } from "../src/context/detail-forms";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import type { FactRow } from "../src/facts/fact-schema";
-import { contextObject as object } from "./support/context-objects";
+import { factRow, contextObject as object } from "./support/context-objects";
 
 const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5 };
 const NOW = "2025-06-01T00:00:00.000Z";
-
-function factRow(extra: Partial<FactRow> = {}): FactRow {
-  return {
-    projectId: "p",
-    id: "f1",
-    lineageId: "f1",
-    key: "budget",
-    valueJson: '"$50,000"',
-    content: "budget: $50,000",
-    tokens: 5,
-    memoryType: "organizational",
-    userId: null,
-    threadId: "th",
-    sourceType: "user",
-    sourceAuthority: null,
-    sourceIdentity: null,
-    authorityRank: 2,
-    scope: "global",
-    scopeId: null,
-    supersedes: null,
-    supersededBy: null,
-    isValid: true,
-    contradictionStatus: "clean",
-    statusReason: null,
-    dependsOnJson: "[]",
-    needsReview: false,
-    isConstraint: false,
-    constraintType: null,
-    classification: "public",
-    allowRolesJson: "[]",
-    denyRolesJson: "[]",
-    validFrom: "2025-01-01T00:00:00.000Z",
-    validUntil: null,
-    txStart: "2025-01-01T00:00:00.000Z",
-    txEnd: null,
-    summary: "",
-    summaryTokens: 0,
-    micro: "",
-    microTokens: 0,
-    contextJson: "{}",
-    ...extra,
-  };
-}
 
 const ranked = (o: ReturnType<typeof object>, tier: Ranked["tier"] = "important", relevance = 1): Ranked => ({
   object: o,

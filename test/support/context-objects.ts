@@ -1,4 +1,5 @@
 import type { ContextObject } from "../../src/compiler/context-object";
+import type { FactRow } from "../../src/facts/fact-schema";
 
 /** A public, valid, global fact-shaped Context Object; tests override what they exercise. */
 export function contextObject(extra: Partial<ContextObject> = {}): ContextObject {
@@ -41,6 +42,52 @@ export function contextObject(extra: Partial<ContextObject> = {}): ContextObject
     behavioralImplication: null,
     decayHalfLifeDays: 30,
     retirementRule: "archive",
+    ...extra,
+  };
+}
+
+/** A current, public, global fact version written by an employee; tests override what they exercise. */
+export function factRow(extra: Partial<FactRow> = {}): FactRow {
+  const id = extra.id ?? "f1";
+  const key = extra.key ?? "budget";
+  return {
+    projectId: "p",
+    id,
+    lineageId: id,
+    key,
+    valueJson: '"$50,000"',
+    content: `${key}: $50,000`,
+    tokens: 5,
+    memoryType: "organizational",
+    userId: null,
+    threadId: "t1",
+    sourceType: "user",
+    sourceAuthority: null,
+    sourceIdentity: null,
+    authorityRank: 2,
+    scope: "global",
+    scopeId: null,
+    supersedes: null,
+    supersededBy: null,
+    isValid: true,
+    contradictionStatus: "clean",
+    statusReason: null,
+    dependsOnJson: "[]",
+    needsReview: false,
+    isConstraint: false,
+    constraintType: null,
+    classification: "public",
+    allowRolesJson: "[]",
+    denyRolesJson: "[]",
+    validFrom: "2025-01-01T00:00:00.000Z",
+    validUntil: null,
+    txStart: "2025-01-01T00:00:00.000Z",
+    txEnd: null,
+    summary: "",
+    summaryTokens: 0,
+    micro: "",
+    microTokens: 0,
+    contextJson: "{}",
     ...extra,
   };
 }
