@@ -84,10 +84,13 @@ export function rankGroup(
     ctx.query,
     objects.map((o) => o.text),
   );
-  const why = bm25Scores(
-    ctx.query,
-    objects.map((o) => o.whyItMatters ?? ""),
-  );
+  // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
+  const why = objects.some((o) => o.whyItMatters)
+    ? bm25Scores(
+        ctx.query,
+        objects.map((o) => o.whyItMatters ?? ""),
+      )
+    : [];
   const top = Math.max(0, ...relevance);
   const ranked: Ranked[] = [];
   const omitted: Omission[] = [];

@@ -10,6 +10,7 @@ import {
   worthKeeping,
 } from "../hygiene";
 import type { StatedClaims } from "../types";
+import { neighbourhoods } from "./resolve-entities";
 
 /**
  * Pass 4: temporal validity and conflicts. Gates have removed what is expired, out of scope or not
@@ -92,17 +93,10 @@ export function reconcileSlot(slot: string, claims: ContextObject[]): Settlement
 }
 
 function reconcile(keyed: ContextObject[]): Settlement {
-  const bySlot = new Map<string, ContextObject[]>();
-  for (const object of keyed) {
-    for (const id of object.entityIds.filter((e) => e.startsWith("slot:"))) {
-      const list = bySlot.get(id) ?? [];
-      list.push(object);
-      bySlot.set(id, list);
-    }
-  }
   const settled: Settlement = { displaced: [], quarantined: [] };
   const seen = new Set<string>();
-  for (const [slot, claims] of bySlot) {
+  for (const [slot, claims] of neighbourhoods(keyed)) {
+    if (!slot.startsWith("slot:")) continue;
     const open = claims.filter((c) => !seen.has(c.objectId));
     const { displaced, quarantined } = reconcileSlot(slot.slice("slot:".length), open);
     for (const d of displaced) seen.add(d.object.objectId);
@@ -142,9 +136,10 @@ export function checkTemporal(
   const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
 
   const stale = staleSignals(admitted.environment);
+  const staleIds = new Set(stale.map((s) => s.object.objectId));
   const settled = reconcile(
     [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
-      (o) => !stale.some((s) => s.object.objectId === o.objectId),
+      (o) => !staleIds.has(o.objectId),
     ),
   );
   for (const o of [...stale, ...settled.displaced]) {
