@@ -132,20 +132,20 @@ export class EpisodeIndex {
     sessionGapMs: number,
   ): Map<string, { previous?: string; next?: string }> {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
+    // Row values seek messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite
+    // merge both and sort, reading much of the transcript for every hit.
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
     for (const m of records) {
       const previous = this.sql
         .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE ts < ? OR (ts = ? AND id < ?) ORDER BY ts DESC, id DESC LIMIT 1",
-          m.ts,
+          "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
           m.ts,
           m.id,
         )
         .toArray()[0];
       const next = this.sql
         .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE ts > ? OR (ts = ? AND id > ?) ORDER BY ts, id LIMIT 1",
-          m.ts,
+          "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
           m.ts,
           m.id,
         )
