@@ -3,6 +3,8 @@ import type { Embedder } from "../ports/embedder";
 import type { VectorIndex } from "../ports/vector-index";
 import { MAX_TOP_K } from "../ports/vector-index";
 import { ftsMatchExpression } from "../retrieval/query-terms";
+import type { MessageScope } from "../state/types";
+import { TranscriptOrder } from "./transcript-order";
 
 /**
  * The thread's episodic index over its raw messages: an FTS5 table (porter stemming over unicode61
@@ -20,8 +22,17 @@ const BACKFILLED = "episode_index_backfilled";
 /** Messages embedded per compile at most, so a first query on a huge thread stays bounded. */
 export const EMBED_PER_QUERY = 2_000;
 const EMBED_BATCH = 100;
+/** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
+export const ORDER_LIMIT = 50_000;
+/** Message records kept decoded between compiles at most, least recently used dropped first. */
+export const RECORD_CACHE_LIMIT = 10_000;
 
 export type EpisodeRow = MessageRecord;
+
+export interface EpisodeIndexOptions {
+  orderLimit?: number;
+  recordCacheLimit?: number;
+}
 
 export class EpisodeIndex {
   /**
@@ -29,11 +40,21 @@ export class EpisodeIndex {
    * written only through this object, so the check query need not scan the transcript every compile.
    */
   private readonly embedded = new Set<string>();
+  private readonly order: TranscriptOrder;
+  /**
+   * Records read before, by id. A message never changes once written except for the scope extraction
+   * gives it, which `rescoped` applies, so an entry stays exact without re-reading.
+   */
+  private readonly cached = new Map<string, EpisodeRow>();
+  private readonly recordCacheLimit: number;
 
   constructor(
     private readonly sql: SqlStorage,
     private readonly vectors: VectorIndex,
+    options: EpisodeIndexOptions = {},
   ) {
+    this.order = new TranscriptOrder(sql, options.orderLimit ?? ORDER_LIMIT);
+    this.recordCacheLimit = options.recordCacheLimit ?? RECORD_CACHE_LIMIT;
     for (const statement of EPISODE_SCHEMA) sql.exec(statement);
     // Threads that predate the index get their messages indexed once.
     const done = sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", BACKFILLED).toArray()[0];
@@ -52,6 +73,22 @@ export class EpisodeIndex {
       message.speaker,
       message.content,
     );
+  }
+
+  /**
+   * Call last in the transaction that inserted these messages (only those whose insert took effect), so
+   * the in-memory order never holds a message a rolled-back transaction did not write.
+   */
+  added(messages: readonly { id: string; ts: string }[]): void {
+    this.order.added(messages);
+  }
+
+  /** Call last in the transaction that wrote these message scopes (extraction's commit). */
+  rescoped(scopes: readonly MessageScope[]): void {
+    for (const { id, scope, scope_id } of scopes) {
+      const held = this.cached.get(id);
+      if (held) this.cached.set(id, Object.freeze({ ...held, scope, scope_id }));
+    }
   }
 
   /** Message ids by bm25, best first; any query text is safe. */
@@ -114,12 +151,23 @@ export class EpisodeIndex {
     if (pending.length < EMBED_PER_QUERY) this.embedded.add(done);
   }
 
-  /** Full records (with extraction's scope) of the given messages. */
+  /** Full records (with extraction's scope) of the given messages; ids with no message are left out. */
   records(ids: readonly string[]): Map<string, EpisodeRow> {
     const found = new Map<string, EpisodeRow>();
-    const unique = [...new Set(ids)];
-    for (let start = 0; start < unique.length; start += 50) {
-      const chunk = unique.slice(start, start + 50);
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const held = this.cached.get(id);
+      if (!held) {
+        missing.push(id);
+        continue;
+      }
+      // Refreshed as most recently used.
+      this.cached.delete(id);
+      this.cached.set(id, held);
+      found.set(id, held);
+    }
+    for (let start = 0; start < missing.length; start += 50) {
+      const chunk = missing.slice(start, start + 50);
       const rows = this.sql
         .exec<EpisodeRow & Record<string, SqlStorageValue>>(
           `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id
@@ -128,7 +176,17 @@ export class EpisodeIndex {
           ...chunk,
         )
         .toArray();
-      for (const row of rows) found.set(row.id, row);
+      for (const row of rows) {
+        // Frozen: the same object is handed to every later compile.
+        const record = Object.freeze({ ...row }) as EpisodeRow;
+        found.set(record.id, record);
+        this.cached.set(record.id, record);
+      }
+    }
+    while (this.cached.size > this.recordCacheLimit) {
+      const oldest = this.cached.keys().next().value;
+      if (oldest === undefined) break;
+      this.cached.delete(oldest);
     }
     return found;
   }
@@ -142,29 +200,39 @@ export class EpisodeIndex {
     sessionGapMs: number,
   ): Map<string, { previous?: string; next?: string }> {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
-    // Row values seek messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite
-    // merge both and sort, reading much of the transcript for every hit.
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
     for (const m of records) {
-      const previous = this.sql
-        .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
-          m.ts,
-          m.id,
-        )
-        .toArray()[0];
-      const next = this.sql
-        .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
-          m.ts,
-          m.id,
-        )
-        .toArray()[0];
+      const { previous, next } = this.order.around(m.ts, m.id) ?? this.seek(m.ts, m.id);
       adjacency.set(m.id, {
         ...(previous && close(previous.ts, m.ts) ? { previous: previous.id } : {}),
         ...(next && close(next.ts, m.ts) ? { next: next.id } : {}),
       });
     }
     return adjacency;
+  }
+
+  /**
+   * The same neighbours from SQL, for a transcript too long to hold in memory. Row values seek
+   * messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite merge both and sort.
+   */
+  private seek(
+    ts: string,
+    id: string,
+  ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } {
+    const previous = this.sql
+      .exec<{ id: string; ts: string }>(
+        "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
+        ts,
+        id,
+      )
+      .toArray()[0];
+    const next = this.sql
+      .exec<{ id: string; ts: string }>(
+        "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
+        ts,
+        id,
+      )
+      .toArray()[0];
+    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
   }
 }

@@ -3,6 +3,7 @@ import type { MessageClaim } from "../extraction/run-extraction";
 import { computeUid } from "../state/items";
 import { renderItemLine } from "../state/render";
 import type { MessageScope, RetiredValue, StateItem } from "../state/types";
+import { compareBinary } from "./binary-collation";
 
 /**
  * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
@@ -44,7 +45,24 @@ export interface ExtractResult {
   skipped_reason: string | null;
 }
 
+/** Ids per IN (...) list, well under SQLite's bound-parameter limit. */
+const ID_CHUNK = 90;
+
+/**
+ * Decoded copies kept between compiles. This store is the only writer of the tables they copy, and
+ * each write updates its copy after the write's last statement, so a copy equals what the next read
+ * would return. Everything handed out is frozen, as later compiles receive the same objects.
+ */
+interface Held {
+  /** Every state item by uid, and the same records newest first (last_seen_at DESC, uid). */
+  items?: { byUid: Map<string, StateItemRecord>; newestFirst: StateItemRecord[] };
+  /** Stated and retired slot values of every message that has any. */
+  claims?: Map<string, StatedClaims>;
+}
+
 export class ExtractionStore {
+  private readonly held: Held = {};
+
   constructor(private readonly sql: SqlStorage) {
     for (const statement of EXTRACTION_SCHEMA) sql.exec(statement);
   }
@@ -77,37 +95,69 @@ export class ExtractionStore {
   }
 
   /** The slot values the given messages stated or retired, with their times, by message id. */
-  statedClaims(messageIds: string[]): Map<string, StatedClaims> {
+  statedClaims(messageIds: readonly string[]): Map<string, StatedClaims> {
+    this.held.claims ??= this.readClaims();
     const out = new Map<string, StatedClaims>();
-    const ids = [...new Set(messageIds)];
-    for (let i = 0; i < ids.length; i += 90) {
-      const part = ids.slice(i, i + 90);
+    for (const id of messageIds) {
+      const entry = this.held.claims.get(id);
+      if (entry) out.set(id, entry);
+    }
+    return out;
+  }
+
+  /** Claims of the given messages, or of every message when none are given, in key (then value) order. */
+  private readClaims(messageIds?: readonly string[]): Map<string, StatedClaims> {
+    const claims = new Map<string, { key: string; value: string }[]>();
+    const retired = new Map<string, string[]>();
+    const times = new Map<string, string>();
+    const read = (ids?: readonly string[]) => {
+      const where = (alias: string) =>
+        ids ? `WHERE ${alias}.message_id IN (${ids.map(() => "?").join(", ")})` : "";
       const rows = this.sql
         .exec<{ id: string; ts: string; key: string; value: string }>(
           `SELECT c.message_id AS id, m.ts AS ts, c.key AS key, c.value AS value
-           FROM message_claims c JOIN messages m ON m.id = c.message_id
-           WHERE c.message_id IN (${part.map(() => "?").join(", ")})`,
-          ...part,
+           FROM message_claims c JOIN messages m ON m.id = c.message_id ${where("c")}
+           ORDER BY c.message_id, c.key`,
+          ...(ids ?? []),
         )
         .toArray();
       for (const row of rows) {
-        const entry = out.get(row.id) ?? { ts: row.ts, claims: [] };
-        entry.claims.push({ key: row.key, value: row.value });
-        out.set(row.id, entry);
+        times.set(row.id, row.ts);
+        const list = claims.get(row.id) ?? [];
+        list.push(Object.freeze({ key: row.key, value: row.value }));
+        claims.set(row.id, list);
       }
-      const retired = this.sql
+      const retiredRows = this.sql
         .exec<{ id: string; ts: string; value: string }>(
           `SELECT r.message_id AS id, m.ts AS ts, r.value AS value
-           FROM message_retired r JOIN messages m ON m.id = r.message_id
-           WHERE r.message_id IN (${part.map(() => "?").join(", ")})`,
-          ...part,
+           FROM message_retired r JOIN messages m ON m.id = r.message_id ${where("r")}
+           ORDER BY r.message_id, r.key, r.value`,
+          ...(ids ?? []),
         )
         .toArray();
-      for (const row of retired) {
-        const entry = out.get(row.id) ?? { ts: row.ts, claims: [] };
-        entry.retired = [...(entry.retired ?? []), row.value];
-        out.set(row.id, entry);
+      for (const row of retiredRows) {
+        times.set(row.id, row.ts);
+        const list = retired.get(row.id) ?? [];
+        list.push(row.value);
+        retired.set(row.id, list);
       }
+    };
+    if (messageIds === undefined) read();
+    else {
+      const unique = [...new Set(messageIds)];
+      for (let i = 0; i < unique.length; i += ID_CHUNK) read(unique.slice(i, i + ID_CHUNK));
+    }
+    const out = new Map<string, StatedClaims>();
+    for (const [id, ts] of times) {
+      const stated = retired.get(id);
+      out.set(
+        id,
+        Object.freeze({
+          ts,
+          claims: Object.freeze(claims.get(id) ?? []) as StatedClaims["claims"],
+          ...(stated ? { retired: Object.freeze(stated) as string[] } : {}),
+        }),
+      );
     }
     return out;
   }
@@ -153,15 +203,43 @@ export class ExtractionStore {
       .map((r) => JSON.parse(r.item_json) as StateItem);
   }
 
-  /** Items for a compile, superseded ones included so the trace can account for them. */
+  /** Items for a compile, newest first, superseded ones included so the trace can account for them. */
   itemRecords(limit = 500): StateItemRecord[] {
-    return this.sql
-      .exec<{ item_json: string; line: string; tokens: number }>(
-        "SELECT item_json, line, tokens FROM state_items ORDER BY last_seen_at DESC, uid LIMIT ?",
-        limit,
-      )
-      .toArray()
-      .map((r) => ({ item: JSON.parse(r.item_json) as StateItem, line: r.line, tokens: r.tokens }));
+    return this.heldItems().newestFirst.slice(0, limit);
+  }
+
+  private heldItems(): NonNullable<Held["items"]> {
+    if (!this.held.items) {
+      const records = this.sql
+        .exec<{ item_json: string; line: string; tokens: number }>(
+          "SELECT item_json, line, tokens FROM state_items ORDER BY last_seen_at DESC, uid",
+        )
+        .toArray()
+        .map((r) => heldItem(r.item_json, r.line, r.tokens));
+      this.held.items = { byUid: new Map(records.map((r) => [r.item.uid, r])), newestFirst: records };
+    }
+    return this.held.items;
+  }
+
+  /** Puts items just written into the held copy, if there is one, keeping it newest first. */
+  private holdItems(written: readonly StateItemRecord[]): void {
+    const held = this.held.items;
+    if (!held || written.length === 0) return;
+    // An item written twice in one run is stored as its last write.
+    const latest = new Map(written.map((r) => [r.item.uid, r]));
+    const newestFirst = held.newestFirst.filter((r) => !latest.has(r.item.uid));
+    for (const record of latest.values()) {
+      held.byUid.set(record.item.uid, record);
+      let low = 0;
+      let high = newestFirst.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (newerFirst(newestFirst[mid] as StateItemRecord, record) < 0) low = mid + 1;
+        else high = mid;
+      }
+      newestFirst.splice(low, 0, record);
+    }
+    held.newestFirst = newestFirst;
   }
 
   allItems(): StateItem[] {
@@ -211,17 +289,20 @@ export class ExtractionStore {
         allow_roles: [],
       };
       const line = renderItemLine(item);
-      this.sql.exec(
+      const json = JSON.stringify(item);
+      const tokens = countTokens(line);
+      const written = this.sql.exec(
         `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (uid) DO NOTHING`,
         item.uid,
         item.type_tag,
         item.status,
         item.last_seen_at,
-        JSON.stringify(item),
+        json,
         line,
-        countTokens(line),
-      );
+        tokens,
+      ).rowsWritten;
+      if (written > 0) this.holdItems([heldItem(json, line, tokens)]);
     }
   }
 
@@ -260,7 +341,10 @@ export class ExtractionStore {
         m.scope_id,
       );
     }
+    const written: StateItemRecord[] = [];
     for (const { item, line, tokens } of items) {
+      const json = JSON.stringify(item);
+      written.push(heldItem(json, line, tokens));
       this.sql.exec(
         `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (uid) DO UPDATE SET type_tag = excluded.type_tag, status = excluded.status,
@@ -270,7 +354,7 @@ export class ExtractionStore {
         item.type_tag,
         item.status,
         item.last_seen_at,
-        JSON.stringify(item),
+        json,
         line,
         tokens,
       );
@@ -284,6 +368,17 @@ export class ExtractionStore {
     this.setMeta("extracted_through", through);
     this.setMeta("open_scope", openScope);
     this.setMeta("slot_aliases", slotAliases);
+    // Last, after every statement of the run: the held copies follow what was just written.
+    this.holdItems(written);
+    const claimed = [...messageClaims.map((c) => c.message_id), ...retiredValues.map((r) => r.id)];
+    if (this.held.claims && claimed.length > 0) {
+      const fresh = this.readClaims(claimed);
+      for (const id of new Set(claimed)) {
+        const entry = fresh.get(id);
+        if (entry) this.held.claims.set(id, entry);
+        else this.held.claims.delete(id);
+      }
+    }
   }
 
   runs(limit: number): ExtractResult[] {
@@ -312,4 +407,22 @@ export class ExtractionStore {
       )
       .toArray();
   }
+}
+
+/** A state item as read back from its stored JSON, frozen with everything in it. */
+function heldItem(json: string, line: string, tokens: number): StateItemRecord {
+  return Object.freeze({ item: deepFreeze(JSON.parse(json) as StateItem), line, tokens });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The order of `ORDER BY last_seen_at DESC, uid`. */
+function newerFirst(a: StateItemRecord, b: StateItemRecord): number {
+  return compareBinary(b.item.last_seen_at, a.item.last_seen_at) || compareBinary(a.item.uid, b.item.uid);
 }

@@ -13,7 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
-import type { EpisodeRecord, LayerEntry, MessageRecord } from "../compiler/types";
+import type { EpisodeRecord, MessageRecord } from "../compiler/types";
 import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
 import { factEventFrom } from "../extraction/fact-events";
@@ -24,9 +24,8 @@ import { FactCache } from "../facts/fact-cache";
 import { FactRepository } from "../facts/fact-repository";
 import type { FactRow } from "../facts/fact-schema";
 import { toFactView } from "../facts/fact-view";
-import { readMarkers } from "../facts/markers";
 import { planFactWrites } from "../facts/plan-writes";
-import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
+import { prepareFact, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
 import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
@@ -40,6 +39,7 @@ import { traceRowFrom } from "../traces/trace-record";
 import { TraceRepository } from "../traces/trace-repository";
 import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
+import { LayerStore } from "./layer-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
@@ -109,6 +109,7 @@ export class ThreadObject extends DurableObject<Env> {
   /** Item embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
   private readonly episodes: EpisodeIndex;
+  private readonly layers: LayerStore;
   /** The project's facts between compiles, checked against D1's revision on every read. */
   private readonly factCache = new FactCache();
 
@@ -119,6 +120,7 @@ export class ThreadObject extends DurableObject<Env> {
     this.extraction = new ExtractionStore(this.sql);
     this.vectors = new SqliteVectorIndex(this.sql);
     this.episodes = new EpisodeIndex(this.sql, this.vectors);
+    this.layers = new LayerStore(this.sql);
   }
 
   private record(): ThreadRecord | undefined {
@@ -184,6 +186,7 @@ export class ThreadObject extends DurableObject<Env> {
 
       let accepted = 0;
       this.ctx.storage.transactionSync(() => {
+        const inserted: { id: string; ts: string }[] = [];
         for (const m of messages) {
           const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
           const line = `${prefix}${m.content}`;
@@ -209,6 +212,7 @@ export class ThreadObject extends DurableObject<Env> {
               forms.microTokens,
             );
             this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
+            inserted.push({ id: m.id, ts: m.ts });
           } else duplicates++;
         }
         for (const f of layered) {
@@ -223,10 +227,12 @@ export class ThreadObject extends DurableObject<Env> {
             factOutcomes.push({ id: f.id, key: f.key, outcome: "duplicate", supersedes: null, reason: null });
             continue;
           }
-          this.upsertLayer(f.layer as LayerName, f, countTokens);
+          this.layers.upsert(f.layer as LayerName, f, countTokens);
           accepted++;
           factOutcomes.push({ id: f.id, key: f.key, outcome: "upserted", supersedes: null, reason: null });
         }
+        // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
+        this.episodes.added(inserted);
       });
       accepted += factOutcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
       if (messages.length) await this.enqueueExtraction(tenant, thread);
@@ -348,6 +354,7 @@ export class ThreadObject extends DurableObject<Env> {
           run.messageClaims,
           run.retiredValues,
         );
+        this.episodes.rescoped(run.messageScopes);
       });
       // No other I/O intervenes, so these writes coalesce with the commit above.
       await this.vectors.upsert(
@@ -367,11 +374,12 @@ export class ThreadObject extends DurableObject<Env> {
 
   /** Working-set and environment values a later write replaced, and initial environment values overridden. */
   private replacedLayerValues(record: ThreadRecord): string[] {
-    const versions = [...this.layer("working", true), ...this.layer("environment", true)];
+    const versions = [...this.layers.entries("working", true), ...this.layers.entries("environment", true)];
     const replaced = versions
       .filter((v) => v.replacedBy !== null)
       .map((v) => valueText(JSON.parse(v.valueJson)));
-    const overridden = this.layer("environment")
+    const overridden = this.layers
+      .entries("environment")
       .map((e) => record.environment[e.key])
       .filter((value) => value !== undefined && value !== null)
       .map((value) => valueText(value));
@@ -430,54 +438,6 @@ export class ThreadObject extends DurableObject<Env> {
     return { ok: true, value: { item, messages } };
   }
 
-  /** Working-set and environment entries are upserted by key; an older write never replaces a newer one. */
-  private upsertLayer(
-    layer: LayerName,
-    f: Stamped<FactEventInput>,
-    countTokens: (text: string) => number,
-  ): void {
-    const markers = readMarkers(valueText(f.value));
-    const content = renderFactLine(f.key, f.value, f.is_constraint ?? false, f.constraint_type ?? null);
-    const scope = f.scope ?? markers.scope ?? (layer === "working" ? "session" : "global");
-    const scopeId = f.scope_id ?? markers.scopeLabel ?? null;
-    const current = this.sql
-      .exec<{ id: string; ts: string }>(
-        "SELECT id, ts FROM layer_versions WHERE layer = ? AND key = ? AND replaced_by IS NULL",
-        layer,
-        f.key,
-      )
-      .toArray()[0];
-    // A late-arriving older write is kept as history; it never displaces a newer value.
-    const arrivesLate = current !== undefined && f.ts < current.ts;
-    if (current && !arrivesLate) {
-      this.sql.exec(
-        "UPDATE layer_versions SET replaced_by = ? WHERE layer = ? AND id = ?",
-        f.id,
-        layer,
-        current.id,
-      );
-    }
-    this.sql.exec(
-      `INSERT INTO layer_versions (layer, id, key, value_json, content, tokens, ts, expires_at, scope, scope_id,
-         classification, allow_roles_json, deny_roles_json, replaced_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      layer,
-      f.id,
-      f.key,
-      JSON.stringify(f.value),
-      content,
-      countTokens(content),
-      f.ts,
-      f.valid_until ? toInstant(f.valid_until) : null,
-      scope,
-      scopeId,
-      f.classification ?? markers.classification ?? "public",
-      JSON.stringify(f.allow_roles ?? markers.allowRoles ?? []),
-      JSON.stringify(f.deny_roles ?? []),
-      arrivesLate ? current.id : null,
-    );
-  }
-
   private watermark(): WatermarkView {
     const last = this.sql
       .exec<{ ts: string; id: string }>("SELECT ts, id FROM messages ORDER BY ts DESC, id DESC LIMIT 1")
@@ -487,31 +447,6 @@ export class ThreadObject extends DurableObject<Env> {
       extracted_through: this.extraction.watermark(),
       pending_messages: this.extraction.pendingCount(),
     };
-  }
-
-  /** Entries of a layer: current ones only, or every version when the compiler needs the history. */
-  private layer(layer: LayerName, withHistory = false): LayerEntry[] {
-    return this.sql
-      .exec<Record<string, string | number | null>>(
-        `SELECT * FROM layer_versions WHERE layer = ? ${withHistory ? "" : "AND replaced_by IS NULL"} ORDER BY ts, key`,
-        layer,
-      )
-      .toArray()
-      .map((r) => ({
-        id: String(r.id),
-        key: String(r.key),
-        valueJson: String(r.value_json),
-        content: String(r.content),
-        tokens: Number(r.tokens),
-        ts: String(r.ts),
-        expiresAt: r.expires_at === null ? null : String(r.expires_at),
-        scope: String(r.scope),
-        scopeId: r.scope_id === null ? null : String(r.scope_id),
-        classification: String(r.classification),
-        allowRolesJson: String(r.allow_roles_json),
-        denyRolesJson: String(r.deny_roles_json),
-        replacedBy: r.replaced_by === null ? null : String(r.replaced_by),
-      }));
   }
 
   async compile(tenant: string, thread: string, request: ContextInput): Promise<Outcome<ContextOutput>> {
@@ -549,8 +484,9 @@ export class ThreadObject extends DurableObject<Env> {
       ...episodes.map((m) => m.id),
       ...items.flatMap((record) => record.item.refs),
     ]);
-    const working = this.layer("working", true);
-    const environmentFacts = this.layer("environment", true);
+    // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
+    const working = [...this.layers.entries("working", true)];
+    const environmentFacts = [...this.layers.entries("environment", true)];
     const passesStarted = performance.now();
     const output = compileContext({
       query: request.query,
@@ -696,13 +632,13 @@ export class ThreadObject extends DurableObject<Env> {
       value: {
         thread: viewOf(record),
         facts: visible.map(toFactView),
-        working_set: this.layer("working").map((e) => ({
+        working_set: this.layers.entries("working").map((e) => ({
           key: e.key,
           value: JSON.parse(e.valueJson),
           ts: e.ts,
           expires_at: e.expiresAt,
         })),
-        environment_facts: this.layer("environment").map((e) => ({
+        environment_facts: this.layers.entries("environment").map((e) => ({
           key: e.key,
           value: JSON.parse(e.valueJson),
           ts: e.ts,

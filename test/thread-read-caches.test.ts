@@ -1,0 +1,236 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { EpisodeIndex } from "../src/thread/episode-index";
+import { ThreadObject } from "../src/thread/thread-object";
+import { TranscriptOrder } from "../src/thread/transcript-order";
+import { call, fact, message, newThread } from "./helpers";
+
+/**
+ * The thread object keeps decoded copies of its storage between compiles (layers, items, claims, message
+ * records and their order). Each write the object makes must show in the very next compile.
+ */
+
+const second = (n: number) => new Date(Date.UTC(2025, 0, 1, 9) + n * 1000).toISOString();
+const TOPICS = ["weather", "coffee", "traffic", "lunch", "music", "weekend", "football", "gardening"];
+const filler = (count: number, from: number, step = 1) =>
+  Array.from({ length: count }, (_, i) =>
+    message(`Small talk ${from + i}: the ${TOPICS[i % TOPICS.length]} today is pleasant enough.`, {
+      id: `f${from + i}`,
+      ts: second((from + i) * step),
+    }),
+  );
+const section = (context: string, title: string) => {
+  const start = context.indexOf(title);
+  if (start < 0) return "";
+  const end = context.indexOf("\n\n## ", start);
+  return context.slice(start, end < 0 ? undefined : end);
+};
+/** What a compile says, less what differs between two compiles of the same state. */
+const stable = (json: any) => {
+  const { trace_id: _id, trace, ...rest } = json;
+  const { compile_ms: _ms, timings: _timings, ...kept } = trace;
+  return { ...rest, trace: kept };
+};
+
+describe("thread read caches", () => {
+  it("a working-set or environment write shows in the next compile", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("deploy_window", "Tuesday night", { layer: "working", id: "w1", ts: second(1) }),
+      fact("region", "eu-west-1", { layer: "environment", id: "e1", ts: second(1) }),
+    ]);
+    const before = await t.context({ query: "When is the deploy window and which region?" });
+    expect(before.json.context).toContain("Tuesday night");
+    expect(before.json.context).toContain("eu-west-1");
+
+    await t.events([
+      fact("deploy_window", "Thursday morning", { layer: "working", id: "w2", ts: second(2) }),
+      fact("region", "us-east-2", { layer: "environment", id: "e2", ts: second(2) }),
+    ]);
+    const after = await t.context({ query: "When is the deploy window and which region?" });
+    expect(after.json.context).toContain("Thursday morning");
+    expect(after.json.context).toContain("us-east-2");
+    expect(after.json.context).not.toContain("Tuesday night");
+    expect(after.json.context).not.toContain("eu-west-1");
+  });
+
+  it("items an extraction run writes show in the next compile", async () => {
+    const t = await newThread();
+    await t.events([message("Let's use Redis for caching.", { id: "c1", ts: second(1) })]);
+    const before = await t.context({ query: "What did we decide about caching?" });
+    expect(before.json.trace.compiled.some((c: any) => c.kind === "state_item")).toBe(true);
+
+    await t.events([message("Let's switch to Memcached instead of Redis.", { id: "c2", ts: second(2) })]);
+    const after = await t.context({ query: "What did we decide about caching?" });
+    const items = after.json.trace.compiled.filter((c: any) => c.kind === "state_item");
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    const active = state.json.items.filter((i: any) => i.text.includes("Memcached")).map((i: any) => i.uid);
+    expect(active.length).toBeGreaterThan(0);
+    expect(items.map((c: any) => c.object_id)).toEqual(expect.arrayContaining(active));
+  });
+
+  it("claims an extraction run writes show in the next compile", async () => {
+    const t = await newThread();
+    await t.events(filler(30, 0));
+    // Loads the object's copy of every message's claims, before the turns below are extracted.
+    await t.context({ query: "What's the approved budget for the project?" });
+    await t.events([
+      message("[Manager] Approved the $100,000 budget for the project.", { id: "b1", ts: second(40) }),
+      message("[VP] I'm overriding that. The budget is $80,000.", { id: "b3", ts: second(42) }),
+      ...filler(20, 50),
+    ]);
+    const ctx = await t.context({
+      query: "What's the approved budget for the project?",
+      budget_tokens: 2000,
+    });
+    expect(ctx.json.context).toContain("$80,000");
+    expect(ctx.json.context).not.toContain("$100,000");
+    // Left out because extraction tied it to the slot, which only its claims say.
+    expect(ctx.json.trace.omitted).toContainEqual(
+      expect.objectContaining({
+        object_id: "b1",
+        reason: "superseded",
+        detail: expect.stringMatching(/^stated a value since replaced/),
+      }),
+    );
+  });
+
+  it("messages arriving with past timestamps take their place between the turns already read", async () => {
+    const t = await newThread();
+    await t.events(filler(60, 0, 2));
+    // The first compile reads the transcript's order; the exchange below lands inside it.
+    await t.context({ query: "offsite city", budget_tokens: 1500 });
+    await t.events([
+      message("Which city did we finally pick for the offsite?", { id: "q1", ts: second(41) }),
+      message("Lisbon, booked for the first week of June.", {
+        id: "a1",
+        ts: second(41.5),
+        role: "assistant",
+      }),
+      ...filler(20, 200),
+    ]);
+    const ctx = await t.context({ query: "offsite city", budget_tokens: 1500 });
+    const episodes = section(ctx.json.context, "## Relevant earlier conversation");
+    expect(episodes).toContain("Which city did we finally pick");
+    expect(episodes).toContain("Lisbon");
+  });
+
+  it("after a series of writes, a warm object compiles exactly what a fresh one over its storage does", async () => {
+    const t = await newThread();
+    const query = {
+      query: "What is the budget, who owns the launch and which city?",
+      budget_tokens: 3000,
+      now: second(100),
+      facts_share: 0.7,
+      format: "text" as const,
+    };
+    await t.events([...filler(40, 0), fact("launch_owner", "Dana", { layer: "working", ts: second(50) })]);
+    await t.context(query);
+    await t.events([
+      message("The budget is $40,000 for the launch.", { id: "x1", ts: second(60) }),
+      message("Which city hosts the launch?", { id: "x2", ts: second(61) }),
+      message("Porto, in the old customs house.", { id: "x3", ts: second(62), role: "assistant" }),
+      fact("launch_owner", "Eli", { layer: "working", ts: second(63) }),
+      message("Actually the budget is $45,000.", { id: "x4", ts: second(64) }),
+    ]);
+    const warm = await t.context(query);
+    // Compiling again must not have changed anything held (compiles share the held objects).
+    const again = await t.context(query);
+    expect(stable(again.json)).toEqual(stable(warm.json));
+
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    const fresh = await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const object = new ThreadObject(state, env);
+      const outcome = await object.compile("acme", t.thread, query);
+      if (!outcome.ok) throw new Error(outcome.detail);
+      return JSON.parse(JSON.stringify(outcome.value));
+    });
+    expect(stable(fresh)).toEqual(stable(warm.json));
+  });
+});
+
+describe("held message records", () => {
+  it("take the scope extraction gives a message after they were read", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject) => {
+      const ingested = await instance.ingest("acme", t.thread, [
+        {
+          type: "message",
+          id: "d1",
+          ts: second(1),
+          role: "user",
+          content: "Let's do a drafting proposal. This is just exploratory.",
+        },
+        { type: "message", id: "d2", ts: second(2), role: "user", content: "Draft: 24-month contract" },
+      ]);
+      expect(ingested.ok).toBe(true);
+      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      // Read (and held) before extraction has scoped the turn.
+      expect(episodes.records(["d2"]).get("d2")?.scope ?? null).toBeNull();
+      await instance.extract("acme", t.thread, {});
+      expect(episodes.records(["d2"]).get("d2")?.scope).toBe("draft");
+    });
+  });
+});
+
+describe("transcript order", () => {
+  it("finds the same neighbours as the SQL seek, ties, unicode ids and late arrivals included", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const sql = state.storage.sql;
+      const ids = ["a", "b", "B", "é", "\u{1F600}", "\uFF01", "m10", "m2", "z"];
+      let n = 0;
+      const insert = (count: number) => {
+        const rows: { id: string; ts: string }[] = [];
+        for (let i = 0; i < count; i++, n++) {
+          // Few distinct times, so ties on ts are common and the id decides.
+          const row = { id: `${ids[(n * 7) % ids.length]}${n}`, ts: second((n * 13) % 5) };
+          sql.exec(
+            "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, 'x', 'x', 1)",
+            row.id,
+            row.ts,
+          );
+          rows.push(row);
+        }
+        return rows;
+      };
+      insert(20);
+      const order = new TranscriptOrder(sql, 1_000);
+      const seek = (ts: string, at: string) => ({
+        previous: sql
+          .exec(
+            "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
+            ts,
+            at,
+          )
+          .toArray()[0],
+        next: sql
+          .exec("SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1", ts, at)
+          .toArray()[0],
+      });
+      const check = () => {
+        const all = sql.exec<{ id: string; ts: string }>("SELECT id, ts FROM messages").toArray();
+        // Every stored message, and positions of messages that do not exist.
+        for (const probe of [...all, { id: "a", ts: second(2) }, { id: "\uFFFF", ts: second(9) }]) {
+          const expected = seek(probe.ts, probe.id);
+          const actual = order.around(probe.ts, probe.id);
+          expect({ probe, ...actual }).toEqual({
+            probe,
+            ...(expected.previous ? { previous: expected.previous } : {}),
+            ...(expected.next ? { next: expected.next } : {}),
+          });
+        }
+      };
+      check();
+      order.added(insert(15));
+      check();
+      order.added(insert(1));
+      check();
+      // Past its limit the order lets go of its copy, and callers seek in SQL.
+      const small = new TranscriptOrder(sql, 10);
+      expect(small.around(second(1), "a")).toBeUndefined();
+    });
+  });
+});
