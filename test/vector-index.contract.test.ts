@@ -307,6 +307,31 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("scores sparse queries from its decoded copy exactly as from storage, ties at the cut included", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql);
+      // Mostly-zero vectors, as hashed text gives; every third one repeats another, so scores tie.
+      const sparse = (i: number) =>
+        Array.from({ length: 16 }, (_, d) => ((i * 7 + d * 3) % 5 === 0 ? Math.sin(i + d) : 0));
+      await index.upsert(
+        Array.from({ length: 60 }, (_, i) =>
+          record(`v${String(i).padStart(2, "0")}`, sparse(i % 3 === 0 ? i + 1 : i), { k: "v" }, "t"),
+        ).filter((r) => r.values.some((v) => v !== 0)),
+      );
+      for (const probe of [
+        sparse(1),
+        sparse(4),
+        sparse(9),
+        [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1],
+      ]) {
+        for (const topK of [1, 5, 17]) {
+          const fromStorage = await index.query(probe, { topK, namespace: "t", filter: { k: "v" } });
+          expect(await index.query(probe, { topK, namespace: "t" })).toEqual(fromStorage);
+        }
+      }
+    });
+  });
+
   it("enforces a configured dimension on an empty index", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql, { dimensions: 8 });

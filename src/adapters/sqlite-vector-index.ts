@@ -182,19 +182,38 @@ export class SqliteVectorIndex implements VectorIndex {
     const queryNorm = norm(vector);
     const held = filter.length === 0 ? this.decodedNamespace(options.namespace, expected) : undefined;
     if (held) {
-      const query = Float64Array.from(vector);
+      // Only the query's non-zero dimensions contribute. Hashed text vectors are sparse (a short query
+      // touches a fraction of the slots), and summing the same products in the same order gives the
+      // same score as the full loop.
+      const dims: number[] = [];
+      const weights: number[] = [];
+      vector.forEach((value, i) => {
+        if (value !== 0) {
+          dims.push(i);
+          weights.push(value);
+        }
+      });
+      const nonZero = Int32Array.from(dims);
+      const query = Float64Array.from(weights);
+      const { values } = held;
       const best: { id: string; score: number; metadata: string }[] = [];
+      // Once topK are kept, a row scoring below the last of them cannot enter (a tie still may, by id).
+      let floor = Number.NEGATIVE_INFINITY;
       for (let row = 0; row < held.ids.length; row++) {
         const offset = row * expected;
         let dot = 0;
-        for (let i = 0; i < expected; i++) dot += (query[i] as number) * (held.values[offset + i] as number);
+        for (let k = 0; k < nonZero.length; k++) {
+          dot += (query[k] as number) * (values[offset + (nonZero[k] as number)] as number);
+        }
         const denominator = queryNorm * (held.norms[row] as number);
         const score = denominator > 0 ? Math.max(-1, Math.min(1, dot / denominator)) : 0;
+        if (score < floor) continue;
         insertRanked(
           best,
           { id: held.ids[row] as string, score, metadata: held.metadata[row] as string },
           options.topK,
         );
+        if (best.length >= options.topK) floor = (best.at(-1) as { score: number }).score;
       }
       return best.map((m) => ({ id: m.id, score: m.score, metadata: JSON.parse(m.metadata) }));
     }
