@@ -162,13 +162,15 @@ export class ExtractionStore {
     return out;
   }
 
-  /** Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. */
+  /**
+   * Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. The row value seeks
+   * messages_order (ts, id) exactly where the watermark stands.
+   */
   pendingMessages<T extends Record<string, SqlStorageValue>>(limit: number): T[] {
     const mark = this.watermark();
     const query = mark
       ? this.sql.exec<T>(
-          "SELECT id, ts, role, speaker, content FROM messages WHERE ts > ? OR (ts = ? AND id > ?) ORDER BY ts, id LIMIT ?",
-          mark.ts,
+          "SELECT id, ts, role, speaker, content FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?",
           mark.ts,
           mark.id,
           limit,
@@ -184,12 +186,7 @@ export class ExtractionStore {
     const mark = this.watermark();
     return mark
       ? this.sql
-          .exec<{ n: number }>(
-            "SELECT count(*) AS n FROM messages WHERE ts > ? OR (ts = ? AND id > ?)",
-            mark.ts,
-            mark.ts,
-            mark.id,
-          )
+          .exec<{ n: number }>("SELECT count(*) AS n FROM messages WHERE (ts, id) > (?, ?)", mark.ts, mark.id)
           .one().n
       : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
   }
