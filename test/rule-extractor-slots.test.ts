@@ -176,3 +176,33 @@ describe("values a message itself retires", () => {
     expect(run(["The launch date is Monday March 18th."]).retiredValues).toEqual([]);
   });
 });
+
+describe("status updates about one thing", () => {
+  it("keeps a spaced range whole and leaves the reason out of the value", () => {
+    const out = run(["Scheduled deployment window is 2 AM - 4 AM tonight."]);
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([["scheduled_deployment_window", "2 AM - 4 AM tonight"]]);
+    // A spaced dash between words still separates clauses.
+    expect(run(["The budget is $50k - the CFO agreed"]).facts.map((f) => f.value)).toEqual(["$50k"]);
+  });
+
+  it("a shorter key whose words share stems with a known key means that slot", () => {
+    const out = run([
+      "Scheduled deployment window is 2 AM - 4 AM tonight.",
+      "Update: Deploy window moved to 4 AM - 6 AM due to extended high traffic.",
+    ]);
+    expect(factsOf(out, "m2").map((f) => [f.key, f.value, f.supersedes])).toEqual([
+      ["scheduled_deployment_window", "4 AM - 6 AM", "scheduled_deployment_window"],
+    ]);
+    // A different modifier is a different thing.
+    const other = run(["The maintenance window is Sunday.", "The release window is Friday."]);
+    expect(other.facts.map((f) => [f.key, f.supersedes])).toEqual([
+      ["maintenance_window", null],
+      ["release_window", null],
+    ]);
+  });
+
+  it("a numbered thing reporting its status is not a command", () => {
+    const out = run(["Note: Build #1234 passed. Ready for release.", "Build the installer for Windows."]);
+    expect(out.items.map((i) => [i.type_tag, i.text])).toEqual([["action", "Build the installer for Windows"]]);
+  });
+});

@@ -270,7 +270,7 @@ const VALUE_LEAD =
 const VALUE_TAIL =
   /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
 const VALUE_CUT =
-  /\s*(?:,?\s+because\b|,?\s+since\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
+  /\s*(?:,?\s+because\b|,?\s+since\b|,?\s+due to\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
 const ADVERB_LEAD =
   /^(?:absolutely|really|very|quite|super|extremely|totally|so|pretty|truly|incredibly)\s+/i;
 const MAX_VALUE_LENGTH = 160;
