@@ -180,7 +180,9 @@ describe("values a message itself retires", () => {
 describe("status updates about one thing", () => {
   it("keeps a spaced range whole and leaves the reason out of the value", () => {
     const out = run(["Scheduled deployment window is 2 AM - 4 AM tonight."]);
-    expect(out.facts.map((f) => [f.key, f.value])).toEqual([["scheduled_deployment_window", "2 AM - 4 AM tonight"]]);
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([
+      ["scheduled_deployment_window", "2 AM - 4 AM tonight"],
+    ]);
     // A spaced dash between words still separates clauses.
     expect(run(["The budget is $50k - the CFO agreed"]).facts.map((f) => f.value)).toEqual(["$50k"]);
   });
@@ -203,6 +205,8 @@ describe("status updates about one thing", () => {
 
   it("a numbered thing reporting its status is not a command", () => {
     const out = run(["Note: Build #1234 passed. Ready for release.", "Build the installer for Windows."]);
-    expect(out.items.map((i) => [i.type_tag, i.text])).toEqual([["action", "Build the installer for Windows"]]);
+    expect(out.items.map((i) => [i.type_tag, i.text])).toEqual([
+      ["action", "Build the installer for Windows"],
+    ]);
   });
 });
