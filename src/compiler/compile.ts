@@ -202,8 +202,18 @@ export function compileContext(input: CompileInput): Envelope {
     admittedCount,
     count: input.countTokens,
   });
-  if (Object.keys(guarded.redactions).length === 0) return envelope;
-  return { ...envelope, trace: { ...envelope.trace, redactions: guarded.redactions } };
+  // Screened turns among the candidates, whether or not their notice was placed.
+  const screened = [...tail, ...(input.episodes ?? []).filter((e) => !tailIds.has(e.id))].flatMap((m) =>
+    m.screen
+      ? [{ object_id: m.id, kind: "message" as const, screen: m.screen.kind, detail: m.screen.detail }]
+      : [],
+  );
+  const redactions = Object.keys(guarded.redactions).length ? { redactions: guarded.redactions } : {};
+  if (!screened.length && !redactions.redactions) return envelope;
+  return {
+    ...envelope,
+    trace: { ...envelope.trace, ...redactions, ...(screened.length ? { screened } : {}) },
+  };
 }
 
 /**

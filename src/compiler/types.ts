@@ -6,6 +6,15 @@ import type { StateItem } from "../state/types";
 import type { OutputFormat } from "./passes/emit-format";
 import type { ToolDefinition } from "./passes/zones";
 
+/** A user turn held back by screening (src/screening): the notice line shown in its place, and why. */
+export interface MessageScreen {
+  kind: import("../screening/screen-turn").ScreenKind;
+  detail: string;
+  /** "[ts] speaker: [withheld: …]", rendered when the turn was written, with its token count. */
+  line: string;
+  tokens: number;
+}
+
 export interface MessageRecord {
   id: string;
   ts: string;
@@ -20,6 +29,8 @@ export interface MessageRecord {
   scope_id?: string | null;
   /** Summary and micro forms, stored at write time (absent for messages written before they existed). */
   forms?: DetailForms | null;
+  /** Set when screening held the turn back: the compiler shows the notice, never the turn. */
+  screen?: MessageScreen | null;
 }
 
 /** An earlier message retrieved for the query, with its relevance (higher is more relevant). */

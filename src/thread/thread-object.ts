@@ -40,6 +40,7 @@ import { TraceRepository } from "../traces/trace-repository";
 import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
+import { TurnScreens } from "./turn-screens";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
 const INLINE_EXTRACTION_MS = 2_000;
@@ -108,6 +109,7 @@ export class ThreadObject extends DurableObject<Env> {
   /** Item embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
   private readonly episodes: EpisodeIndex;
+  private readonly screens: TurnScreens;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -116,6 +118,7 @@ export class ThreadObject extends DurableObject<Env> {
     this.extraction = new ExtractionStore(this.sql);
     this.vectors = new SqliteVectorIndex(this.sql);
     this.episodes = new EpisodeIndex(this.sql, this.vectors);
+    this.screens = new TurnScreens(this.sql);
   }
 
   private record(): ThreadRecord | undefined {
@@ -180,6 +183,7 @@ export class ThreadObject extends DurableObject<Env> {
       duplicates += factOutcomes.filter((o) => o.outcome === "duplicate").length;
 
       let accepted = 0;
+      const written: { id: string; ts: string; content: string; prefix: string }[] = [];
       this.ctx.storage.transactionSync(() => {
         for (const m of messages) {
           const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
@@ -206,8 +210,11 @@ export class ThreadObject extends DurableObject<Env> {
               forms.microTokens,
             );
             this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
+            if (m.role === "user") written.push({ id: m.id, ts: m.ts, content: m.content, prefix });
           } else duplicates++;
         }
+        // After the batch is in, so each turn is weighed against every turn before it.
+        for (const turn of written) this.screens.screen(turn, record.identity, countTokens);
         for (const f of layered) {
           const inserted = this.sql.exec(
             "INSERT INTO event_ledger (id, kind, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -301,6 +308,8 @@ export class ThreadObject extends DurableObject<Env> {
         limits.maxMessages,
       );
       if (messages.length === 0) return { ok: true, value: null } as const;
+      const screened = this.screens.of(messages.map((m) => m.id));
+      for (const m of messages) if (screened.has(m.id)) m.screened = true;
       const now = new Date().toISOString();
       const repository = new FactRepository(tenantEntry.database);
       const visible = (await repository.forCompile(record.project_id, record.identity.user_id)).filter(
@@ -536,7 +545,14 @@ export class ThreadObject extends DurableObject<Env> {
       .reverse()
       .map(messageRecord);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
-    const episodes = await this.retrieveEpisodes(thread, request.query, now, countTokens);
+    const retrieved = await this.retrieveEpisodes(thread, request.query, now, countTokens);
+    const screens = this.screens.of([...messages, ...retrieved].map((m) => m.id));
+    const screened = <T extends MessageRecord>(m: T): T => {
+      const screen = screens.get(m.id);
+      return screen ? { ...m, screen } : m;
+    };
+    const episodes = retrieved.map(screened);
+    for (const [i, m] of messages.entries()) messages[i] = screened(m);
     const items = this.extraction.itemRecords();
     const statedClaims = this.extraction.statedClaims([
       ...messages.map((m) => m.id),

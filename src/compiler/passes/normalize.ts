@@ -247,6 +247,27 @@ export function messageObject(message: MessageRecord, origin: Origin): ContextOb
   const level = MESSAGE_LEVEL[message.role] ?? 3;
   // A turn that carries its own restriction marker is restricted as a whole, like the facts read from it.
   const markers = readMarkers(message.content);
+  const screen = message.screen;
+  if (screen) {
+    // A screened turn is contained as its notice: the model learns what was attempted, and the turn's
+    // own words, which name what must not be disclosed, never reach the envelope in any form.
+    return {
+      ...unscreened(message, origin, level, markers),
+      text: screen.line,
+      tokens: screen.tokens,
+      forms: null,
+      contradiction: "quarantined",
+    };
+  }
+  return unscreened(message, origin, level, markers);
+}
+
+function unscreened(
+  message: MessageRecord,
+  origin: Origin,
+  level: AuthorityLevel,
+  markers: ReturnType<typeof readMarkers>,
+): ContextObject {
   return {
     ...base(origin),
     objectId: message.id,
