@@ -132,11 +132,11 @@ function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Whether a request sentence is aimed at `org`: its possessive, a preposition before it, or "they". */
 function aimsAt(sentence: string, org: string, previous: string | undefined): boolean {
-  const name = escape(org);
+  const name = literal(org);
   if (new RegExp(`${name}['’]s\\b`).test(sentence)) return true;
   if (new RegExp(`\\b(?:for|of|about|on|from|with|at)\\s+(?:the\\s+)?${name}\\b`).test(sentence)) return true;
   if (/\b(?:they|their|them|theirs)\b/i.test(sentence)) return true;
