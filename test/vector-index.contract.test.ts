@@ -284,6 +284,29 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("answers from its decoded copy exactly as from storage, and sees another instance's writes", async () => {
+    await inObject(async (sql) => {
+      const reader = new SqliteVectorIndex(sql);
+      const writer = new SqliteVectorIndex(sql);
+      const vectors = Array.from({ length: 30 }, (_, i) =>
+        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
+      );
+      await writer.upsert(vectors);
+      const probe = [0.3, -0.2, 0.9, 0.1];
+      // A filter that matches every row takes the storage path; no filter takes the decoded copy.
+      const fromStorage = await reader.query(probe, { topK: 10, namespace: "t", filter: { k: "v" } });
+      const fromCopy = await reader.query(probe, { topK: 10, namespace: "t" });
+      expect(fromCopy).toEqual(fromStorage);
+
+      await writer.upsert([record("best", probe, { k: "v" }, "t")]);
+      expect((await reader.query(probe, { topK: 1, namespace: "t" }))[0]?.id).toBe("best");
+      await writer.deleteByIds("t", ["best"]);
+      expect((await reader.query(probe, { topK: 10, namespace: "t" })).map((m) => m.id)).toEqual(
+        fromStorage.map((m) => m.id),
+      );
+    });
+  });
+
   it("enforces a configured dimension on an empty index", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql, { dimensions: 8 });

@@ -21,7 +21,10 @@ import {
  *
  * Query: the namespace and the metadata equality filter are applied in SQL (metadata through
  * `json_each`, exact key and string value), then every remaining row is scored by cosine in
- * TypeScript, keeping the best `topK` (ties broken by id, so results are deterministic).
+ * TypeScript, keeping the best `topK` (ties broken by id, so results are deterministic). Unfiltered
+ * queries score a decoded copy of the namespace held in memory, valid while the namespace's version
+ * (`vector_index_versions`, bumped in the same transaction as every write) is unchanged, so a write by
+ * any instance over the same storage is seen by the next query.
  *
  * Scale: exact search reads every row of the namespace that passes the filter. It is meant for one
  * thread's items: up to a few thousand vectors, where a query costs about a millisecond (1,000 × 384
@@ -47,7 +50,22 @@ export const VECTOR_INDEX_SCHEMA = [
     metadata TEXT NOT NULL,
     PRIMARY KEY (namespace, id)
   )`,
+  // Bumped by every write to a namespace, in the same transaction, so a decoded copy can be trusted.
+  `CREATE TABLE IF NOT EXISTS vector_index_versions (namespace TEXT PRIMARY KEY, version INTEGER NOT NULL)`,
 ];
+
+/** Namespaces up to this many vectors are kept decoded in memory between unfiltered queries (6 MiB at 4,000 × 384). */
+const DECODED_LIMIT = 20_000;
+
+interface Decoded {
+  version: number;
+  dims: number;
+  ids: string[];
+  norms: Float64Array;
+  metadata: string[];
+  /** Every vector, one after another. */
+  values: Float32Array;
+}
 
 /** Ids per DELETE statement, well under SQLite's bound-parameter limit. */
 const DELETE_CHUNK = 50;
@@ -56,6 +74,7 @@ type Row = { id: string; vec: ArrayBuffer; norm: number; metadata: string };
 
 export class SqliteVectorIndex implements VectorIndex {
   private readonly configured: number | undefined;
+  private readonly decoded = new Map<string, Decoded>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -102,6 +121,54 @@ export class SqliteVectorIndex implements VectorIndex {
         JSON.stringify(record.metadata),
       );
     }
+    for (const namespace of new Set(records.map((r) => r.namespace))) this.bump(namespace);
+  }
+
+  private bump(namespace: string): void {
+    this.sql.exec(
+      `INSERT INTO vector_index_versions (namespace, version) VALUES (?, 1)
+       ON CONFLICT (namespace) DO UPDATE SET version = version + 1`,
+      namespace,
+    );
+  }
+
+  private version(namespace: string): number {
+    return (
+      this.sql
+        .exec<{ version: number }>("SELECT version FROM vector_index_versions WHERE namespace = ?", namespace)
+        .toArray()[0]?.version ?? 0
+    );
+  }
+
+  /**
+   * A namespace's vectors decoded once and reused while its version stands: reading and copying every
+   * BLOB was most of an unfiltered query's cost. Undefined for a namespace too large to hold.
+   */
+  private decodedNamespace(namespace: string, dims: number): Decoded | undefined {
+    const version = this.version(namespace);
+    const held = this.decoded.get(namespace);
+    if (held && held.version === version && held.dims === dims) return held;
+    this.decoded.delete(namespace);
+    const count = this.sql
+      .exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE namespace = ?", namespace)
+      .one().n;
+    if (count > DECODED_LIMIT) return undefined;
+    const rows = this.sql
+      .exec<Row>("SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?", namespace)
+      .toArray();
+    const decoded: Decoded = {
+      version,
+      dims,
+      ids: rows.map((r) => r.id),
+      norms: Float64Array.from(rows, (r) => r.norm),
+      metadata: rows.map((r) => r.metadata),
+      values: new Float32Array(rows.length * dims),
+    };
+    rows.forEach((row, i) => {
+      decoded.values.set(floats(row.vec, dims, row.id), i * dims);
+    });
+    this.decoded.set(namespace, decoded);
+    return decoded;
   }
 
   async query(vector: number[], options: VectorQueryOptions): Promise<VectorMatch[]> {
@@ -112,6 +179,26 @@ export class SqliteVectorIndex implements VectorIndex {
     if (expected === undefined) return [];
     if (vector.length !== expected) throw new VectorDimensionError(expected, vector.length, "query vector");
 
+    const queryNorm = norm(vector);
+    const held = filter.length === 0 ? this.decodedNamespace(options.namespace, expected) : undefined;
+    if (held) {
+      const query = Float64Array.from(vector);
+      const best: { id: string; score: number; metadata: string }[] = [];
+      for (let row = 0; row < held.ids.length; row++) {
+        const offset = row * expected;
+        let dot = 0;
+        for (let i = 0; i < expected; i++) dot += (query[i] as number) * (held.values[offset + i] as number);
+        const denominator = queryNorm * (held.norms[row] as number);
+        const score = denominator > 0 ? Math.max(-1, Math.min(1, dot / denominator)) : 0;
+        insertRanked(
+          best,
+          { id: held.ids[row] as string, score, metadata: held.metadata[row] as string },
+          options.topK,
+        );
+      }
+      return best.map((m) => ({ id: m.id, score: m.score, metadata: JSON.parse(m.metadata) }));
+    }
+
     const clauses = filter.map(
       () => "EXISTS (SELECT 1 FROM json_each(vector_index.metadata) AS m WHERE m.key = ? AND m.value = ?)",
     );
@@ -121,7 +208,6 @@ export class SqliteVectorIndex implements VectorIndex {
       ...filter.flat(),
     );
 
-    const queryNorm = norm(vector);
     const best: { id: string; score: number; metadata: string }[] = [];
     for (const row of cursor) {
       const values = floats(row.vec, expected, row.id);
@@ -144,6 +230,7 @@ export class SqliteVectorIndex implements VectorIndex {
         ...chunk,
       );
     }
+    if (unique.length) this.bump(namespace);
   }
 }
 

@@ -397,9 +397,34 @@ export const ContextResult = z
         .optional()
         .openapi({
           description:
-            "Server-side time spent compiling: reading facts, layers, items and messages from storage, then the pure passes. " +
-            "Deployed Workers advance clocks only across I/O, so there CPU time after the last storage read is not counted; " +
-            "under wrangler dev and tests the clock runs freely.",
+            "Server-side wall time of the compile, in milliseconds: reading facts (the tenant's D1), the thread's own " +
+            "storage (messages, episodes, items, layers), then the pure passes; split in `timings`. Storing the trace " +
+            "comes after and is not counted. Deployed Workers advance clocks only across I/O (a Spectre mitigation), so " +
+            "there this counts the D1 wait and not the CPU after it; under wrangler dev and tests the clock runs freely " +
+            "but ticks in whole milliseconds, and counts time spent waiting for a core.",
+        }),
+      timings: z
+        .object({
+          facts_ms: z.number().min(0).openapi({
+            description:
+              "Reading the project's facts: one D1 query for rows changed since the object's cached copy (the I/O wait).",
+          }),
+          thread_reads_ms: z
+            .number()
+            .min(0)
+            .openapi({
+              description:
+                "Reading the thread's own SQLite (messages, episode retrieval, items, claims, layers): synchronous, so " +
+                "CPU time, except embedding the query, which is I/O with the Workers AI embedder.",
+            }),
+          passes_ms: z.number().min(0).openapi({
+            description:
+              "The pure compiler passes: CPU time. Reads 0 on a deployed Worker, whose clock stands still then.",
+          }),
+        })
+        .optional()
+        .openapi({
+          description: "compile_ms split by phase; the rest is tokenizer loading and raising confirmations.",
         }),
       extraction: z
         .object({

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
-import { type FactRow, factDependencies, facts } from "./fact-schema";
+import { type FactRow, factDependencies, factRevisions, facts, type StoredFactRow } from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
 /** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
@@ -12,6 +12,9 @@ function chunks<T>(items: T[]): T[][] {
   for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
   return out;
 }
+
+/** Facts of the whole project, and the user's own. */
+const visibleTo = (userId: string) => or(isNull(facts.userId), eq(facts.userId, userId));
 
 /** Storage adapter for facts in one tenant's D1 database. */
 export class FactRepository {
@@ -50,11 +53,21 @@ export class FactRepository {
     return [...found.values()];
   }
 
-  /** Applies a plan as one D1 batch, which D1 runs as a single transaction. */
+  /**
+   * Applies a plan as one D1 batch, which D1 runs as a single transaction. The batch first bumps the
+   * project's revision, and every row it inserts or changes is stamped with it, so readers that cache
+   * facts (fact-cache.ts) can ask for exactly what changed.
+   */
   async apply(projectId: string, plan: FactPlan): Promise<void> {
+    const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
     for (const row of plan.inserts) {
-      statements.push(this.db.insert(facts).values(row).onConflictDoNothing());
+      statements.push(
+        this.db
+          .insert(facts)
+          .values({ ...row, revision })
+          .onConflictDoNothing(),
+      );
     }
     for (const [factId, dependsOn] of plan.dependencies) {
       for (const dependsOnId of dependsOn) {
@@ -67,7 +80,7 @@ export class FactRepository {
       statements.push(
         this.db
           .update(facts)
-          .set({ isValid: false, supersededBy: closure.supersededBy, txEnd: closure.txEnd })
+          .set({ isValid: false, supersededBy: closure.supersededBy, txEnd: closure.txEnd, revision })
           .where(and(eq(facts.projectId, projectId), eq(facts.id, closure.id), isNull(facts.txEnd))),
       );
     }
@@ -75,7 +88,7 @@ export class FactRepository {
       statements.push(
         this.db
           .update(facts)
-          .set({ needsReview: true })
+          .set({ needsReview: true, revision })
           .where(
             and(
               eq(facts.projectId, projectId),
@@ -95,18 +108,56 @@ export class FactRepository {
           ),
       );
     }
-    const [first, ...rest] = statements;
-    if (first) await this.db.batch([first, ...rest]);
+    if (statements.length === 0) return;
+    const bump = this.db
+      .insert(factRevisions)
+      .values({ projectId, revision: 1 })
+      .onConflictDoUpdate({
+        target: factRevisions.projectId,
+        set: { revision: sql`${factRevisions.revision} + 1` },
+      });
+    await this.db.batch([bump, ...statements]);
   }
 
-  /** Candidates for a compile: every version in the project this user may know of, newest first. */
-  async forCompile(projectId: string, userId: string, limit = 5000): Promise<FactRow[]> {
-    return this.db
+  /**
+   * Candidates for a compile: the newest versions in the project this user may know of, newest first,
+   * with the project revision they are current as of (one batch, one transaction, so the two agree).
+   */
+  async forCompile(
+    projectId: string,
+    userId: string,
+    limit = 5000,
+  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
+    const [counter, rows] = await this.db.batch([
+      this.db
+        .select({ revision: factRevisions.revision })
+        .from(factRevisions)
+        .where(eq(factRevisions.projectId, projectId)),
+      this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), visibleTo(userId)))
+        .orderBy(desc(facts.txStart), desc(facts.id))
+        .limit(limit),
+    ]);
+    return { revision: counter[0]?.revision ?? 0, rows };
+  }
+
+  /**
+   * Rows this user may know of that were inserted or changed after `revision`, and the revision they
+   * bring the reader to. An unchanged project answers with no rows from an index seek.
+   */
+  async changedSince(
+    projectId: string,
+    userId: string,
+    revision: number,
+  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
+    const rows = await this.db
       .select()
       .from(facts)
-      .where(and(eq(facts.projectId, projectId), or(isNull(facts.userId), eq(facts.userId, userId))))
-      .orderBy(desc(facts.txStart))
-      .limit(limit);
+      .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId)));
+    // Revisions are handed out in commit order, so the newest row seen vouches for every earlier write.
+    return { revision: rows.reduce((newest, row) => Math.max(newest, row.revision), revision), rows };
   }
 
   async currentInProject(projectId: string): Promise<FactRow[]> {

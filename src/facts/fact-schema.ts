@@ -50,14 +50,31 @@ export const facts = sqliteTable(
     microTokens: integer("micro_tokens").notNull().default(0),
     /** Context Object metadata the client stated (FactContextFields), as JSON. */
     contextJson: text("context_json").notNull().default("{}"),
+    /**
+     * The project revision (fact_revisions) of the write that last inserted or changed this row, so a
+     * reader holding revision N can fetch exactly the rows changed since. Bookkeeping, not part of a fact.
+     */
+    revision: integer("revision").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.id] }),
     index("facts_project_key").on(t.projectId, t.key),
     index("facts_project_current").on(t.projectId, t.txEnd),
     index("facts_project_lineage").on(t.projectId, t.lineageId),
+    index("facts_project_revision").on(t.projectId, t.revision),
+    index("facts_project_tx_start").on(t.projectId, t.txStart),
   ],
 );
+
+/**
+ * One counter per project, bumped by every batch that writes facts, in the same transaction. D1 runs
+ * writes one at a time, so revisions are handed out in commit order: a reader that has seen every row
+ * up to revision N misses nothing by asking for rows with a higher revision.
+ */
+export const factRevisions = sqliteTable("fact_revisions", {
+  projectId: text("project_id").primaryKey(),
+  revision: integer("revision").notNull(),
+});
 
 /** Reverse index of depends_on, so superseding a fact can flag what was derived from it. */
 export const factDependencies = sqliteTable(
@@ -70,4 +87,6 @@ export const factDependencies = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.dependsOnId, t.factId] })],
 );
 
-export type FactRow = typeof facts.$inferSelect;
+/** A fact version as the application sees it; the storage revision stays in the repository and its cache. */
+export type FactRow = Omit<typeof facts.$inferSelect, "revision">;
+export type StoredFactRow = typeof facts.$inferSelect;

@@ -24,6 +24,12 @@ const EMBED_BATCH = 100;
 export type EpisodeRow = MessageRecord;
 
 export class EpisodeIndex {
+  /**
+   * Embedder namespaces this instance found fully embedded; a new message clears it. Messages are
+   * written only through this object, so the check query need not scan the transcript every compile.
+   */
+  private readonly embedded = new Set<string>();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly vectors: VectorIndex,
@@ -39,6 +45,7 @@ export class EpisodeIndex {
 
   /** Call inside the transaction that inserts the message, only when the insert took effect. */
   add(message: { id: string; speaker: string | null; content: string }): void {
+    this.embedded.clear();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
@@ -76,6 +83,8 @@ export class EpisodeIndex {
   }
 
   private async embedPending(embedder: Embedder, namespace: string): Promise<void> {
+    const done = `${embedder.name}\u0000${namespace}`;
+    if (this.embedded.has(done)) return;
     const pending = this.sql
       .exec<{ id: string; content: string }>(
         `SELECT m.id, m.content FROM messages m
@@ -102,6 +111,7 @@ export class EpisodeIndex {
         );
       }
     }
+    if (pending.length < EMBED_PER_QUERY) this.embedded.add(done);
   }
 
   /** Full records (with extraction's scope) of the given messages. */
@@ -132,20 +142,20 @@ export class EpisodeIndex {
     sessionGapMs: number,
   ): Map<string, { previous?: string; next?: string }> {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
+    // Row values seek messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite
+    // merge both and sort, reading much of the transcript for every hit.
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
     for (const m of records) {
       const previous = this.sql
         .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE ts < ? OR (ts = ? AND id < ?) ORDER BY ts DESC, id DESC LIMIT 1",
-          m.ts,
+          "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
           m.ts,
           m.id,
         )
         .toArray()[0];
       const next = this.sql
         .exec<{ id: string; ts: string }>(
-          "SELECT id, ts FROM messages WHERE ts > ? OR (ts = ? AND id > ?) ORDER BY ts, id LIMIT 1",
-          m.ts,
+          "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
           m.ts,
           m.id,
         )
