@@ -223,3 +223,17 @@ describe("casual conversation states no slot values", () => {
     expect(out.facts).toEqual([]);
   });
 });
+
+describe("reported speech is not a hypothetical", () => {
+  it("'explained their brother would be OK' leaves the turn in the conversation's own scope", () => {
+    const out = run([
+      "They were scared but we reassured them and explained their brother would be OK.",
+      "The budget would be $80k if we add a second vendor.",
+      "She said we could maybe switch vendors, and it would be cheaper.",
+    ]);
+    expect(scopeOf(out, "m1")).toBeUndefined();
+    expect(scopeOf(out, "m2")?.scope).toBe("hypothetical");
+    // Other hedges in a reporting sentence still count.
+    expect(scopeOf(out, "m3")?.scope).toBe("hypothetical");
+  });
+});
