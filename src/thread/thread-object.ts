@@ -30,7 +30,7 @@ import { prepareFact, renderFactLine, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
 import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
-import { readTimeQuery, withDate } from "../retrieval/time-query";
+import { readTimeQuery } from "../retrieval/time-query";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
 import { sha256Hex } from "../tenancy/keys";
@@ -552,7 +552,7 @@ export class ThreadObject extends DurableObject<Env> {
       .reverse()
       .map(messageRecord);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
-    const retrieved = await this.retrieveEpisodes(thread, request.query, now, countTokens);
+    const retrieved = await this.retrieveEpisodes(thread, request.query, now);
     const screens = this.screens.of([...messages, ...retrieved].map((m) => m.id));
     const screened = <T extends MessageRecord>(m: T): T => {
       const screen = screens.get(m.id);
@@ -663,12 +663,7 @@ export class ThreadObject extends DurableObject<Env> {
    * Earlier messages relevant to the query: FTS5 and vector candidates, their session neighbours, ranked
    * by src/retrieval. A failing embedder costs the vector half of the ranking, never the compile.
    */
-  private async retrieveEpisodes(
-    thread: string,
-    query: string,
-    now: string,
-    countTokens: (text: string) => number,
-  ): Promise<EpisodeRecord[]> {
+  private async retrieveEpisodes(thread: string, query: string, now: string): Promise<EpisodeRecord[]> {
     const lexical = this.episodes.lexical(query, FUSION_DEPTH);
     const embedder = embedderFor(this.env);
     let vector: { id: string; score: number }[] = [];
@@ -688,15 +683,13 @@ export class ThreadObject extends DurableObject<Env> {
       [a.previous, a.next].filter((id): id is string => id !== undefined && !hits.has(id)),
     );
     const records = new Map([...hits, ...this.episodes.records(neighbourIds)]);
-    const time = readTimeQuery(query, now);
-    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period: time.period })
+    // The day each message was said is rendered by the compiler, once per group of lines.
+    const { period } = readTimeQuery(query, now);
+    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period })
       .slice(0, MAX_EPISODES)
       .flatMap((ranked) => {
         const record = records.get(ranked.id);
-        if (!record) return [];
-        if (!time.asksWhen) return [{ ...record, score: ranked.score }];
-        const line = withDate(record.line, record.ts);
-        return [{ ...record, line, tokens: countTokens(line), score: ranked.score }];
+        return record ? [{ ...record, score: ranked.score }] : [];
       });
   }
 

@@ -1,5 +1,6 @@
 import type { ContextOutput } from "../../api/schemas";
 import type { Omission, Quarantine } from "../context-object";
+import { withGroupHeaders } from "../transcript";
 import { emitFormat, type OutputFormat } from "./emit-format";
 import { orderSections, SECTIONS, type SectionName } from "./order";
 import type { Placed } from "./pack";
@@ -45,7 +46,7 @@ function sectionLines(name: SectionName, placed: Placed[]): string[] {
       a.object.objectId < b.object.objectId ? -1 : a.object.objectId > b.object.objectId ? 1 : 0,
     );
   }
-  return here.map((p) => p.line);
+  return withGroupHeaders(here);
 }
 
 export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {

@@ -297,5 +297,18 @@ function unscreened(
     claim: null,
     supersededBy: null,
     refs: [message.id],
+    ...transcriptOf(message),
   };
+}
+
+/**
+ * The stamp every stored form of a message opens with, as ingestion renders it, and the speaker label
+ * a date-grouped transcript line keeps. Absent when the stored line does not open with that stamp.
+ */
+function transcriptOf(message: MessageRecord): Pick<ContextObject, "transcript"> {
+  const who = message.speaker ? `${message.speaker} (${message.role})` : message.role;
+  const stamp = `[${message.ts}] ${who}: `;
+  if (!message.line.startsWith(stamp)) return {};
+  const speaker = message.speaker && message.role !== "user" ? who : (message.speaker ?? message.role);
+  return { transcript: { stamp, speaker } };
 }
