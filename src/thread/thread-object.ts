@@ -13,6 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
+import { CompileCache } from "../compiler/compile-cache";
 import type { EpisodeRecord, LayerEntry, MessageRecord } from "../compiler/types";
 import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
@@ -108,6 +109,8 @@ export class ThreadObject extends DurableObject<Env> {
   /** Item embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
   private readonly episodes: EpisodeIndex;
+  /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
+  private readonly compileCache = new CompileCache();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -568,6 +571,7 @@ export class ThreadObject extends DurableObject<Env> {
       format: request.format,
       system: request.system,
       tools: request.tools,
+      cache: this.compileCache,
     });
     const conflicts = new Map<string, string[]>();
     for (const q of output.trace.quarantined) {
