@@ -36,8 +36,21 @@ const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
 
 const DAY_MS = 86_400_000;
 
+/** Parsed timestamps: every compile scores every object against the same few thousand of them. */
+const instants = new Map<string, number>();
+
+function instant(ts: string): number {
+  let parsed = instants.get(ts);
+  if (parsed === undefined) {
+    if (instants.size >= 50_000) instants.clear();
+    parsed = Date.parse(ts);
+    instants.set(ts, parsed);
+  }
+  return parsed;
+}
+
 export function compositeScore(object: ContextObject, semantic: number, now: string): number {
-  const ageDays = Math.max(0, (Date.parse(now) - Date.parse(object.ts)) / DAY_MS) || 0;
+  const ageDays = Math.max(0, (instant(now) - instant(object.ts)) / DAY_MS) || 0;
   const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
   const outcome = 1;
   const usage = 1;
