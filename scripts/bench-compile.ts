@@ -6,7 +6,7 @@
 //  - "server (HTTP)": a real thread on `wrangler dev` (started here unless --url is given), filled through
 //    the events API, then compiled over HTTP; it reports the server's own trace.compile_ms (storage reads
 //    plus passes) and the client's round trip, and ingest events/s while filling.
-// Targets (issue): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that. Figures only; no assertions.
+// Targets (issue 4): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that (30 ms). Figures only; no assertions.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { compileContext } from "../src/compiler/compile";
@@ -236,11 +236,11 @@ function print(title: string, rows: (Row & { eventsPerSecond?: number })[]): voi
   const at1k = rows.find((r) => r.size === 1000);
   const at10k = rows.find((r) => r.size === 10000);
   if (at1k) console.log(`  target p95 ≤ 10 ms at 1,000: ${at1k.p95 <= 10 ? "met" : "NOT met"}`);
+  if (at10k) {
+    console.log(`  target p95 ≤ 30 ms (3 × 10 ms) at 10,000: ${at10k.p95 <= 30 ? "met" : "NOT met"}`);
+  }
   if (at1k && at10k) {
-    const ratio = at10k.p95 / Math.max(at1k.p95, 1e-9);
-    console.log(
-      `  target p95(10,000) ≤ 3 × p95(1,000): ${ratio <= 3 ? "met" : "NOT met"} (${ratio.toFixed(2)}×)`,
-    );
+    console.log(`  p95(10,000) / p95(1,000): ${(at10k.p95 / Math.max(at1k.p95, 1e-9)).toFixed(2)}×`);
   }
 }
 

@@ -70,20 +70,20 @@ export class CompileCache {
   }
 
   fact(row: FactRow, origin: Origin): ContextObject {
-    return this.object("fact", row.id, row, () => factObject(row, origin));
+    return this.object("fact", row.id, row, sameFactVersion, () => factObject(row, origin));
   }
 
   layer(entry: LayerEntry, kind: "working" | "environment", origin: Origin): ContextObject {
-    return this.object(kind, entry.id, entry, () => layerObject(entry, kind, origin));
+    return this.object(kind, entry.id, entry, sameLayerVersion, () => layerObject(entry, kind, origin));
   }
 
   item(record: StateItemRecord, origin: Origin): ContextObject {
-    return this.object("item", record.item.uid, record, () => itemObject(record, origin));
+    return this.object("item", record.item.uid, record, sameData, () => itemObject(record, origin));
   }
 
   /** Messages are transcript: they are normalised but not entity-resolved (as compile always did). */
   message(message: MessageRecord, origin: Origin): ContextObject {
-    return this.object("message", message.id, message, () => messageObject(message, origin), false);
+    return this.object("message", message.id, message, sameData, () => messageObject(message, origin), false);
   }
 
   /**
@@ -121,10 +121,17 @@ export class CompileCache {
     return Object.values(this.objects).reduce((n, table) => n + table.size, 0);
   }
 
-  private object<T>(kind: Kind, id: string, record: T, make: () => ContextObject, resolve = true) {
+  private object<T>(
+    kind: Kind,
+    id: string,
+    record: T,
+    same: (cached: T, record: T) => boolean,
+    make: () => ContextObject,
+    resolve = true,
+  ) {
     const table = this.objects[kind];
-    const hit = table.get(id);
-    if (hit && sameData(hit.record, record)) return hit.object;
+    const hit = table.get(id) as Entry<T> | undefined;
+    if (hit && same(hit.record, record)) return hit.object;
     const made = make();
     const object = resolve ? resolveEntity(made) : made;
     if (table.size >= OBJECT_LIMIT) table.clear();
@@ -132,6 +139,31 @@ export class CompileCache {
     return object;
   }
 }
+
+/**
+ * Fact versions and layer versions are written once under their id and never rewritten
+ * (src/facts/fact-schema.ts: a change closes the old version and inserts a new one; layer_versions
+ * rows likewise), except for the lifecycle columns that close, dispute or flag a version. Comparing
+ * those, and the content as a guard against an id reused for other text, is as exact as comparing
+ * every column, and a compile of a large thread checks thousands of versions: whole-row comparison of
+ * freshly loaded strings cost more than the rest of a warm compile.
+ */
+const sameFactVersion = (a: FactRow, b: FactRow) =>
+  a.isValid === b.isValid &&
+  a.txEnd === b.txEnd &&
+  a.supersededBy === b.supersededBy &&
+  a.needsReview === b.needsReview &&
+  a.contradictionStatus === b.contradictionStatus &&
+  a.statusReason === b.statusReason &&
+  a.validUntil === b.validUntil &&
+  a.tokens === b.tokens &&
+  a.content === b.content;
+
+const sameLayerVersion = (a: LayerEntry, b: LayerEntry) =>
+  a.replacedBy === b.replacedBy &&
+  a.expiresAt === b.expiresAt &&
+  a.tokens === b.tokens &&
+  a.content === b.content;
 
 const ADMITTED_LISTS = ["facts", "working", "environment", "items", "messages", "episodes"] as const;
 
@@ -184,7 +216,10 @@ export function sameData(a: unknown, b: unknown): boolean {
   const right = b as Record<string, unknown>;
   let keys = 0;
   for (const key in left) {
-    if (!sameData(left[key], right[key])) return false;
+    const x = left[key];
+    const y = right[key];
+    // Most fields are strings, numbers or null: compared in place, without a call.
+    if (x !== y && (typeof x !== "object" || x === null || !sameData(x, y))) return false;
     keys++;
   }
   for (const _ in right) keys--;
