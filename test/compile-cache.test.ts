@@ -132,7 +132,7 @@ const steps: Partial<CompileInput>[] = [
 ];
 
 describe("CompileCache", () => {
-  it("reuses an object while its record is unchanged, and rebuilds it when any field changes", () => {
+  it("reuses an object while its record is unchanged, and rebuilds it when the record changes", () => {
     const cache = new CompileCache();
     cache.begin(origin);
     const first = cache.fact(row("f1", "budget", "$50,000"), origin);

@@ -82,21 +82,25 @@ export function bm25Scores(query: string, documents: string[], k1 = 1.2, b = 0.7
   let totalLength = 0;
   for (const doc of docs) totalLength += doc.terms.length;
   const avgLength = totalLength / documents.length || 1;
+  // Index loops: this runs for every candidate of every compile, and entry iterators allocate.
   const documentFrequency = queryTerms.map(() => 0);
   for (const doc of docs) {
-    for (const [q, term] of queryTerms.entries()) {
-      if (doc.frequency.has(term)) documentFrequency[q] = (documentFrequency[q] ?? 0) + 1;
+    for (let q = 0; q < queryTerms.length; q++) {
+      if (doc.frequency.has(queryTerms[q] as string)) documentFrequency[q] = (documentFrequency[q] ?? 0) + 1;
     }
   }
-  return docs.map((doc) => {
+  const scores = new Array<number>(docs.length);
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d] as Document;
     let score = 0;
-    for (const [q, term] of queryTerms.entries()) {
-      const tf = doc.frequency.get(term);
+    for (let q = 0; q < queryTerms.length; q++) {
+      const tf = doc.frequency.get(queryTerms[q] as string);
       if (!tf) continue;
       const df = documentFrequency[q] ?? 0;
       const idf = Math.log(1 + (documents.length - df + 0.5) / (df + 0.5));
       score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.terms.length) / avgLength));
     }
-    return score;
-  });
+    scores[d] = score;
+  }
+  return scores;
 }

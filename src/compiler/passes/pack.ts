@@ -82,6 +82,10 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       const header = opened.has(section) ? 0 : headerCost(section);
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {
+        // A rendered line costs at least its stored count and one token: what cannot fit even then is
+        // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
+        const form = formOf(r.object, detail);
+        if (!form || spent + form.tokens + 1 + header > allowance) continue;
         const rendered = render(r, detail);
         if (!rendered) continue;
         const cost = rendered.tokens + header;
