@@ -104,7 +104,8 @@ export function rankGroup(
         objects.map((o) => o.whyItMatters ?? ""),
       )
     : [];
-  const top = Math.max(0, ...relevance);
+  let top = 0;
+  for (const r of relevance) if (r > top) top = r;
   const ranked: Ranked[] = [];
   const omitted: Omission[] = [];
   objects.forEach((object, i) => {
@@ -126,16 +127,23 @@ export function rankGroup(
       score: compositeScore(object, top > 0 ? r / top : 0, ctx.now),
     });
   });
-  const tierOrder: PriorityTierName[] = ["critical", "important", "useful", "minimal", "irrelevant"];
   ranked.sort(
     (a, b) =>
-      tierOrder.indexOf(a.tier) - tierOrder.indexOf(b.tier) ||
+      TIER_ORDER[a.tier] - TIER_ORDER[b.tier] ||
       b.score - a.score ||
       b.object.ts.localeCompare(a.object.ts) ||
       a.object.objectId.localeCompare(b.object.objectId),
   );
   return { ranked, omitted };
 }
+
+const TIER_ORDER: Record<PriorityTierName, number> = {
+  critical: 0,
+  important: 1,
+  useful: 2,
+  minimal: 3,
+  irrelevant: 4,
+};
 
 export const tiers = {
   facts: (_: ContextObject, relevant: boolean): PriorityTierName => (relevant ? "important" : "minimal"),
