@@ -1,6 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
+import type { Verdict } from "./passes/gate";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import type { Admitted, TemporalResult } from "./passes/temporal";
@@ -46,6 +47,10 @@ export class CompileCache {
     message: new Map(),
   };
   private settled?: Settled;
+  private verdicts: { key: string; table: Map<ContextObject, Verdict | null> } = {
+    key: "",
+    table: new Map(),
+  };
   private readonly counts = new Map<string, number>();
   private origin = "";
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
@@ -56,6 +61,7 @@ export class CompileCache {
     if (key !== this.origin) {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;
+      this.verdicts = { key: "", table: new Map() };
       this.origin = key;
     }
   }
@@ -70,20 +76,20 @@ export class CompileCache {
   }
 
   fact(row: FactRow, origin: Origin): ContextObject {
-    return this.object("fact", row.id, row, sameFactVersion, () => factObject(row, origin));
+    return this.object("fact", row.id, row, origin, sameFactVersion, factObject);
   }
 
   layer(entry: LayerEntry, kind: "working" | "environment", origin: Origin): ContextObject {
-    return this.object(kind, entry.id, entry, sameLayerVersion, () => layerObject(entry, kind, origin));
+    return this.object(kind, entry.id, entry, origin, sameLayerVersion, (e, o) => layerObject(e, kind, o));
   }
 
   item(record: StateItemRecord, origin: Origin): ContextObject {
-    return this.object("item", record.item.uid, record, sameData, () => itemObject(record, origin));
+    return this.object("item", record.item.uid, record, origin, sameData, itemObject);
   }
 
   /** Messages are transcript: they are normalised but not entity-resolved (as compile always did). */
   message(message: MessageRecord, origin: Origin): ContextObject {
-    return this.object("message", message.id, message, sameData, () => messageObject(message, origin), false);
+    return this.object("message", message.id, message, origin, sameData, messageObject, false);
   }
 
   /**
@@ -116,6 +122,18 @@ export class CompileCache {
     return result;
   }
 
+  /**
+   * Clock-independent gate verdicts (standingGate) by object, for one caller: the thread, task, the
+   * caller's roles, rank and clearances, and the authority ladder, as `callerKey` spells them. A
+   * different caller starts a fresh table.
+   */
+  standingVerdicts(callerKey: string): Map<ContextObject, Verdict | null> {
+    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
+      this.verdicts = { key: callerKey, table: new Map() };
+    }
+    return this.verdicts.table;
+  }
+
   /** How many objects are held; for tests. */
   get size(): number {
     return Object.values(this.objects).reduce((n, table) => n + table.size, 0);
@@ -125,14 +143,15 @@ export class CompileCache {
     kind: Kind,
     id: string,
     record: T,
+    origin: Origin,
     same: (cached: T, record: T) => boolean,
-    make: () => ContextObject,
+    make: (record: T, origin: Origin) => ContextObject,
     resolve = true,
   ) {
     const table = this.objects[kind];
     const hit = table.get(id) as Entry<T> | undefined;
     if (hit && same(hit.record, record)) return hit.object;
-    const made = make();
+    const made = make(record, origin);
     const object = resolve ? resolveEntity(made) : made;
     if (table.size >= OBJECT_LIMIT) table.clear();
     table.set(id, { record: snapshot(record), object });

@@ -4,7 +4,7 @@ import type { ContextObject, Omission } from "./context-object";
 import { dedupe } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
-import { type GateContext, gate } from "./passes/gate";
+import { clockGate, type GateContext, standingGate } from "./passes/gate";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
@@ -72,9 +72,17 @@ export function compileContext(compileInput: CompileInput): Envelope {
     ladder: input.ladder,
   };
   const gated: Omission[] = [];
+  // What does not depend on the clock is decided once per object for this caller (seed 001's gates
+  // in the same order: gate() is standingGate, then clockGate).
+  const standing = cache.standingVerdicts(callerKey(gateContext));
   const admit = (objects: ContextObject[]) =>
     objects.filter((object) => {
-      const verdict = gate(object, gateContext);
+      let held = standing.get(object);
+      if (held === undefined) {
+        held = standingGate(object, gateContext) ?? null;
+        standing.set(object, held);
+      }
+      const verdict = held ?? clockGate(object, gateContext.now);
       if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
@@ -196,6 +204,18 @@ export function compileContext(compileInput: CompileInput): Envelope {
   });
   if (Object.keys(guarded.redactions).length === 0) return envelope;
   return { ...envelope, trace: { ...envelope.trace, redactions: guarded.redactions } };
+}
+
+/** Everything standingGate reads besides the object, as one string. */
+function callerKey(ctx: GateContext): string {
+  return JSON.stringify([
+    ctx.threadId,
+    ctx.taskId ?? null,
+    [...ctx.caller.roles],
+    ctx.caller.rank,
+    [...ctx.caller.clearances],
+    ctx.ladder,
+  ]);
 }
 
 /**

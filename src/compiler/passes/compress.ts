@@ -84,6 +84,13 @@ export function phrase(step: CompiledAsName, o: ContextObject, text: string): st
   }
 }
 
+/** The stored token count of one detail level, without building the form; null when there is none. */
+export function formTokens(o: ContextObject, detail: DetailLevelName): number | null {
+  if (detail === "full") return o.tokens;
+  if (!o.forms) return null;
+  return detail === "summary" ? o.forms.summaryTokens : o.forms.microTokens;
+}
+
 /** The text and stored token count of one detail level; null when the object has no such form. */
 export function formOf(o: ContextObject, detail: DetailLevelName): { text: string; tokens: number } | null {
   if (detail === "full") return { text: o.text, tokens: o.tokens };

@@ -1,7 +1,7 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
 import { type DeadClaim, maskClaims } from "../hygiene";
-import { formOf, ladderStep, phrase } from "./compress";
+import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
 
@@ -84,8 +84,8 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       for (const detail of DETAILS[r.tier]) {
         // A rendered line costs at least its stored count and one token: what cannot fit even then is
         // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
-        const form = formOf(r.object, detail);
-        if (!form || spent + form.tokens + 1 + header > allowance) continue;
+        const tokens = formTokens(r.object, detail);
+        if (tokens === null || spent + tokens + 1 + header > allowance) continue;
         const rendered = render(r, detail);
         if (!rendered) continue;
         const cost = rendered.tokens + header;
