@@ -216,8 +216,13 @@ function sameStated(a: Map<string, StatedClaims>, b: Map<string, StatedClaims>):
 function snapshot<T>(record: T): T {
   if (typeof record !== "object" || record === null) return record;
   if (Array.isArray(record)) return record.map(snapshot) as T;
-  const copy: Record<string, unknown> = {};
-  for (const key in record) copy[key] = snapshot(record[key]);
+  // Spread, not key-by-key assignment: a record of forty columns built one key at a time ends up in
+  // V8's slow dictionary mode, and entries are read on every compile.
+  const copy = { ...record } as Record<string, unknown>;
+  for (const key in copy) {
+    const value = copy[key];
+    if (typeof value === "object" && value !== null) copy[key] = snapshot(value);
+  }
   return copy as T;
 }
 

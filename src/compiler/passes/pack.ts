@@ -61,7 +61,16 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   const placed: Placed[] = [];
   const omitted: Omission[] = [];
   const opened = new Set<SectionName>(["environment"]);
-  const headerCost = (section: SectionName) => input.count(`${SECTIONS[section].title}\n`) + 2;
+  // Counted once per section: a section that never opens asks again for every candidate offered to it.
+  const headerCosts = new Map<SectionName, number>();
+  const headerCost = (section: SectionName) => {
+    let cost = headerCosts.get(section);
+    if (cost === undefined) {
+      cost = input.count(`${SECTIONS[section].title}\n`) + 2;
+      headerCosts.set(section, cost);
+    }
+    return cost;
+  };
   let remaining = input.budgetTokens - input.fixedTokens;
 
   const render = (r: Ranked, detail: DetailLevelName) => {
