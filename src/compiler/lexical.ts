@@ -39,7 +39,7 @@ function stem(word: string): string {
  * rather than re-tokenized on every query, with how often each occurs. Bounded, and simply emptied
  * when full.
  */
-const MEMO_LIMIT = 50_000;
+const MEMO_LIMIT = 20_000;
 const memo = new Map<string, Document>();
 
 interface Document {

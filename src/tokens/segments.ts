@@ -41,7 +41,7 @@ export function memoizedCounter(
     if (tokens === undefined) {
       tokens = count(piece);
       if (memo.size >= limit) memo.clear();
-      memo.set(piece, tokens);
+      memo.set(ownCopy(piece), tokens);
     }
     return tokens;
   };
@@ -51,4 +51,13 @@ export function memoizedCounter(
     for (const piece of segmentsOf(text)) total += countPiece(piece);
     return total;
   };
+}
+
+/**
+ * A piece is a slice of the whole text, and engines keep a slice's parent alive: a remembered piece
+ * would hold on to every envelope it was cut from. JSON round-trips strings exactly, lone surrogates
+ * included, into a string of its own.
+ */
+function ownCopy(piece: string): string {
+  return JSON.parse(JSON.stringify(piece)) as string;
 }

@@ -49,8 +49,13 @@ function instant(ts: string): number {
   return parsed;
 }
 
-export function compositeScore(object: ContextObject, semantic: number, now: string): number {
-  const ageDays = Math.max(0, (instant(now) - instant(object.ts)) / DAY_MS) || 0;
+export function compositeScore(
+  object: ContextObject,
+  semantic: number,
+  now: string,
+  nowMs = instant(now),
+): number {
+  const ageDays = Math.max(0, (nowMs - instant(object.ts)) / DAY_MS) || 0;
   const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
   const outcome = 1;
   const usage = 1;
@@ -108,6 +113,7 @@ export function rankGroup(
   for (const r of relevance) if (r > top) top = r;
   const ranked: Ranked[] = [];
   const omitted: Omission[] = [];
+  const nowMs = instant(ctx.now);
   objects.forEach((object, i) => {
     const r = relevance[i] ?? 0;
     const inactive = activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0);
@@ -124,7 +130,7 @@ export function rankGroup(
       object,
       tier,
       relevance: r,
-      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now),
+      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs),
     });
   });
   ranked.sort(
