@@ -3,6 +3,7 @@ import type { DetailForms } from "../context/detail-forms";
 import type { AuthorityTier } from "../facts/authority";
 import type { FactRow } from "../facts/fact-schema";
 import type { StateItem } from "../state/types";
+import type { CompileCache } from "./compile-cache";
 import type { OutputFormat } from "./passes/emit-format";
 import type { ToolDefinition } from "./passes/zones";
 
@@ -97,6 +98,11 @@ export interface CompileInput {
   /** Earlier messages retrieved by relevance to the query, in any order; tail messages may recur. */
   episodes?: EpisodeRecord[];
   countTokens: (text: string) => number;
+  /**
+   * What earlier compiles of this thread worked out (normalised objects, line counts, the temporal
+   * settlement), owned by the thread's Durable Object. Only a memo: the envelope is the same without it.
+   */
+  cache?: CompileCache;
   /** Output shape and the caller's static zones (developer rules, tool definitions). */
   format?: OutputFormat;
   system?: string;

@@ -13,6 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
+import { CompileCache } from "../compiler/compile-cache";
 import type { EpisodeRecord, LayerEntry, MessageRecord } from "../compiler/types";
 import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
@@ -114,6 +115,8 @@ export class ThreadObject extends DurableObject<Env> {
   private readonly screens: TurnScreens;
   /** The project's facts between compiles, checked against D1's revision on every read. */
   private readonly factCache = new FactCache();
+  /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
+  private readonly compileCache = new CompileCache();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -594,6 +597,7 @@ export class ThreadObject extends DurableObject<Env> {
       format: request.format,
       system: request.system,
       tools: request.tools,
+      cache: this.compileCache,
     });
     const passesDone = performance.now();
     const conflicts = new Map<string, string[]>();

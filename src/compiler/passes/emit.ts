@@ -130,13 +130,7 @@ export function emit(input: EmitInput): Envelope {
         tokens: p.tokens,
         ...(p.object.refs ? { refs: p.object.refs } : {}),
       })),
-      omitted: omitted.map((o) => ({
-        object_id: o.object.objectId,
-        kind: o.object.kind,
-        reason: o.reason,
-        ...(o.tier ? { priority_tier: o.tier } : {}),
-        ...(o.detail ? { detail: o.detail } : {}),
-      })),
+      omitted: omitted.map(omissionEntry),
       quarantined: input.quarantined.map((q) => ({
         object_id: q.object.objectId,
         kind: q.object.kind,
@@ -152,6 +146,16 @@ export function emit(input: EmitInput): Envelope {
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+type OmissionEntry = ContextOutput["trace"]["omitted"][number];
+
+/** One per omitted candidate, thousands on a large thread: built field by field, without spreads. */
+function omissionEntry(o: Omission): OmissionEntry {
+  const entry: OmissionEntry = { object_id: o.object.objectId, kind: o.object.kind, reason: o.reason };
+  if (o.tier) entry.priority_tier = o.tier;
+  if (o.detail) entry.detail = o.detail;
+  return entry;
+}
 
 /** The least important placed line: lowest tier first, then by section from the dynamic end. */
 function pickVictim(placed: Placed[]): number | undefined {

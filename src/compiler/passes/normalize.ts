@@ -181,14 +181,14 @@ export function layerObject(
  * The environment a thread was created with. A later environment write for the same key replaces the
  * initial value; the replaced value stays an object so hygiene recognises it restated in messages.
  */
-export function initialEnvironmentObjects(input: CompileInput, origin: Origin): ContextObject[] {
+export function initialEnvironmentEntries(input: CompileInput): LayerEntry[] {
   const createdAt = typeof input.environment.now === "string" ? input.environment.now : "";
   return Object.entries(input.environment)
     .filter(([key, value]) => key !== "now" && value !== undefined && value !== null)
-    .map(([key, value]) => {
+    .map(([key, value]): LayerEntry => {
       const replacement = input.environmentFacts.find((e) => e.key === key && e.replacedBy === null);
       const text = typeof value === "string" ? value : JSON.stringify(value);
-      const entry: LayerEntry = {
+      return {
         id: `environment:${key}`,
         key,
         valueJson: JSON.stringify(value),
@@ -203,7 +203,6 @@ export function initialEnvironmentObjects(input: CompileInput, origin: Origin): 
         denyRolesJson: "[]",
         replacedBy: replacement?.id ?? null,
       };
-      return layerObject(entry, "environment", origin);
     });
 }
 

@@ -2,7 +2,7 @@ import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../ap
 import type { ContextObject, Omission } from "../context-object";
 import { type DeadClaim, maskClaims } from "../hygiene";
 import { dateGroupOf, groupHeader } from "../transcript";
-import { formOf, ladderStep, phrase } from "./compress";
+import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
 
@@ -67,15 +67,24 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   const placed: Placed[] = [];
   const omitted: Omission[] = [];
   const opened = new Set<SectionName>(["environment"]);
-  const headerCost = (section: SectionName) => input.count(`${SECTIONS[section].title}\n`) + 2;
+  // Counted once per section: a section that never opens asks again for every candidate offered to it.
+  const headerCosts = new Map<SectionName, number>();
+  const headerCost = (section: SectionName) => {
+    let cost = headerCosts.get(section);
+    if (cost === undefined) {
+      cost = input.count(`${SECTIONS[section].title}\n`) + 2;
+      headerCosts.set(section, cost);
+    }
+    return cost;
+  };
   let remaining = input.budgetTokens - input.fixedTokens;
 
-  const headerCosts = new Map<string, number>();
+  const groupHeaderCosts = new Map<string, number>();
   const groupHeaderCost = (group: string) => {
-    let cost = headerCosts.get(group);
+    let cost = groupHeaderCosts.get(group);
     if (cost === undefined) {
       cost = input.count(groupHeader(group)) + 1;
-      headerCosts.set(group, cost);
+      groupHeaderCosts.set(group, cost);
     }
     return cost;
   };
@@ -127,6 +136,12 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
         (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {
+        // A rendered line costs at least its stored count and one token: what cannot fit even then is
+        // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
+        // (A date-grouped message line sheds its stamp, so its stored count is no lower bound.)
+        const tokens = formTokens(r.object, detail);
+        if (tokens === null) continue;
+        if (group === undefined && spent + tokens + 1 + header > allowance) continue;
         const rendered = render(r, detail, section);
         if (!rendered) continue;
         const cost = rendered.tokens + header;
