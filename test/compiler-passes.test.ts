@@ -283,4 +283,40 @@ describe("compile pipeline", () => {
     const factIds = (list: { kind: string }[]) => list.filter((o) => o.kind === "fact").length;
     expect(factIds(out.trace.compiled) + factIds(out.trace.omitted)).toBe(30);
   });
+
+  it("groups retrieved messages by day: one date header, speaker-only lines, more of them within the budget", () => {
+    const episode = (i: number) => {
+      const ts = new Date(Date.UTC(2024, 2, 10 + (i % 3), 9, 0, i)).toISOString();
+      const content = `Budget note ${i}: the offsite catering needs another look.`;
+      const line = `[${ts}] Ada (user): ${content}`;
+      return {
+        id: `e${i}`,
+        ts,
+        role: "user",
+        speaker: "Ada",
+        content,
+        line,
+        tokens: countTokens(line),
+        score: 1 - i / 100,
+      };
+    };
+    const episodes = Array.from({ length: 30 }, (_, i) => episode(i));
+    const out = compileContext({ ...base, budgetTokens: 400, facts: [], environmentFacts: [], episodes });
+    expect(countTokens(out.context)).toBeLessThanOrEqual(400);
+    const section = out.context.slice(out.context.indexOf("## Relevant earlier conversation"));
+    const lines = section
+      .split("\n")
+      .slice(1)
+      .filter((l) => l && !l.startsWith("## "));
+    const headers = lines.filter((l) => /^\[\d{1,2} March 2024\]$/.test(l));
+    expect(headers).toEqual(["[10 March 2024]", "[11 March 2024]", "[12 March 2024]"]);
+    const notes = lines.filter((l) => l.includes("Budget note"));
+    expect(notes.every((l) => l.startsWith("Ada: Budget note"))).toBe(true);
+    expect(section).not.toContain("2024-03-1");
+    // The stamped lines of what was placed would not have fit in the budget.
+    const placed = out.trace.compiled.filter((c) => c.section === "episodes").map((c) => c.object_id);
+    expect(placed.length).toBe(notes.length);
+    const stamped = episodes.filter((e) => placed.includes(e.id)).reduce((sum, e) => sum + e.tokens + 1, 0);
+    expect(stamped).toBeGreaterThan(400);
+  });
 });

@@ -74,19 +74,33 @@ describe("episodic retrieval", () => {
     expect(ctx.json.context).not.toContain("Porto");
   });
 
-  it("renders the date of retrieved messages when the question asks when", async () => {
+  it("groups retrieved messages under the day they were said, without a timestamp per line", async () => {
     const t = await newThread();
     const march = Date.UTC(2024, 2, 14, 10);
+    const june = Date.UTC(2024, 5, 1, 9);
     await t.events([
       message("We adopted a grey cat called Pixel from the shelter.", { id: "c1", ts: second(0, march) }),
-      ...filler(30, 1, Date.UTC(2024, 5, 1, 9)),
+      message("Pixel the cat knocked the plant over.", { id: "c2", ts: second(1, march), speaker: "Ada" }),
+      message("The cat Pixel had a vet visit.", { id: "c3", ts: second(0, june) }),
+      ...filler(30, 1, Date.UTC(2024, 6, 1, 9)),
     ]);
-    const when = await t.context({ query: "When did we adopt the cat?", budget_tokens: 1000 });
-    const line = when.json.context.split("\n").find((l: string) => l.includes("Pixel"));
-    expect(line).toContain("14 March 2024");
-    const what = await t.context({ query: "What is the cat called?", budget_tokens: 1000 });
-    expect(what.json.context).toContain("Pixel");
-    expect(what.json.context).not.toContain("14 March 2024");
+    for (const query of ["When did we adopt the cat?", "What is the cat Pixel called?"]) {
+      const ctx = await t.context({ query, budget_tokens: 1000 });
+      const lines = section(ctx.json.context, EPISODES).split("\n");
+      const at = (text: string) => lines.findIndex((l: string) => l.includes(text));
+      // One header per day, before that day's lines, in order.
+      expect(lines.filter((l: string) => l === "[14 March 2024]")).toHaveLength(1);
+      expect(at("[14 March 2024]")).toBeGreaterThan(0);
+      expect(at("[14 March 2024]")).toBeLessThan(at("adopted a grey cat"));
+      expect(at("adopted a grey cat")).toBeLessThan(at("knocked the plant"));
+      expect(at("knocked the plant")).toBeLessThan(at("[1 June 2024]"));
+      expect(at("[1 June 2024]")).toBeLessThan(at("vet visit"));
+      // Lines keep who spoke, not when.
+      expect(lines[at("knocked the plant")]).toBe("Ada: Pixel the cat knocked the plant over.");
+      expect(lines[at("adopted a grey cat")]).toMatch(/^user: We adopted/);
+      expect(section(ctx.json.context, EPISODES)).not.toContain("2024-03-14T");
+      expect(ctx.json.tokens).toBeLessThanOrEqual(1000);
+    }
   });
 
   it("keeps odd query and message text harmless to the full-text index", async () => {

@@ -5,7 +5,7 @@ import { reciprocalRankFusion } from "../src/retrieval/fuse";
 import { asksQuestion, rescueNeighbours } from "../src/retrieval/neighbours";
 import { ftsMatchExpression, queryTerms } from "../src/retrieval/query-terms";
 import { ageInDays, compositeScore, recencyWeight, usageBoost } from "../src/retrieval/score";
-import { humanDate, inPeriod, readTimeQuery, withDate } from "../src/retrieval/time-query";
+import { humanDate, inPeriod, readTimeQuery } from "../src/retrieval/time-query";
 
 describe("reciprocal rank fusion", () => {
   it("scores 1/(k+rank) per ranking and sums across rankings", () => {
@@ -175,12 +175,8 @@ describe("time questions", () => {
     expect(readTimeQuery("Who may approve the budget?", now).period).toBeNull();
   });
 
-  it("renders dates in words next to the timestamp", () => {
+  it("renders dates in words", () => {
     expect(humanDate("2023-05-08T13:56:00.000Z")).toBe("8 May 2023");
-    expect(withDate("[2023-05-08T13:56:00.000Z] Ada (user): hi", "2023-05-08T13:56:00.000Z")).toBe(
-      "[2023-05-08T13:56:00.000Z] (8 May 2023) Ada (user): hi",
-    );
-    expect(withDate("no stamp here", "2023-05-08T13:56:00.000Z")).toBe("no stamp here");
     expect(
       inPeriod("2024-05-31T23:59:59.000Z", {
         from: "2024-05-01T00:00:00.000Z",

@@ -176,3 +176,98 @@ describe("values a message itself retires", () => {
     expect(run(["The launch date is Monday March 18th."]).retiredValues).toEqual([]);
   });
 });
+
+describe("status updates about one thing", () => {
+  it("keeps a spaced range whole and leaves the reason out of the value", () => {
+    const out = run(["Scheduled deployment window is 2 AM - 4 AM tonight."]);
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([
+      ["scheduled_deployment_window", "2 AM - 4 AM tonight"],
+    ]);
+    // A spaced dash between words still separates clauses.
+    expect(run(["The budget is $50k - the CFO agreed"]).facts.map((f) => f.value)).toEqual(["$50k"]);
+  });
+
+  it("a shorter key whose words share stems with a known key means that slot", () => {
+    const out = run([
+      "Scheduled deployment window is 2 AM - 4 AM tonight.",
+      "Update: Deploy window moved to 4 AM - 6 AM due to extended high traffic.",
+    ]);
+    expect(factsOf(out, "m2").map((f) => [f.key, f.value, f.supersedes])).toEqual([
+      ["scheduled_deployment_window", "4 AM - 6 AM", "scheduled_deployment_window"],
+    ]);
+    // A different modifier is a different thing.
+    const other = run(["The maintenance window is Sunday.", "The release window is Friday."]);
+    expect(other.facts.map((f) => [f.key, f.supersedes])).toEqual([
+      ["maintenance_window", null],
+      ["release_window", null],
+    ]);
+  });
+
+  it("a numbered thing reporting its status is not a command", () => {
+    const out = run(["Note: Build #1234 passed. Ready for release.", "Build the installer for Windows."]);
+    expect(out.items.map((i) => [i.type_tag, i.text])).toEqual([
+      ["action", "Build the installer for Windows"],
+    ]);
+  });
+});
+
+describe("casual conversation states no slot values", () => {
+  it("appraisals are not values: degree words, evaluative adjectives, favourites", () => {
+    for (const clause of [
+      "That cup is so cute",
+      "Those colors are so vivid and the whole thing looks really unified",
+      "Art is such a source of joy",
+      "That bowl is gorgeous",
+      "Your future family is gonna be so lucky to have you",
+      "Drawing flowers is one of my faves",
+      "Painting landscapes and still life is my favorite",
+      "Volunteering is a great way to meet people",
+      "Mental health is important to me",
+      "Showing off our true selves is the best thing ever",
+    ]) {
+      expect(readSlots(clause), clause).toEqual([]);
+    }
+  });
+
+  it("values that merely open like an appraisal word are still read", () => {
+    expect(readSlots("The budget is $50,000").map((r) => [r.subject, r.value])).toEqual([
+      ["budget", "$50,000"],
+    ]);
+    expect(readSlots("The priority is very high").map((r) => r.value)).toEqual(["very high"]);
+    expect(readSlots("The vendor is Brightline Supplies").map((r) => r.value)).toEqual([
+      "Brightline Supplies",
+    ]);
+  });
+
+  it("a chatty turn does not supersede an earlier one through 'it' or an idiom", () => {
+    const out = run([
+      "My goal is to give kids a loving home.",
+      "A friend made it for my 18th birthday ten years ago.",
+      "We want it to spread acceptance - let's make it happen!",
+    ]);
+    expect(out.facts.filter((f) => f.ref !== "m1")).toEqual([]);
+    expect(out.facts.every((f) => f.supersedes === null)).toBe(true);
+  });
+
+  it("a later appraisal of the same thing does not outdate the earlier turn", () => {
+    const out = run([
+      "My kids are so excited about summer break!",
+      "Those kids will be so supported and happy.",
+    ]);
+    expect(out.facts).toEqual([]);
+  });
+});
+
+describe("reported speech is not a hypothetical", () => {
+  it("'explained their brother would be OK' leaves the turn in the conversation's own scope", () => {
+    const out = run([
+      "They were scared but we reassured them and explained their brother would be OK.",
+      "The budget would be $80k if we add a second vendor.",
+      "She said we could maybe switch vendors, and it would be cheaper.",
+    ]);
+    expect(scopeOf(out, "m1")).toBeUndefined();
+    expect(scopeOf(out, "m2")?.scope).toBe("hypothetical");
+    // Other hedges in a reporting sentence still count.
+    expect(scopeOf(out, "m3")?.scope).toBe("hypothetical");
+  });
+});

@@ -141,6 +141,42 @@ describe("pass 4: temporal validity and conflicts", () => {
       ["m1", "superseded"],
     ]);
   });
+
+  it("retires an environment signal, under any key, that states a value the conversation replaced", () => {
+    const signal = (id: string, text: string, ts: string) =>
+      object({ objectId: id, kind: "environment", key: "system", text, claim: text, ts });
+    const env = [
+      signal("e1", "system: Scheduled deployment window is 2 AM - 4 AM tonight", "2025-01-01T10:00:00Z"),
+      signal("e2", "system: Build #7 passed", "2025-01-01T10:00:00Z"),
+    ];
+    // The window fact stated with the signal was superseded when the window moved at 13:00.
+    const old = object({ objectId: "f1", key: "window", claim: "2 AM - 4 AM tonight", supersededBy: "f2" });
+    const current = object({
+      objectId: "f2",
+      key: "window",
+      claim: "4 AM - 6 AM",
+      validFrom: "2025-01-01T13:00:00Z",
+    });
+    const result = checkTemporal(
+      { facts: [current], working: [], environment: env, items: [], messages: [], episodes: [] },
+      [{ object: old, reason: "superseded" }],
+      new Map(),
+    );
+    expect(result.environment.map((e) => e.objectId)).toEqual(["e2"]);
+    expect(result.omitted.find((o) => o.object.objectId === "e1")).toMatchObject({
+      reason: "superseded",
+      detail: "restates f1, since replaced",
+    });
+
+    // A signal issued after the replacement is the newer word, not a stale one.
+    const later = signal("e3", "alert: window back to 2 AM - 4 AM tonight", "2025-01-01T14:00:00Z");
+    const kept = checkTemporal(
+      { facts: [current], working: [], environment: [later], items: [], messages: [], episodes: [] },
+      [{ object: old, reason: "superseded" }],
+      new Map(),
+    );
+    expect(kept.environment.map((e) => e.objectId)).toEqual(["e3"]);
+  });
 });
 
 describe("pass 5: rank and tier", () => {

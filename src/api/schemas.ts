@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { SCREEN_KINDS } from "../screening/screen-turn";
 
 /** Published request and response shapes. The OpenAPI document is generated from these. */
 
@@ -362,6 +363,22 @@ export const ContextResult = z
           detail: z.string(),
         }),
       ),
+      screened: z
+        .array(
+          z.object({
+            object_id: z.string(),
+            kind: z.literal("message"),
+            screen: z.enum(SCREEN_KINDS),
+            detail: z.string(),
+          }),
+        )
+        .optional()
+        .openapi({
+          description:
+            "User turns held back by screening (instruction override, a claimed identity or organisation " +
+            "other than the caller's, a request for another organisation's data, or a reference to a " +
+            "conversation the thread has no record of). Each is compiled only as a `[withheld: …]` notice.",
+        }),
       candidates: z
         .object({ total: z.number().int(), admitted: z.number().int(), compiled: z.number().int() })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),

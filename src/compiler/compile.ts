@@ -1,21 +1,14 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
+import { CompileCache } from "./compile-cache";
 import type { ContextObject, Omission } from "./context-object";
 import { dedupe } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
-import { type GateContext, gate } from "./passes/gate";
-import {
-  factObject,
-  initialEnvironmentObjects,
-  itemObject,
-  layerObject,
-  messageObject,
-  type Origin,
-} from "./passes/normalize";
+import { clockGate, type GateContext, standingGate } from "./passes/gate";
+import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
-import { resolveEntities } from "./passes/resolve-entities";
 import { isPayload, safeguard } from "./passes/safeguard";
 import { checkTemporal } from "./passes/temporal";
 import { toolLines } from "./passes/zones";
@@ -32,7 +25,11 @@ export const MESSAGE_TAIL = 12;
  *   1 normalize → 2 resolve entities → 3 gates → 4 temporal validity and conflicts → 5 rank and tier →
  *   6 rescue → 7 compress, convert and pack → 8 contain → 9 order → 10 emit.
  */
-export function compileContext(input: CompileInput): Envelope {
+export function compileContext(compileInput: CompileInput): Envelope {
+  // Without a thread's cache, a fresh one serves this compile alone: the same path, nothing reused.
+  const cache = compileInput.cache ?? new CompileCache();
+  // Every count goes through the cache, which remembers the counts of lines it has seen.
+  const input = { ...compileInput, countTokens: cache.countWith(compileInput.countTokens) };
   const origin: Origin = {
     tenantId: input.tenantId,
     projectId: input.projectId,
@@ -43,33 +40,26 @@ export function compileContext(input: CompileInput): Envelope {
     ),
   };
 
-  // 1. normalize
+  cache.begin(origin);
+
+  // 1–2. normalize and resolve entities: both depend on each object alone, so a warm thread's cache
+  // holds their result for every record that has not changed since the last compile.
   const tail = input.messages.slice(-MESSAGE_TAIL);
   const tailIds = new Set(tail.map((m) => m.id));
   const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
-  const normalized = {
-    facts: input.facts.map((row) => factObject(row, origin)),
-    working: input.working.map((entry) => layerObject(entry, "working", origin)),
-    environment: [
-      ...initialEnvironmentObjects(input, origin),
-      ...input.environmentFacts.map((entry) => layerObject(entry, "environment", origin)),
-    ],
-    items: input.items.map((record) => itemObject(record, origin)),
-    messages: tail.map((message) => messageObject(message, origin)),
+  const resolved = {
+    facts: input.facts.map((row) => cache.fact(row, origin)),
+    working: input.working.map((entry) => cache.layer(entry, "working", origin)),
+    environment: [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
+      cache.layer(entry, "environment", origin),
+    ),
+    items: input.items.map((record) => cache.item(record, origin)),
+    messages: tail.map((message) => cache.message(message, origin)),
     // Retrieved earlier messages; those already in the tail compete there first (see pack).
     episodes: (input.episodes ?? [])
       .filter((episode) => !tailIds.has(episode.id))
-      .map((episode) => messageObject(episode, origin)),
-  };
-
-  // 2. resolve entities
-  const resolved = {
-    facts: resolveEntities(normalized.facts),
-    working: resolveEntities(normalized.working),
-    environment: resolveEntities(normalized.environment),
-    items: resolveEntities(normalized.items),
-    messages: normalized.messages,
-    episodes: normalized.episodes,
+      // Without its score, which changes with every query while the message stays the same.
+      .map(({ score: _, ...message }) => cache.message(message, origin)),
   };
   const candidateCount = Object.values(resolved).reduce((n, list) => n + list.length, 0);
 
@@ -82,9 +72,17 @@ export function compileContext(input: CompileInput): Envelope {
     ladder: input.ladder,
   };
   const gated: Omission[] = [];
+  // What does not depend on the clock is decided once per object for this caller (seed 001's gates
+  // in the same order: gate() is standingGate, then clockGate).
+  const standing = cache.standingVerdicts(callerKey(gateContext));
   const admit = (objects: ContextObject[]) =>
     objects.filter((object) => {
-      const verdict = gate(object, gateContext);
+      let held = standing.get(object);
+      if (held === undefined) {
+        held = standingGate(object, gateContext) ?? null;
+        standing.set(object, held);
+      }
+      const verdict = held ?? clockGate(object, gateContext.now);
       if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
@@ -99,8 +97,10 @@ export function compileContext(input: CompileInput): Envelope {
   const admittedCount = Object.values(admitted).reduce((n, list) => n + list.length, 0);
 
   // 4. temporal validity and conflicts
-  const settled = checkTemporal(admitted, gated, input.statedClaims);
-  const omitted = settled.omitted;
+  const settled = cache.temporal(admitted, gated, input.statedClaims, () =>
+    checkTemporal(admitted, gated, input.statedClaims),
+  );
+  const omitted = [...settled.omitted];
 
   // 5. rank and tier
   const rankContext: RankContext = { query: input.query, now: input.now, taskType: input.taskType };
@@ -202,8 +202,30 @@ export function compileContext(input: CompileInput): Envelope {
     admittedCount,
     count: input.countTokens,
   });
-  if (Object.keys(guarded.redactions).length === 0) return envelope;
-  return { ...envelope, trace: { ...envelope.trace, redactions: guarded.redactions } };
+  // Screened turns among the candidates, whether or not their notice was placed.
+  const screened = [...tail, ...(input.episodes ?? []).filter((e) => !tailIds.has(e.id))].flatMap((m) =>
+    m.screen
+      ? [{ object_id: m.id, kind: "message" as const, screen: m.screen.kind, detail: m.screen.detail }]
+      : [],
+  );
+  const redactions = Object.keys(guarded.redactions).length ? { redactions: guarded.redactions } : {};
+  if (!screened.length && !redactions.redactions) return envelope;
+  return {
+    ...envelope,
+    trace: { ...envelope.trace, ...redactions, ...(screened.length ? { screened } : {}) },
+  };
+}
+
+/** Everything standingGate reads besides the object, as one string. */
+function callerKey(ctx: GateContext): string {
+  return JSON.stringify([
+    ctx.threadId,
+    ctx.taskId ?? null,
+    [...ctx.caller.roles],
+    ctx.caller.rank,
+    [...ctx.caller.clearances],
+    ctx.ladder,
+  ]);
 }
 
 /**

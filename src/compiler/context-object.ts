@@ -69,6 +69,11 @@ export interface ContextObject {
   decayHalfLifeDays: number | null;
   retirementRule: RetirementRuleName;
   refs?: string[];
+  /**
+   * For a message: the stamp its stored forms open with ("[ts] speaker (role): ") and the shorter
+   * speaker label that replaces it where lines are grouped under their date (see pack and emit).
+   */
+  transcript?: { stamp: string; speaker: string };
 }
 
 export interface Omission {

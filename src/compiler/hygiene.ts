@@ -225,6 +225,29 @@ export const MASK = "[superseded]";
  * of the replaced value in other words.
  */
 export function maskClaims(text: string, claims: DeadClaim[]): string {
+  let masked = maskedTexts.get(claims);
+  if (!masked) {
+    masked = new Map();
+    maskedTexts.set(claims, masked);
+  }
+  let out = masked.get(text);
+  if (out === undefined) {
+    out = maskWith(text, claims);
+    if (masked.size >= MASKED_LIMIT) masked.clear();
+    masked.set(text, out);
+  }
+  return out;
+}
+
+/**
+ * Masked texts by claim list: packing masks every detail level of every candidate it tries, and a warm
+ * thread's settlement, dead claims included, is reused between compiles (src/compiler/compile-cache.ts),
+ * so the same texts come back against the same list.
+ */
+const maskedTexts = new WeakMap<DeadClaim[], Map<string, string>>();
+const MASKED_LIMIT = 50_000;
+
+function maskWith(text: string, claims: DeadClaim[]): string {
   // Only claims present in the text, or ones that could straddle an inserted mask (they would contain
   // a bracket; the mask alone holds no space or digit, so no distinctive claim fits inside it). Masking
   // with a claim whose text was masked already changes nothing, so each text is applied once.

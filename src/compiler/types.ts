@@ -3,8 +3,18 @@ import type { DetailForms } from "../context/detail-forms";
 import type { AuthorityTier } from "../facts/authority";
 import type { FactRow } from "../facts/fact-schema";
 import type { StateItem } from "../state/types";
+import type { CompileCache } from "./compile-cache";
 import type { OutputFormat } from "./passes/emit-format";
 import type { ToolDefinition } from "./passes/zones";
+
+/** A user turn held back by screening (src/screening): the notice line shown in its place, and why. */
+export interface MessageScreen {
+  kind: import("../screening/screen-turn").ScreenKind;
+  detail: string;
+  /** "[ts] speaker: [withheld: …]", rendered when the turn was written, with its token count. */
+  line: string;
+  tokens: number;
+}
 
 export interface MessageRecord {
   id: string;
@@ -20,6 +30,8 @@ export interface MessageRecord {
   scope_id?: string | null;
   /** Summary and micro forms, stored at write time (absent for messages written before they existed). */
   forms?: DetailForms | null;
+  /** Set when screening held the turn back: the compiler shows the notice, never the turn. */
+  screen?: MessageScreen | null;
 }
 
 /** An earlier message retrieved for the query, with its relevance (higher is more relevant). */
@@ -86,6 +98,11 @@ export interface CompileInput {
   /** Earlier messages retrieved by relevance to the query, in any order; tail messages may recur. */
   episodes?: EpisodeRecord[];
   countTokens: (text: string) => number;
+  /**
+   * What earlier compiles of this thread worked out (normalised objects, line counts, the temporal
+   * settlement), owned by the thread's Durable Object. Only a memo: the envelope is the same without it.
+   */
+  cache?: CompileCache;
   /** Output shape and the caller's static zones (developer rules, tool definitions). */
   format?: OutputFormat;
   system?: string;

@@ -157,8 +157,11 @@ export async function runExtraction(
     facts_extracted: 0,
     skipped_reason: null,
   };
-  if (!input.messages.some((m) => m.role === "user")) {
+  // Screened turns are probes, not state: no extractor sees them, though the watermark passes them.
+  const usable = input.messages.filter((m) => !m.screened);
+  if (!usable.some((m) => m.role === "user")) {
     // Assistant-only batches rarely carry new decisions (seed 002); the watermark still moves on.
+    // So does a batch whose only user turns were screened.
     return {
       items: [],
       vectors: new Map(),
@@ -169,13 +172,17 @@ export async function runExtraction(
       messageScopes: [],
       messageClaims: [],
       retiredValues: [],
-      result: { ...base, skipped_reason: "no_user_messages", duration_ms: Date.now() - started },
+      result: {
+        ...base,
+        skipped_reason: input.messages.some((m) => m.role === "user") ? "screened_only" : "no_user_messages",
+        duration_ms: Date.now() - started,
+      },
     };
   }
 
   const output = await withTimeout(
     ports.extractor.extract({
-      messages: input.messages,
+      messages: usable,
       existing: input.existing.filter((i) => i.status !== "superseded"),
       existingFacts: input.existingFacts,
       openScope: input.openScope,
@@ -196,8 +203,8 @@ export async function runExtraction(
   const reconciled = reconcile({
     candidates: output.items,
     existing: input.existing,
-    allowedRefs: new Set(input.messages.map((m) => m.id)),
-    userMessageIds: new Set(input.messages.filter((m) => m.role === "user").map((m) => m.id)),
+    allowedRefs: new Set(usable.map((m) => m.id)),
+    userMessageIds: new Set(usable.filter((m) => m.role === "user").map((m) => m.id)),
     messageTs: new Map(input.messages.map((m) => [m.id, m.ts])),
     similarity,
     now: input.now,

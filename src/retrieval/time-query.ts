@@ -1,6 +1,7 @@
 /**
  * Reads the time a question is about. "When did…" questions need each retrieved message's date in the
- * context, since the answer is often only the date the thing was said; a named period ("yesterday",
+ * context, since the answer is often only the date the thing was said (the compiler renders retrieved
+ * messages under the day they were said, src/compiler/transcript.ts); a named period ("yesterday",
  * "last week", "in May", "last year", "in 2022") narrows which messages are preferred. Periods are
  * resolved against the compile's `now`, in UTC, as half-open [from, to) instants.
  */
@@ -89,10 +90,4 @@ function startOfDay(at: number): number {
 
 function span(from: number, to: number): Period {
   return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-}
-
-/** A message line "[ts] …" with the day in words after its timestamp, for questions that ask when. */
-export function withDate(line: string, ts: string): string {
-  const stamp = `[${ts}]`;
-  return line.startsWith(stamp) ? `${stamp} (${humanDate(ts)})${line.slice(stamp.length)}` : line;
 }

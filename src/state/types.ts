@@ -80,6 +80,8 @@ export interface ExtractionMessage {
   role: "user" | "assistant" | "system" | "tool";
   speaker: string | null;
   content: string;
+  /** Held back by screening (src/screening): a probe, not state. The run skips it. */
+  screened?: boolean;
 }
 
 export interface ExtractionInput {

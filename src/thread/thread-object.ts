@@ -13,6 +13,7 @@ import type {
   WatermarkView,
 } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
+import { CompileCache } from "../compiler/compile-cache";
 import type { EpisodeRecord, MessageRecord } from "../compiler/types";
 import { detailForms } from "../context/detail-forms";
 import type { Env } from "../env";
@@ -29,7 +30,7 @@ import { prepareFact, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
 import type { VectorIndex } from "../ports/vector-index";
 import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
-import { readTimeQuery, withDate } from "../retrieval/time-query";
+import { readTimeQuery } from "../retrieval/time-query";
 import { renderItemLine, renderStateSection } from "../state/render";
 import type { ExtractionMessage, StateItem } from "../state/types";
 import { sha256Hex } from "../tenancy/keys";
@@ -41,6 +42,7 @@ import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { LayerStore } from "./layer-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
+import { TurnScreens } from "./turn-screens";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
 const INLINE_EXTRACTION_MS = 2_000;
@@ -110,8 +112,12 @@ export class ThreadObject extends DurableObject<Env> {
   private readonly vectors: VectorIndex;
   private readonly episodes: EpisodeIndex;
   private readonly layers: LayerStore;
+  /** Screening verdicts on user turns, decided when each turn is written. */
+  private readonly screens: TurnScreens;
   /** The project's facts between compiles, checked against D1's revision on every read. */
   private readonly factCache = new FactCache();
+  /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
+  private readonly compileCache = new CompileCache();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -121,6 +127,7 @@ export class ThreadObject extends DurableObject<Env> {
     this.vectors = new SqliteVectorIndex(this.sql);
     this.episodes = new EpisodeIndex(this.sql, this.vectors);
     this.layers = new LayerStore(this.sql);
+    this.screens = new TurnScreens(this.sql);
   }
 
   private record(): ThreadRecord | undefined {
@@ -185,8 +192,9 @@ export class ThreadObject extends DurableObject<Env> {
       duplicates += factOutcomes.filter((o) => o.outcome === "duplicate").length;
 
       let accepted = 0;
+      const written: { id: string; ts: string; content: string; prefix: string }[] = [];
       this.ctx.storage.transactionSync(() => {
-        const inserted: { id: string; ts: string }[] = [];
+        const insertedMessages: { id: string; ts: string }[] = [];
         for (const m of messages) {
           const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
           const line = `${prefix}${m.content}`;
@@ -212,9 +220,12 @@ export class ThreadObject extends DurableObject<Env> {
               forms.microTokens,
             );
             this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
-            inserted.push({ id: m.id, ts: m.ts });
+            insertedMessages.push({ id: m.id, ts: m.ts });
+            if (m.role === "user") written.push({ id: m.id, ts: m.ts, content: m.content, prefix });
           } else duplicates++;
         }
+        // After the batch is in, so each turn is weighed against every turn before it.
+        for (const turn of written) this.screens.screen(turn, record.identity, countTokens);
         for (const f of layered) {
           const inserted = this.sql.exec(
             "INSERT INTO event_ledger (id, kind, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -232,7 +243,7 @@ export class ThreadObject extends DurableObject<Env> {
           factOutcomes.push({ id: f.id, key: f.key, outcome: "upserted", supersedes: null, reason: null });
         }
         // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
-        this.episodes.added(inserted);
+        this.episodes.added(insertedMessages);
       });
       accepted += factOutcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
       if (messages.length) await this.enqueueExtraction(tenant, thread);
@@ -310,6 +321,8 @@ export class ThreadObject extends DurableObject<Env> {
         limits.maxMessages,
       );
       if (messages.length === 0) return { ok: true, value: null } as const;
+      const screened = this.screens.of(messages.map((m) => m.id));
+      for (const m of messages) if (screened.has(m.id)) m.screened = true;
       const now = new Date().toISOString();
       const repository = new FactRepository(tenantEntry.database);
       const visible = (
@@ -477,7 +490,14 @@ export class ThreadObject extends DurableObject<Env> {
       .reverse()
       .map(messageRecord);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
-    const episodes = await this.retrieveEpisodes(thread, request.query, now, countTokens);
+    const retrieved = await this.retrieveEpisodes(thread, request.query, now);
+    const screens = this.screens.of([...messages, ...retrieved].map((m) => m.id));
+    const screened = <T extends MessageRecord>(m: T): T => {
+      const screen = screens.get(m.id);
+      return screen ? { ...m, screen } : m;
+    };
+    const episodes = retrieved.map(screened);
+    for (const [i, m] of messages.entries()) messages[i] = screened(m);
     const items = this.extraction.itemRecords();
     const statedClaims = this.extraction.statedClaims([
       ...messages.map((m) => m.id),
@@ -513,6 +533,7 @@ export class ThreadObject extends DurableObject<Env> {
       format: request.format,
       system: request.system,
       tools: request.tools,
+      cache: this.compileCache,
     });
     const passesDone = performance.now();
     const conflicts = new Map<string, string[]>();
@@ -582,12 +603,7 @@ export class ThreadObject extends DurableObject<Env> {
    * Earlier messages relevant to the query: FTS5 and vector candidates, their session neighbours, ranked
    * by src/retrieval. A failing embedder costs the vector half of the ranking, never the compile.
    */
-  private async retrieveEpisodes(
-    thread: string,
-    query: string,
-    now: string,
-    countTokens: (text: string) => number,
-  ): Promise<EpisodeRecord[]> {
+  private async retrieveEpisodes(thread: string, query: string, now: string): Promise<EpisodeRecord[]> {
     const lexical = this.episodes.lexical(query, FUSION_DEPTH);
     const embedder = embedderFor(this.env);
     let vector: { id: string; score: number }[] = [];
@@ -607,15 +623,13 @@ export class ThreadObject extends DurableObject<Env> {
       [a.previous, a.next].filter((id): id is string => id !== undefined && !hits.has(id)),
     );
     const records = new Map([...hits, ...this.episodes.records(neighbourIds)]);
-    const time = readTimeQuery(query, now);
-    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period: time.period })
+    // The day each message was said is rendered by the compiler, once per group of lines.
+    const { period } = readTimeQuery(query, now);
+    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period })
       .slice(0, MAX_EPISODES)
       .flatMap((ranked) => {
         const record = records.get(ranked.id);
-        if (!record) return [];
-        if (!time.asksWhen) return [{ ...record, score: ranked.score }];
-        const line = withDate(record.line, record.ts);
-        return [{ ...record, line, tokens: countTokens(line), score: ranked.score }];
+        return record ? [{ ...record, score: ranked.score }] : [];
       });
   }
 

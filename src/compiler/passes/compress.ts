@@ -8,7 +8,17 @@ import type { Ranked } from "./rank";
  * only when authority, scope and relevance justify it.
  */
 
-const normalized = (o: ContextObject) => (o.claim ?? o.text).toLowerCase().replace(/\s+/g, " ").trim();
+/** Claims normalised once per object: a warm thread's objects come back from its cache compile after compile. */
+const claims = new WeakMap<ContextObject, string>();
+
+function normalized(o: ContextObject): string {
+  let claim = claims.get(o);
+  if (claim === undefined) {
+    claim = (o.claim ?? o.text).toLowerCase().replace(/\s+/g, " ").trim();
+    claims.set(o, claim);
+  }
+  return claim;
+}
 
 /** Keeps the first (best-ranked, since callers pass tiers in order) object per distinct claim. */
 export function dedupe(groups: Ranked[][]): { groups: Ranked[][]; omitted: Omission[] } {
@@ -72,6 +82,13 @@ export function phrase(step: CompiledAsName, o: ContextObject, text: string): st
     default:
       return text;
   }
+}
+
+/** The stored token count of one detail level, without building the form; null when there is none. */
+export function formTokens(o: ContextObject, detail: DetailLevelName): number | null {
+  if (detail === "full") return o.tokens;
+  if (!o.forms) return null;
+  return detail === "summary" ? o.forms.summaryTokens : o.forms.microTokens;
 }
 
 /** The text and stored token count of one detail level; null when the object has no such form. */

@@ -1,5 +1,6 @@
 import type { ContextOutput } from "../../api/schemas";
 import type { Omission, Quarantine } from "../context-object";
+import { withGroupHeaders } from "../transcript";
 import { emitFormat, type OutputFormat } from "./emit-format";
 import { orderSections, SECTIONS, type SectionName } from "./order";
 import type { Placed } from "./pack";
@@ -45,7 +46,7 @@ function sectionLines(name: SectionName, placed: Placed[]): string[] {
       a.object.objectId < b.object.objectId ? -1 : a.object.objectId > b.object.objectId ? 1 : 0,
     );
   }
-  return here.map((p) => p.line);
+  return withGroupHeaders(here);
 }
 
 export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {
@@ -129,13 +130,7 @@ export function emit(input: EmitInput): Envelope {
         tokens: p.tokens,
         ...(p.object.refs ? { refs: p.object.refs } : {}),
       })),
-      omitted: omitted.map((o) => ({
-        object_id: o.object.objectId,
-        kind: o.object.kind,
-        reason: o.reason,
-        ...(o.tier ? { priority_tier: o.tier } : {}),
-        ...(o.detail ? { detail: o.detail } : {}),
-      })),
+      omitted: omitted.map(omissionEntry),
       quarantined: input.quarantined.map((q) => ({
         object_id: q.object.objectId,
         kind: q.object.kind,
@@ -151,6 +146,16 @@ export function emit(input: EmitInput): Envelope {
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+type OmissionEntry = ContextOutput["trace"]["omitted"][number];
+
+/** One per omitted candidate, thousands on a large thread: built field by field, without spreads. */
+function omissionEntry(o: Omission): OmissionEntry {
+  const entry: OmissionEntry = { object_id: o.object.objectId, kind: o.object.kind, reason: o.reason };
+  if (o.tier) entry.priority_tier = o.tier;
+  if (o.detail) entry.detail = o.detail;
+  return entry;
+}
 
 /** The least important placed line: lowest tier first, then by section from the dynamic end. */
 function pickVictim(placed: Placed[]): number | undefined {

@@ -15,24 +15,33 @@ export interface GateContext {
  * The hard filters, in the order the trace reports them: a superseded object is reported as
  * superseded even if it is also out of scope. Returns undefined when the object may be compiled.
  */
-export function gate(
-  c: ContextObject,
-  ctx: GateContext,
-): { reason: OmitReasonName; detail?: string } | undefined {
+export type Verdict = { reason: OmitReasonName; detail?: string } | undefined;
+
+export function gate(c: ContextObject, ctx: GateContext): Verdict {
+  return standingGate(c, ctx) ?? clockGate(c, ctx.now);
+}
+
+/** The gates that do not depend on the clock: for one caller they hold compile after compile. */
+export function standingGate(c: ContextObject, ctx: Omit<GateContext, "now">): Verdict {
   if (!c.isValid) return { reason: "superseded" };
   if (c.disputed) return { reason: "disputed", detail: "a higher-authority fact holds this slot" };
   const scope = scopeGate(c, ctx);
   if (scope) return { reason: "out_of_scope", detail: scope };
   const permission = isPermitted(c, ctx.caller, ctx.ladder);
   if (!permission.ok) return { reason: "not_permitted", detail: permission.detail };
-  if (c.validFrom && c.validFrom > ctx.now)
+  return undefined;
+}
+
+/** Valid time against the present. */
+export function clockGate(c: ContextObject, now: string): Verdict {
+  if (c.validFrom && c.validFrom > now)
     return { reason: "expired", detail: `not valid until ${c.validFrom}` };
-  if (c.validUntil && c.validUntil <= ctx.now)
+  if (c.validUntil && c.validUntil <= now)
     return { reason: "expired", detail: `valid until ${c.validUntil}` };
   return undefined;
 }
 
-function scopeGate(c: ContextObject, ctx: GateContext): string | undefined {
+function scopeGate(c: ContextObject, ctx: Omit<GateContext, "now">): string | undefined {
   switch (c.scope) {
     case "global":
       return undefined;

@@ -181,14 +181,14 @@ export function layerObject(
  * The environment a thread was created with. A later environment write for the same key replaces the
  * initial value; the replaced value stays an object so hygiene recognises it restated in messages.
  */
-export function initialEnvironmentObjects(input: CompileInput, origin: Origin): ContextObject[] {
+export function initialEnvironmentEntries(input: CompileInput): LayerEntry[] {
   const createdAt = typeof input.environment.now === "string" ? input.environment.now : "";
   return Object.entries(input.environment)
     .filter(([key, value]) => key !== "now" && value !== undefined && value !== null)
-    .map(([key, value]) => {
+    .map(([key, value]): LayerEntry => {
       const replacement = input.environmentFacts.find((e) => e.key === key && e.replacedBy === null);
       const text = typeof value === "string" ? value : JSON.stringify(value);
-      const entry: LayerEntry = {
+      return {
         id: `environment:${key}`,
         key,
         valueJson: JSON.stringify(value),
@@ -203,7 +203,6 @@ export function initialEnvironmentObjects(input: CompileInput, origin: Origin): 
         denyRolesJson: "[]",
         replacedBy: replacement?.id ?? null,
       };
-      return layerObject(entry, "environment", origin);
     });
 }
 
@@ -247,6 +246,27 @@ export function messageObject(message: MessageRecord, origin: Origin): ContextOb
   const level = MESSAGE_LEVEL[message.role] ?? 3;
   // A turn that carries its own restriction marker is restricted as a whole, like the facts read from it.
   const markers = readMarkers(message.content);
+  const screen = message.screen;
+  if (screen) {
+    // A screened turn is contained as its notice: the model learns what was attempted, and the turn's
+    // own words, which name what must not be disclosed, never reach the envelope in any form.
+    return {
+      ...unscreened(message, origin, level, markers),
+      text: screen.line,
+      tokens: screen.tokens,
+      forms: null,
+      contradiction: "quarantined",
+    };
+  }
+  return unscreened(message, origin, level, markers);
+}
+
+function unscreened(
+  message: MessageRecord,
+  origin: Origin,
+  level: AuthorityLevel,
+  markers: ReturnType<typeof readMarkers>,
+): ContextObject {
   return {
     ...base(origin),
     objectId: message.id,
@@ -276,5 +296,18 @@ export function messageObject(message: MessageRecord, origin: Origin): ContextOb
     claim: null,
     supersededBy: null,
     refs: [message.id],
+    ...transcriptOf(message),
   };
+}
+
+/**
+ * The stamp every stored form of a message opens with, as ingestion renders it, and the speaker label
+ * a date-grouped transcript line keeps. Absent when the stored line does not open with that stamp.
+ */
+function transcriptOf(message: MessageRecord): Pick<ContextObject, "transcript"> {
+  const who = message.speaker ? `${message.speaker} (${message.role})` : message.role;
+  const stamp = `[${message.ts}] ${who}: `;
+  if (!message.line.startsWith(stamp)) return {};
+  const speaker = message.speaker && message.role !== "user" ? who : (message.speaker ?? message.role);
+  return { transcript: { stamp, speaker } };
 }

@@ -1,7 +1,8 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
 import { type DeadClaim, maskClaims } from "../hygiene";
-import { formOf, ladderStep, phrase } from "./compress";
+import { dateGroupOf, groupHeader } from "../transcript";
+import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
 
@@ -24,6 +25,8 @@ export interface Placed {
   tier: PriorityTierName;
   compiledAs: CompiledAsName;
   tokens: number;
+  /** Lines of a section that share a group are emitted together under one header (the day they were said). */
+  group?: string;
 }
 
 /** The recent tail's share of the message budget when relevant earlier messages compete for it. */
@@ -36,6 +39,9 @@ const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
   minimal: ["full", "summary", "micro"],
   irrelevant: [],
 };
+
+/** Sections whose message lines are grouped under the day they were said (see src/compiler/transcript.ts). */
+const grouped = (section: SectionName) => section === "episodes";
 
 export interface PackInput {
   budgetTokens: number;
@@ -61,12 +67,42 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   const placed: Placed[] = [];
   const omitted: Omission[] = [];
   const opened = new Set<SectionName>(["environment"]);
-  const headerCost = (section: SectionName) => input.count(`${SECTIONS[section].title}\n`) + 2;
+  // Counted once per section: a section that never opens asks again for every candidate offered to it.
+  const headerCosts = new Map<SectionName, number>();
+  const headerCost = (section: SectionName) => {
+    let cost = headerCosts.get(section);
+    if (cost === undefined) {
+      cost = input.count(`${SECTIONS[section].title}\n`) + 2;
+      headerCosts.set(section, cost);
+    }
+    return cost;
+  };
   let remaining = input.budgetTokens - input.fixedTokens;
 
-  const render = (r: Ranked, detail: DetailLevelName) => {
-    const form = formOf(r.object, detail);
-    if (!form) return null;
+  const groupHeaderCosts = new Map<string, number>();
+  const groupHeaderCost = (group: string) => {
+    let cost = groupHeaderCosts.get(group);
+    if (cost === undefined) {
+      cost = input.count(groupHeader(group)) + 1;
+      groupHeaderCosts.set(group, cost);
+    }
+    return cost;
+  };
+  // What a message's stamp costs, and its speaker label, counted once per message.
+  const stampCost = new Map<string, number>();
+  const stampSaving = (o: ContextObject, stamp: string, label: string) => {
+    let saving = stampCost.get(o.objectId);
+    if (saving === undefined) {
+      saving = input.count(stamp) - input.count(label);
+      stampCost.set(o.objectId, saving);
+    }
+    return saving;
+  };
+
+  const render = (r: Ranked, detail: DetailLevelName, section: SectionName) => {
+    const stored = formOf(r.object, detail);
+    if (!stored) return null;
+    const form = grouped(section) ? undated(r.object, stored) : stored;
     const step = ladderStep(r);
     const body = phrase(step, r.object, maskClaims(form.text, input.dead));
     const line = r.object.kind === "message" ? body : `- ${body}`;
@@ -74,21 +110,53 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };
   };
 
+  /**
+   * In a date-grouped section a message line drops its timestamped stamp for its speaker's name: the
+   * day is said once in the group's header, which saves most of the ~18 tokens a stamp costs per line.
+   */
+  function undated(o: ContextObject, form: { text: string; tokens: number }) {
+    const t = o.transcript;
+    if (!t || !form.text.startsWith(t.stamp)) return form;
+    const label = `${t.speaker}: `;
+    return {
+      text: `${label}${form.text.slice(t.stamp.length)}`,
+      tokens: Math.max(1, form.tokens - stampSaving(o, t.stamp, label)),
+    };
+  }
+
   /** Fills one section within `allowance`; returns what it spent. */
   const fill = (section: SectionName, ranked: Ranked[], allowance: number): number => {
     let spent = 0;
     const keptHere: Placed[] = [];
+    const groups = new Set<string>();
     for (const r of ranked) {
-      const header = opened.has(section) ? 0 : headerCost(section);
+      const group = grouped(section) && r.object.transcript ? dateGroupOf(r.object.ts) : undefined;
+      const header =
+        (opened.has(section) ? 0 : headerCost(section)) +
+        (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {
-        const rendered = render(r, detail);
+        // A rendered line costs at least its stored count and one token: what cannot fit even then is
+        // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
+        // (A date-grouped message line sheds its stamp, so its stored count is no lower bound.)
+        const tokens = formTokens(r.object, detail);
+        if (tokens === null) continue;
+        if (group === undefined && spent + tokens + 1 + header > allowance) continue;
+        const rendered = render(r, detail, section);
         if (!rendered) continue;
         const cost = rendered.tokens + header;
         if (spent + cost > allowance) continue;
         spent += cost;
         opened.add(section);
-        keptHere.push({ object: r.object, section, detail, tier: r.tier, ...rendered });
+        if (group !== undefined) groups.add(group);
+        keptHere.push({
+          object: r.object,
+          section,
+          detail,
+          tier: r.tier,
+          ...rendered,
+          ...(group === undefined ? {} : { group }),
+        });
         fitted = true;
         break;
       }

@@ -36,8 +36,26 @@ const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
 
 const DAY_MS = 86_400_000;
 
-export function compositeScore(object: ContextObject, semantic: number, now: string): number {
-  const ageDays = Math.max(0, (Date.parse(now) - Date.parse(object.ts)) / DAY_MS) || 0;
+/** Parsed timestamps: every compile scores every object against the same few thousand of them. */
+const instants = new Map<string, number>();
+
+function instant(ts: string): number {
+  let parsed = instants.get(ts);
+  if (parsed === undefined) {
+    if (instants.size >= 50_000) instants.clear();
+    parsed = Date.parse(ts);
+    instants.set(ts, parsed);
+  }
+  return parsed;
+}
+
+export function compositeScore(
+  object: ContextObject,
+  semantic: number,
+  now: string,
+  nowMs = instant(now),
+): number {
+  const ageDays = Math.max(0, (nowMs - instant(object.ts)) / DAY_MS) || 0;
   const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
   const outcome = 1;
   const usage = 1;
@@ -91,9 +109,11 @@ export function rankGroup(
         objects.map((o) => o.whyItMatters ?? ""),
       )
     : [];
-  const top = Math.max(0, ...relevance);
+  let top = 0;
+  for (const r of relevance) if (r > top) top = r;
   const ranked: Ranked[] = [];
   const omitted: Omission[] = [];
+  const nowMs = instant(ctx.now);
   objects.forEach((object, i) => {
     const r = relevance[i] ?? 0;
     const inactive = activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0);
@@ -110,19 +130,26 @@ export function rankGroup(
       object,
       tier,
       relevance: r,
-      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now),
+      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs),
     });
   });
-  const tierOrder: PriorityTierName[] = ["critical", "important", "useful", "minimal", "irrelevant"];
   ranked.sort(
     (a, b) =>
-      tierOrder.indexOf(a.tier) - tierOrder.indexOf(b.tier) ||
+      TIER_ORDER[a.tier] - TIER_ORDER[b.tier] ||
       b.score - a.score ||
       b.object.ts.localeCompare(a.object.ts) ||
       a.object.objectId.localeCompare(b.object.objectId),
   );
   return { ranked, omitted };
 }
+
+const TIER_ORDER: Record<PriorityTierName, number> = {
+  critical: 0,
+  important: 1,
+  useful: 2,
+  minimal: 3,
+  irrelevant: 4,
+};
 
 export const tiers = {
   facts: (_: ContextObject, relevant: boolean): PriorityTierName => (relevant ? "important" : "minimal"),

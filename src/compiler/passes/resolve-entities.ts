@@ -32,13 +32,16 @@ export function identifiersIn(text: string): string[] {
 }
 
 export function resolveEntities(objects: ContextObject[]): ContextObject[] {
-  return objects.map((object) => {
-    const ids = new Set(object.entityIds);
-    if (object.key) ids.add(slotEntity(object.key));
-    for (const alias of object.aliases) ids.add(slotEntity(alias));
-    for (const id of identifiersIn(object.claim ?? object.text)) ids.add(id);
-    return { ...object, entityIds: [...ids] };
-  });
+  return objects.map(resolveEntity);
+}
+
+/** One object's entities depend on that object alone, so a warm thread resolves each object once. */
+export function resolveEntity(object: ContextObject): ContextObject {
+  const ids = new Set(object.entityIds);
+  if (object.key) ids.add(slotEntity(object.key));
+  for (const alias of object.aliases) ids.add(slotEntity(alias));
+  for (const id of identifiersIn(object.claim ?? object.text)) ids.add(id);
+  return { ...object, entityIds: [...ids] };
 }
 
 /** The neighbourhood of each entity: which objects speak about it. */

@@ -17,6 +17,30 @@ function sourceOf(object: ContextObject): string {
   return object.sourceType ?? "external";
 }
 
+/**
+ * Redaction results by clearance and line. A warm thread compiles mostly the lines it compiled last
+ * time, and redaction runs a dozen patterns over each; it is a pure function of the two, so its result
+ * is remembered (bounded; emptied when full). Callers must not mutate a result.
+ */
+const REDACTED_LIMIT = 20_000;
+/** One table per clearance: neither, PII, secrets, both. */
+const redactedByClearance = [0, 1, 2, 3].map(() => new Map<string, Redacted>());
+type Redacted = ReturnType<typeof redact>;
+
+function redacted(line: string, clearance: Clearance): Redacted {
+  const memo = redactedByClearance[(clearance.secrets ? 2 : 0) + (clearance.pii ? 1 : 0)] as Map<
+    string,
+    Redacted
+  >;
+  let result = memo.get(line);
+  if (!result) {
+    result = redact(line, clearance);
+    if (memo.size >= REDACTED_LIMIT) memo.clear();
+    memo.set(line, result);
+  }
+  return result;
+}
+
 export interface Safeguarded {
   placed: Placed[];
   fixed: Record<string, string[]>;
@@ -32,7 +56,7 @@ export function safeguard(
 ): Safeguarded {
   const redactions: RedactionCounts = {};
   const clean = (line: string) => {
-    const result = redact(line, clearance);
+    const result = redacted(line, clearance);
     addCounts(redactions, result.redactions);
     return result.text;
   };

@@ -149,7 +149,6 @@ export function checkTemporal(
   for (const q of settled.quarantined) removed.add(q.object.objectId);
   const facts = keep(admitted.facts);
   const working = keep(admitted.working);
-  const environment = keep(admitted.environment);
 
   const validFrom = new Map<string, string>();
   // Gated objects count too: a claim died when its successor became valid, even if that successor has
@@ -168,8 +167,23 @@ export function checkTemporal(
     detail: q.detail,
   }));
   const deadSoFar = [...omitted, ...quarantinedAsOmitted];
+  const liveSignals = keep(admitted.environment);
   // An item extracted from what was said while a claim was still believed dies with that claim.
-  const deadBeforeItems = deadClaims(deadSoFar, [...facts, ...working, ...environment], validFrom);
+  const deadBeforeItems = deadClaims(deadSoFar, [...facts, ...working, ...liveSignals], validFrom);
+  // So does an environment signal: under whatever key it was filed, a signal that states a value the
+  // conversation has since replaced ("window is 2 AM - 4 AM" once the window moved) is no longer the
+  // latest word on what it names.
+  const environment = liveSignals.filter((signal) => {
+    const restated = speaksFromDeadState(signal, deadBeforeItems);
+    if (restated) {
+      omitted.push({
+        object: { ...signal, contradiction: "overridden" },
+        reason: "superseded",
+        detail: `restates ${restated.objectId}, since replaced`,
+      });
+    }
+    return !restated;
+  });
   const outdated = outdatedMessages(statedClaims, facts);
   // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
   for (const item of admitted.items) {

@@ -88,13 +88,28 @@ export function splitSentences(text: string): string[] {
   return out;
 }
 
-/** Clauses of one sentence: split at semicolons and spaced dashes (" - ", " -- "). */
+/** A spaced dash between two amounts or times is a range ("2 AM - 4 AM", "$10 - $20"), not a break. */
+const RANGE_START = /(?:\d|\d\s*(?:[ap]\.?m\.?|%|[km]))$/i;
+const RANGE_END = /^[$€£]?\d/;
+
+/** Clauses of one sentence: split at semicolons and spaced dashes (" - ", " -- "), ranges kept whole. */
 export function splitClauses(sentence: string): string[] {
-  const parts = sentence.split(CLAUSE_BREAK);
   const out: string[] = [];
-  for (const part of parts) {
-    const trimmed = part.trim();
-    if (trimmed) out.push(trimmed);
+  let pending = "";
+  let rest = sentence;
+  for (let m = CLAUSE_BREAK.exec(rest); m !== null; m = CLAUSE_BREAK.exec(rest)) {
+    const before = pending + rest.slice(0, m.index);
+    const after = rest.slice(m.index + m[0].length);
+    if (m[0].includes("-") && RANGE_START.test(before.trimEnd()) && RANGE_END.test(after)) {
+      pending = `${before} - `;
+    } else {
+      const trimmed = before.trim();
+      if (trimmed) out.push(trimmed);
+      pending = "";
+    }
+    rest = after;
   }
+  const last = (pending + rest).trim();
+  if (last) out.push(last);
   return out;
 }

@@ -49,9 +49,20 @@ const HYPOTHETICAL_START =
 const HYPOTHETICAL_ANY =
   /\b(?:what if|hypothetical(?:ly)?|theoretical(?:ly)?|in theory|would be|could be|might be|would cost|could cost|might cost|would need|could do|could go|could offer|could use|could add|could try|could maybe|might want|we could|maybe|perhaps|possibly|potentially|speculative(?:ly)?|for the sake of argument|if we (?:were|had|went|did|moved|bought|chose|switched|used))\b/i;
 
+/**
+ * Reported speech puts "would" in the past's future ("we explained their brother would be OK"): what
+ * someone said or thought would happen, not a supposition. Its "would" is dropped before looking for
+ * hypothetical wording: only that "would" goes, so other hedges in the sentence still count.
+ */
+const REPORTED_WOULD =
+  /\b(?:said|told|explained|thought|knew|promised|assured|reassured|hoped|figured|believed|expected|realized|realised|guessed|felt|heard)\b[^.?!;]*?\bwould\b/gi;
+
 /** A hypothetical or speculative sentence: its facts belong to a hypothetical scope, never global. */
 export function isHypothetical(sentence: string): boolean {
-  return HYPOTHETICAL_START.test(sentence.trim()) || HYPOTHETICAL_ANY.test(sentence);
+  return (
+    HYPOTHETICAL_START.test(sentence.trim()) ||
+    HYPOTHETICAL_ANY.test(sentence.replace(REPORTED_WOULD, (report) => report.slice(0, -"would".length)))
+  );
 }
 
 /** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */

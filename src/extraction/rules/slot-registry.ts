@@ -43,6 +43,17 @@ function tokens(key: string): string[] {
   return key.split("_").filter(Boolean);
 }
 
+/**
+ * A key word without its derivational ending, so a modifier compares by what it names: "deploy" and
+ * "deployment", "schedule" and "scheduling". Words of four letters or fewer are left alone.
+ */
+const KEY_SUFFIX = /(?:ments?|ations?|ings?|ed|es|s)$/;
+export function keyStem(word: string): string {
+  if (word.length <= 4) return word;
+  const base = word.replace(KEY_SUFFIX, "");
+  return base.length >= 3 ? base.replace(/e$/, "") : word;
+}
+
 export class SlotRegistry {
   private readonly scopes = new Map<string, Map<string, Slot>>();
   private seq = 0;
@@ -100,13 +111,14 @@ export class SlotRegistry {
     if (known.has(raw)) return raw;
     const rawTokens = tokens(raw);
     const rawHead = keyHead(raw);
-    const rawPrefix = new Set(rawTokens.slice(0, -1));
+    // Modifiers compare by stem ("deploy window" ~ scheduled_deployment_window).
+    const rawPrefix = new Set(rawTokens.slice(0, -1).map(keyStem));
     let best: { key: string; distance: number; seq: number } | null = null;
     for (const [key, seq] of known) {
       const keyTokens = tokens(key);
       let distance = Number.POSITIVE_INFINITY;
       if (keyHead(key) === rawHead) {
-        const prefix = keyTokens.slice(0, -1);
+        const prefix = keyTokens.slice(0, -1).map(keyStem);
         const inRaw = prefix.filter((t) => rawPrefix.has(t)).length;
         const subset = inRaw === rawPrefix.size || inRaw === prefix.length;
         if (subset) distance = prefix.length + rawPrefix.size - 2 * inRaw;

@@ -1,7 +1,7 @@
 import { findSecrets } from "./classification";
 import { isTitle } from "./speaker";
 import { snake } from "./text";
-import { cleanValue, MONEY, startsWithDate, statusOf, valueKind } from "./values";
+import { cleanValue, isAppraisal, MONEY, startsWithDate, statusOf, valueKind } from "./values";
 
 /**
  * Reads slot/value pairs from one clause. A reading names its slot by a subject ("The project budget
@@ -313,8 +313,9 @@ const MAKE_THAT = new RegExp(
   String.raw`^(?:${LEAD}\s+)?(?:make|change|update|switch|move|push|bump|set|revise|correct|fix|amend|adjust|reschedule|shift|drop|raise|lower|increase|reduce|cut)\s+(?:that|it|this|them)\s+(?:to\s+|at\s+|into\s+|for\s+|down to\s+|up to\s+)?(.+)$`,
   "i",
 );
+// Not "made": "a friend made it for my birthday" made a thing, it did not change a value.
 const PRONOUN_MOVED =
-  /\b(?:moved|pushed|changed|switched|bumped|shifted|rescheduled|updated|set|raised|lowered|cut|reduced|increased|extended|made)\s+(?:it|that|this|them)\s+(?:to|at|until|for|into)\s+(.+)$/i;
+  /\b(?:moved|pushed|changed|switched|bumped|shifted|rescheduled|updated|set|raised|lowered|cut|reduced|increased|extended)\s+(?:it|that|this|them)\s+(?:to|at|until|for|into)\s+(.+)$/i;
 const ATTR_CHANGE =
   /\b(?:change|changing|changed|update|updating|updated|switch|switched|move|moving|moved|set|bump|bumped|raise|raised|lower|lowered|increase|increased|decrease|decreased|reduce|reduced|cut|push|pushed|adjust|adjusted|revise|revised|extend|extended|shift|shifted|reschedule|rescheduled|bring|brought)\s+(?:the|our|my|their)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:from\s+(.+?)\s+)?(?:to|up to|down to)\s+(.+)$/i;
 const SWITCH_FROM_TO =
@@ -729,6 +730,8 @@ function copulaReading(clause: string): SlotReading | null {
   const verb = (m[2] ?? "").toLowerCase();
   const v = value(m[3]);
   if (!v) return null;
+  // "That cup is so cute": how the speaker finds the thing, not a value it holds.
+  if (isAppraisal(m[3] ?? v)) return null;
   // "is excluding …", "are trying …": a verb in progress, not a value.
   if (PROGRESSIVE.test(v) && !statusOf(v)) return null;
   const subject = subjectKey(m[1] ?? "");

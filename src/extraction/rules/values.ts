@@ -263,14 +263,35 @@ const NON_VALUES = new Set([
   "final",
   "settled",
   "on record",
+  // "Let's make it happen", "we'll make it work": idioms, not a value given to "it".
+  "happen",
+  "work",
+  "count",
 ]);
+
+/**
+ * Appraisals: what a copular sentence says about how the speaker finds something ("That bowl is
+ * gorgeous", "Those colors are so vivid", "Drawing flowers is one of my faves") rather than a value
+ * the thing holds. A degree word ("so", "such") before the predicate marks an appraisal by itself;
+ * otherwise the predicate opens with an evaluative adjective, a superlative or a favourite.
+ */
+const DEGREE_LEAD = /^(?:so|such)\b/i;
+const INTENSIFIER_LEAD =
+  /^(?:(?:really|truly|super|amazingly|incredibly|totally|absolutely|extremely|quite|pretty|very|just|always|definitely|honestly|gonna be|going to be|all)\s+)+/i;
+const APPRAISAL =
+  /^(?:(?:a|an)\s+(?:(?:really|truly|super|very|huge|big)\s+)?(?:great|good|nice|lovely|wonderful|beautiful|amazing|awesome|fantastic|cool|fun|special|huge part|big part|source of)\b|(?:the|my|his|her|their|our|your)\s+(?:best|worst|fave|faves|favou?rite|favou?rites)\b|one of (?:my|his|her|their|our|your|the)\s+(?:fave|faves|favou?rite|favou?rites|best)\b|(?:awesome|amazing|great|gorgeous|beautiful|cute|cool|incredible|special|wonderful|fantastic|lovely|fun|nice|sweet|inspiring|powerful|meaningful|rewarding|calming|relaxing|soothing|important to|dear to|lucky|stoked|excited|thrilled|happy|glad|proud|brave|stunning|fancy|vivid|bright|bold|awful|terrible|sad|tough|scary|adorable|precious|perfect|brilliant|impressive|fascinating|hilarious|heartwarming|touching|breathtaking|unforgettable|priceless)\b)/i;
+
+export function isAppraisal(value: string): boolean {
+  const v = value.trim().replace(INTENSIFIER_LEAD, "");
+  return DEGREE_LEAD.test(v) || APPRAISAL.test(v);
+}
 
 const VALUE_LEAD =
   /^(?:[:=\-\s]+|now\s+|currently\s+|officially\s+|still\s+|set\s+(?:to|at)\s+|going\s+to\s+be\s+|at\s+|just\s+|maybe\s+|perhaps\s+|possibly\s+|probably\s+)+/i;
 const VALUE_TAIL =
   /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
 const VALUE_CUT =
-  /\s*(?:,?\s+because\b|,?\s+since\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
+  /\s*(?:,?\s+because\b|,?\s+since\b|,?\s+due to\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
 const ADVERB_LEAD =
   /^(?:absolutely|really|very|quite|super|extremely|totally|so|pretty|truly|incredibly)\s+/i;
 const MAX_VALUE_LENGTH = 160;

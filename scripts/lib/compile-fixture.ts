@@ -1,0 +1,223 @@
+// A realistic agent thread for the compile benches, generated deterministically: the inputs the Durable
+// Object would hand compileContext (scripts/bench-compile.ts), and the events that build one over HTTP.
+import { MESSAGE_TAIL } from "../../src/compiler/compile";
+import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../../src/compiler/types";
+import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
+import type { FactRow } from "../../src/facts/fact-schema";
+import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
+import { renderItemLine } from "../../src/state/render";
+import type { StateItem, StateItemType } from "../../src/state/types";
+import { loadTokenCounter } from "../../src/tokens/count-tokens";
+
+export const BUDGET = 8000;
+/** The object's load limits (src/facts/fact-cache.ts COMPILE_FACT_LIMIT, src/thread/extraction-store.ts itemRecords). */
+const FACTS_LOADED = 5000;
+const ITEMS_LOADED = 500;
+
+export function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export const TOPICS = [
+  "billing",
+  "search",
+  "onboarding",
+  "payments",
+  "analytics",
+  "mobile",
+  "auth",
+  "reporting",
+  "exports",
+  "notifications",
+  "pricing",
+  "storage",
+];
+export const OWNERS = ["Ada", "Bob", "Chen", "Dana", "Eli", "Fatima", "Gus", "Hana"];
+export const STACK = ["Postgres", "Redis", "Kafka", "S3", "BigQuery", "Elastic", "SQLite", "Snowflake"];
+export const QUERIES = [
+  "what did we decide about the billing database?",
+  "who owns the payments migration and when is it due?",
+  "what is the budget for analytics this quarter?",
+  "which region do we deploy search to?",
+  "open risks for the mobile launch",
+  "summarise the auth constraints",
+];
+
+export interface Mix {
+  facts: number;
+  working: number;
+  environment: number;
+  items: number;
+  messages: number;
+}
+
+/** Roughly what a long-lived agent thread accumulates: facts and extracted items dominate. */
+export function mixFor(objects: number): Mix {
+  const facts = Math.round(objects * 0.4);
+  const working = Math.round(objects * 0.1);
+  const environment = Math.round(objects * 0.05);
+  const items = Math.round(objects * 0.25);
+  return { facts, working, environment, items, messages: objects - facts - working - environment - items };
+}
+
+export function messageText(i: number, pick: <T>(list: T[]) => T): string {
+  const topic = pick(TOPICS);
+  switch (i % 6) {
+    case 0:
+      return `We decided to use ${pick(STACK)} for the ${topic} service.`;
+    case 1:
+      return `The ${topic} budget is $${(10 + (i % 90)) * 1000}.`;
+    case 2:
+      return `${pick(OWNERS)} will draft the ${topic} migration plan by Friday.`;
+    case 3:
+      return `Can we ship ${topic} to the EU region before the end of the month?`;
+    case 4:
+      return `Risk: the ${topic} vendor contract may slip, which would delay the launch.`;
+    default:
+      return `We must not store ${topic} card data outside ${pick(STACK)}.`;
+  }
+}
+
+export function factEvents(count: number, pick: <T>(list: T[]) => T, chance: () => number) {
+  const events: { type: "fact"; id: string; key: string; value: string; layer?: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    // One write in five restates an earlier key, so history and supersession are part of the load.
+    const key = i > 10 && chance() < 0.2 ? (events[Math.floor(chance() * i)]?.key ?? `k${i}`) : null;
+    const topic = pick(TOPICS);
+    events.push({
+      type: "fact",
+      id: `f${i}`,
+      key: key ?? `${topic}_${["owner", "region", "deadline", "budget", "vendor"][i % 5]}_${i}`,
+      value: `${pick(OWNERS)} set ${topic} to ${pick(STACK)} (${i})`,
+    });
+  }
+  return events;
+}
+
+export function layerEvents(count: number, layer: "working" | "environment", pick: <T>(list: T[]) => T) {
+  return Array.from({ length: count }, (_, i) => ({
+    type: "fact" as const,
+    id: `${layer[0]}${i}`,
+    key: `${layer}_${pick(TOPICS)}_${i % Math.max(1, Math.floor(count / 2))}`,
+    value: `${pick(TOPICS)} ${pick(STACK)} step ${i}`,
+    layer,
+  }));
+}
+
+export async function compilerInput(objects: number): Promise<{ input: CompileInput; mix: Mix }> {
+  const chance = random(objects);
+  const pick = <T>(list: T[]) => list[Math.floor(chance() * list.length)] as T;
+  const countTokens = await loadTokenCounter();
+  const mix = mixFor(objects);
+  const start = Date.parse("2026-01-01T00:00:00Z");
+  const at = (i: number) => new Date(start + i * 60_000).toISOString();
+  const identity = { user_id: "u1", user_name: "Ada", authority: "employee" };
+
+  const writer = {
+    projectId: "bench",
+    threadId: "bench",
+    identity,
+    ladder: DEFAULT_AUTHORITY_LADDER,
+    receivedAt: at(0),
+    countTokens,
+  };
+  const latestByKey = new Map<string, FactRow>();
+  const facts: FactRow[] = factEvents(mix.facts, pick, chance).map((event, i) => {
+    const row = prepareFact({ ...event, ts: at(i) }, writer);
+    const previous = latestByKey.get(row.key);
+    if (previous) {
+      previous.txEnd = row.txStart;
+      previous.supersededBy = row.id;
+      row.supersedes = previous.id;
+      row.lineageId = previous.lineageId;
+    }
+    latestByKey.set(row.key, row);
+    return row;
+  });
+
+  const layer = (layerName: "working" | "environment", count: number): LayerEntry[] => {
+    const current = new Map<string, LayerEntry>();
+    return layerEvents(count, layerName, pick).map((event, i) => {
+      const content = renderFactLine(event.key, event.value, false, null);
+      const entry: LayerEntry = {
+        id: event.id,
+        key: event.key,
+        valueJson: JSON.stringify(event.value),
+        content,
+        tokens: countTokens(content),
+        ts: at(i),
+        expiresAt: null,
+        scope: layerName === "working" ? "session" : "global",
+        scopeId: null,
+        classification: "public",
+        allowRolesJson: "[]",
+        denyRolesJson: "[]",
+        replacedBy: null,
+      };
+      const before = current.get(event.key);
+      if (before) before.replacedBy = entry.id;
+      current.set(event.key, entry);
+      return entry;
+    });
+  };
+
+  const types: StateItemType[] = ["decision", "constraint", "action", "question", "risk"];
+  const items: StateItemRecord[] = Array.from({ length: mix.items }, (_, i) => {
+    const item: StateItem = {
+      uid: `i${i}`,
+      text: messageText(i, pick),
+      status: i % 7 === 0 ? "superseded" : "active",
+      type_tag: types[i % types.length] as StateItemType,
+      topic_tags: [pick(TOPICS)],
+      refs: [`m${i % Math.max(1, mix.messages)}`],
+      confidence: i % 9 === 0 ? "low" : "high",
+      replaced_by: i % 7 === 0 ? `i${i + 1}` : null,
+      supersession_evidence: null,
+      conflict: false,
+      pinned: false,
+      source: "rules",
+      created_at: at(i),
+      last_seen_at: at(i),
+      scope: "global",
+      scope_id: null,
+      classification: "public",
+      allow_roles: [],
+    };
+    const line = renderItemLine(item);
+    return { item, line, tokens: countTokens(line) };
+  });
+
+  // The object loads only the tail of the transcript.
+  const messages: MessageRecord[] = Array.from({ length: Math.min(MESSAGE_TAIL, mix.messages) }, (_, j) => {
+    const i = mix.messages - MESSAGE_TAIL + j;
+    const content = messageText(i, pick);
+    const line = `[${at(i)}] ${pick(OWNERS)} (user): ${content}`;
+    return { id: `m${i}`, ts: at(i), role: "user", speaker: null, content, line, tokens: countTokens(line) };
+  });
+
+  return {
+    mix,
+    input: {
+      query: QUERIES[0] as string,
+      budgetTokens: BUDGET,
+      factsShare: 0.7,
+      now: at(objects + 1),
+      threadId: "bench",
+      identity,
+      environment: { region: "eu-west-1", tier: "enterprise" },
+      ladder: DEFAULT_AUTHORITY_LADDER,
+      // What the object loads: FactCache.forCompile's newest 5,000 and ExtractionStore.itemRecords' newest 500.
+      facts: facts.reverse().slice(0, FACTS_LOADED),
+      working: layer("working", mix.working),
+      environmentFacts: layer("environment", mix.environment),
+      items: items.reverse().slice(0, ITEMS_LOADED),
+      statedClaims: new Map(),
+      messages,
+      countTokens,
+    },
+  };
+}

@@ -1,0 +1,251 @@
+import type { FactRow } from "../facts/fact-schema";
+import { memoizedCounter } from "../tokens/segments";
+import type { ContextObject, Omission } from "./context-object";
+import type { Verdict } from "./passes/gate";
+import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
+import { resolveEntity } from "./passes/resolve-entities";
+import type { Admitted, TemporalResult } from "./passes/temporal";
+import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
+
+/**
+ * Incremental compilation for a warm thread. Most of a compile's per-object work depends on the object
+ * alone: normalising a stored record into a Context Object (JSON parsing, marker reading) and resolving
+ * its entities; and most of the envelope's lines were emitted, and counted, last time. A CompileCache
+ * remembers both between compiles of one thread, with pass 4's settlement, which does not depend on
+ * the query. It is owned by the thread's Durable Object and handed
+ * to compileContext, so the passes stay pure functions of their input: an entry is reused only while
+ * the record it was made from is unchanged, field for field, so a cached compile gives the same
+ * envelope as a cold one. Bounded: each table is emptied when it outgrows its limit.
+ */
+
+/** Records a thread loads per compile: 5,000 facts and 500 items at most, plus layers and messages. */
+const OBJECT_LIMIT = 10_000;
+/** Distinct lines and blocks whose token counts are kept. */
+const COUNT_LIMIT = 50_000;
+
+interface Entry<T> {
+  record: T;
+  object: ContextObject;
+}
+
+type Kind = "fact" | "working" | "environment" | "item" | "message";
+
+/** What pass 4 settled last time, and the input it settled. */
+interface Settled {
+  admitted: Admitted;
+  earlier: Omission[];
+  stated: Map<string, StatedClaims>;
+  result: TemporalResult;
+}
+
+export class CompileCache {
+  private readonly objects: Record<Kind, Map<string, Entry<unknown>>> = {
+    fact: new Map(),
+    working: new Map(),
+    environment: new Map(),
+    item: new Map(),
+    message: new Map(),
+  };
+  private settled?: Settled;
+  private verdicts: { key: string; table: Map<ContextObject, Verdict | null> } = {
+    key: "",
+    table: new Map(),
+  };
+  private readonly counts = new Map<string, number>();
+  private origin = "";
+  private counter?: { count: (text: string) => number; memoized: (text: string) => number };
+
+  /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
+  begin(origin: Origin): void {
+    const key = `${origin.tenantId}\u0000${origin.projectId}\u0000${origin.threadId}\u0000${origin.topRank}`;
+    if (key !== this.origin) {
+      for (const table of Object.values(this.objects)) table.clear();
+      this.settled = undefined;
+      this.verdicts = { key: "", table: new Map() };
+      this.origin = key;
+    }
+  }
+
+  /** `count`, remembering the count of each line-aligned piece of text (src/tokens/segments.ts). */
+  countWith(count: (text: string) => number): (text: string) => number {
+    if (this.counter?.count !== count) {
+      this.counts.clear();
+      this.counter = { count, memoized: memoizedCounter(count, this.counts, COUNT_LIMIT) };
+    }
+    return this.counter.memoized;
+  }
+
+  fact(row: FactRow, origin: Origin): ContextObject {
+    return this.object("fact", row.id, row, origin, sameFactVersion, factObject);
+  }
+
+  layer(entry: LayerEntry, kind: "working" | "environment", origin: Origin): ContextObject {
+    return this.object(kind, entry.id, entry, origin, sameLayerVersion, (e, o) => layerObject(e, kind, o));
+  }
+
+  item(record: StateItemRecord, origin: Origin): ContextObject {
+    return this.object("item", record.item.uid, record, origin, sameData, itemObject);
+  }
+
+  /** Messages are transcript: they are normalised but not entity-resolved (as compile always did). */
+  message(message: MessageRecord, origin: Origin): ContextObject {
+    return this.object("message", message.id, message, origin, sameData, messageObject, false);
+  }
+
+  /**
+   * Pass 4 does not depend on the query: it settles the admitted objects against each other. When the
+   * same objects (the cached ones, by identity) were admitted, the same ones gated, and messages
+   * stated the same claims, last compile's settlement stands. Callers must not mutate the result.
+   */
+  temporal(
+    admitted: Admitted,
+    earlier: Omission[],
+    stated: Map<string, StatedClaims>,
+    settle: () => TemporalResult,
+  ): TemporalResult {
+    const last = this.settled;
+    if (
+      last &&
+      ADMITTED_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
+      sameOmissions(last.earlier, earlier) &&
+      sameStated(last.stated, stated)
+    ) {
+      return last.result;
+    }
+    const result = settle();
+    this.settled = {
+      admitted: { ...admitted },
+      earlier: [...earlier],
+      stated: new Map([...stated].map(([id, claims]) => [id, snapshot(claims)])),
+      result,
+    };
+    return result;
+  }
+
+  /**
+   * Clock-independent gate verdicts (standingGate) by object, for one caller: the thread, task, the
+   * caller's roles, rank and clearances, and the authority ladder, as `callerKey` spells them. A
+   * different caller starts a fresh table.
+   */
+  standingVerdicts(callerKey: string): Map<ContextObject, Verdict | null> {
+    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
+      this.verdicts = { key: callerKey, table: new Map() };
+    }
+    return this.verdicts.table;
+  }
+
+  /** How many objects are held; for tests. */
+  get size(): number {
+    return Object.values(this.objects).reduce((n, table) => n + table.size, 0);
+  }
+
+  private object<T>(
+    kind: Kind,
+    id: string,
+    record: T,
+    origin: Origin,
+    same: (cached: T, record: T) => boolean,
+    make: (record: T, origin: Origin) => ContextObject,
+    resolve = true,
+  ) {
+    const table = this.objects[kind];
+    const hit = table.get(id) as Entry<T> | undefined;
+    if (hit && same(hit.record, record)) return hit.object;
+    const made = make(record, origin);
+    const object = resolve ? resolveEntity(made) : made;
+    if (table.size >= OBJECT_LIMIT) table.clear();
+    table.set(id, { record: snapshot(record), object });
+    return object;
+  }
+}
+
+/**
+ * Fact versions and layer versions are written once under their id and never rewritten
+ * (src/facts/fact-schema.ts: a change closes the old version and inserts a new one; layer_versions
+ * rows likewise), except for the lifecycle columns that close, dispute or flag a version. Comparing
+ * those, and the content as a guard against an id reused for other text, is as exact as comparing
+ * every column, and a compile of a large thread checks thousands of versions: whole-row comparison of
+ * freshly loaded strings cost more than the rest of a warm compile.
+ */
+const sameFactVersion = (a: FactRow, b: FactRow) =>
+  a.isValid === b.isValid &&
+  a.txEnd === b.txEnd &&
+  a.supersededBy === b.supersededBy &&
+  a.needsReview === b.needsReview &&
+  a.contradictionStatus === b.contradictionStatus &&
+  a.statusReason === b.statusReason &&
+  a.validUntil === b.validUntil &&
+  a.tokens === b.tokens &&
+  a.content === b.content;
+
+const sameLayerVersion = (a: LayerEntry, b: LayerEntry) =>
+  a.replacedBy === b.replacedBy &&
+  a.expiresAt === b.expiresAt &&
+  a.tokens === b.tokens &&
+  a.content === b.content;
+
+const ADMITTED_LISTS = ["facts", "working", "environment", "items", "messages", "episodes"] as const;
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);
+
+const sameOmissions = (a: Omission[], b: Omission[]) =>
+  a.length === b.length &&
+  a.every((o, i) => {
+    const other = b[i];
+    return (
+      other !== undefined &&
+      o.object === other.object &&
+      o.reason === other.reason &&
+      o.detail === other.detail &&
+      o.tier === other.tier
+    );
+  });
+
+function sameStated(a: Map<string, StatedClaims>, b: Map<string, StatedClaims>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, claims] of b) if (!sameData(a.get(id), claims)) return false;
+  return true;
+}
+
+/**
+ * Records are plain data: strings, numbers, booleans, null, arrays and plain objects. A snapshot is
+ * kept rather than the caller's record, so a caller that later mutates its record cannot make a stale
+ * entry look current.
+ */
+function snapshot<T>(record: T): T {
+  if (typeof record !== "object" || record === null) return record;
+  if (Array.isArray(record)) return record.map(snapshot) as T;
+  // Spread, not key-by-key assignment: a record of forty columns built one key at a time ends up in
+  // V8's slow dictionary mode, and entries are read on every compile.
+  const copy = { ...record } as Record<string, unknown>;
+  for (const key in copy) {
+    const value = copy[key];
+    if (typeof value === "object" && value !== null) copy[key] = snapshot(value);
+  }
+  return copy as T;
+}
+
+/** Deep equality over plain data. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    const x = left[key];
+    const y = right[key];
+    // Most fields are strings, numbers or null: compared in place, without a call.
+    if (x !== y && (typeof x !== "object" || x === null || !sameData(x, y))) return false;
+    keys++;
+  }
+  for (const _ in right) keys--;
+  return keys === 0;
+}

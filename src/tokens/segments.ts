@@ -1,0 +1,63 @@
+/**
+ * Counting a long text as the sum of its lines' counts, exactly. cl100k_base first splits text into
+ * pieces with a regular expression and encodes each piece on its own, so a count is additive over any
+ * split the expression itself would make. It always makes one right after a run of line breaks that
+ * is followed by a non-space character: no alternative of the expression reaches past such a run (the
+ * ones that take line breaks, `\s*[\r\n]`, ` ?[^\s\p{L}\p{N}]+[\r\n]*` and `\s+$`, stop at the last
+ * break before the non-space, and none looks behind). So a text cut at those points counts the same as
+ * the sum of its pieces, and a compile that re-emits mostly the same lines counts only the new ones.
+ */
+
+/** Where the pieces start: after each line break that a non-space character follows. */
+export function segmentsOf(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let at = text.indexOf("\n");
+  while (at !== -1) {
+    const next = text.charCodeAt(at + 1);
+    // Any whitespace continues the run (space, tab, \r, \n, \f, \v and the rest of \s are handled by
+    // only cutting before characters that are certainly not whitespace: printable ASCII).
+    if (next > 0x20 && next < 0x7f) {
+      pieces.push(text.slice(start, at + 1));
+      start = at + 1;
+    }
+    at = text.indexOf("\n", at + 1);
+  }
+  pieces.push(start === 0 ? text : text.slice(start));
+  return pieces;
+}
+
+/**
+ * A counter that remembers each piece's count in `memo`, which the caller owns and bounds: a warm
+ * thread emits mostly the lines it emitted last time.
+ */
+export function memoizedCounter(
+  count: (text: string) => number,
+  memo: Map<string, number>,
+  limit: number,
+): (text: string) => number {
+  const countPiece = (piece: string): number => {
+    let tokens = memo.get(piece);
+    if (tokens === undefined) {
+      tokens = count(piece);
+      if (memo.size >= limit) memo.clear();
+      memo.set(ownCopy(piece), tokens);
+    }
+    return tokens;
+  };
+  return (text: string) => {
+    if (!text) return count(text);
+    let total = 0;
+    for (const piece of segmentsOf(text)) total += countPiece(piece);
+    return total;
+  };
+}
+
+/**
+ * A piece is a slice of the whole text, and engines keep a slice's parent alive: a remembered piece
+ * would hold on to every envelope it was cut from. JSON round-trips strings exactly, lone surrogates
+ * included, into a string of its own.
+ */
+function ownCopy(piece: string): string {
+  return JSON.parse(JSON.stringify(piece)) as string;
+}

@@ -1,0 +1,193 @@
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { compileContext } from "../src/compiler/compile";
+import { CompileCache } from "../src/compiler/compile-cache";
+import type { Origin } from "../src/compiler/passes/normalize";
+import type { CompileInput, MessageRecord, StateItemRecord } from "../src/compiler/types";
+import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
+import type { FactRow } from "../src/facts/fact-schema";
+import { factRow } from "./support/context-objects";
+
+const origin: Origin = { tenantId: "t", projectId: "p", threadId: "t1", topRank: 5 };
+
+const row = (id: string, key: string, value: string, extra: Partial<FactRow> = {}) => {
+  const content = `${key}: ${value}`;
+  return factRow({
+    id,
+    key,
+    valueJson: JSON.stringify(value),
+    content,
+    tokens: countTokens(content),
+    ...extra,
+  });
+};
+
+const message = (id: string, ts: string, content: string): MessageRecord => {
+  const line = `[${ts}] Ada (user): ${content}`;
+  return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
+};
+
+const item = (uid: string, text: string, extra: Partial<StateItemRecord["item"]> = {}): StateItemRecord => {
+  const line = `- [decision] ${text}`;
+  return {
+    item: {
+      uid,
+      text,
+      status: "active",
+      type_tag: "decision",
+      topic_tags: ["budget"],
+      refs: ["m1"],
+      confidence: "high",
+      replaced_by: null,
+      supersession_evidence: null,
+      conflict: false,
+      pinned: false,
+      source: "rules",
+      created_at: "2025-01-02T00:00:00.000Z",
+      last_seen_at: "2025-01-02T00:00:00.000Z",
+      scope: "global",
+      scope_id: null,
+      classification: "public",
+      allow_roles: [],
+      ...extra,
+    },
+    line,
+    tokens: countTokens(line),
+  };
+};
+
+const base: CompileInput = {
+  query: "what is the budget?",
+  budgetTokens: 400,
+  factsShare: 0.7,
+  now: "2025-06-01T00:00:00.000Z",
+  threadId: "t1",
+  tenantId: "t",
+  projectId: "p",
+  identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
+  environment: { region: "eu-west-1" },
+  ladder,
+  facts: [],
+  working: [],
+  environmentFacts: [],
+  items: [],
+  statedClaims: new Map(),
+  messages: [],
+  countTokens,
+};
+
+/** Each step as storage would return it: fresh records, some of them changed since the last step. */
+const steps: Partial<CompileInput>[] = [
+  {
+    facts: [row("f1", "budget", "$50,000 approved by finance"), row("f2", "region", "EU only")],
+    items: [item("i1", "The budget is $50,000 approved by finance")],
+    messages: [message("m1", "2025-01-02T00:00:00.000Z", "The budget is $50,000 approved by finance")],
+  },
+  {
+    query: "where do we deploy?",
+    facts: [row("f1", "budget", "$50,000 approved by finance"), row("f2", "region", "EU only")],
+    items: [item("i1", "The budget is $50,000 approved by finance")],
+    messages: [message("m1", "2025-01-02T00:00:00.000Z", "The budget is $50,000 approved by finance")],
+  },
+  {
+    // f1 is superseded in place (same id, new version of its row) and f3 replaces it.
+    facts: [
+      row("f1", "budget", "$50,000 approved by finance", {
+        isValid: false,
+        txEnd: "2025-03-01T00:00:00.000Z",
+        supersededBy: "f3",
+      }),
+      row("f2", "region", "EU only"),
+      row("f3", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" }),
+    ],
+    items: [item("i1", "The budget is $50,000 approved by finance", { status: "superseded" })],
+    messages: [
+      message("m1", "2025-01-02T00:00:00.000Z", "The budget is $50,000 approved by finance"),
+      message("m2", "2025-03-02T00:00:00.000Z", "So $50,000 approved by finance is gone, we now have more"),
+    ],
+  },
+  {
+    // The same records, but the caller's roles and the clock differ: gates and settlement change.
+    requestRoles: ["engineer"],
+    now: "2025-07-01T00:00:00.000Z",
+    facts: [row("f2", "region", "EU only", { validUntil: "2025-06-15T00:00:00.000Z" })],
+    statedClaims: new Map([
+      ["m1", { ts: "2025-01-02T00:00:00.000Z", claims: [{ key: "budget", value: "$50,000" }] }],
+    ]),
+  },
+  {
+    // Only the reason f9 is gated changes between these two steps (not yet valid, then not permitted),
+    // and with it whether the message quoting it speaks from a dead state.
+    requestRoles: undefined,
+    facts: [
+      row("f9", "codename", "Bluebird Falcon Seven", {
+        classification: "confidential",
+        validFrom: "2026-01-01T00:00:00.000Z",
+      }),
+    ],
+    messages: [message("m3", "2025-06-02T00:00:00.000Z", "Remember the codename is Bluebird Falcon Seven")],
+    statedClaims: new Map(),
+  },
+  { requestRoles: ["engineer"] },
+];
+
+describe("CompileCache", () => {
+  it("reuses an object while its record is unchanged, and rebuilds it when the record changes", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    const first = cache.fact(row("f1", "budget", "$50,000"), origin);
+    expect(cache.fact(row("f1", "budget", "$50,000"), origin)).toBe(first);
+
+    const superseded = cache.fact(
+      row("f1", "budget", "$50,000", { txEnd: "2025-02-01T00:00:00.000Z" }),
+      origin,
+    );
+    expect(superseded).not.toBe(first);
+    expect(superseded.isValid).toBe(false);
+
+    const record = item("i1", "ship on Friday");
+    const cached = cache.item(record, origin);
+    // A record the caller mutates after handing it over does not leave a stale entry behind.
+    record.item.refs.push("m9");
+    const again = cache.item(record, origin);
+    expect(again).not.toBe(cached);
+    expect(again.refs).toEqual(["m1", "m9"]);
+  });
+
+  it("forgets its objects when the thread's origin changes", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    const first = cache.fact(row("f1", "budget", "$50,000", { authorityRank: 5 }), origin);
+    const wider = { ...origin, topRank: 10 };
+    cache.begin(wider);
+    const second = cache.fact(row("f1", "budget", "$50,000", { authorityRank: 5 }), wider);
+    expect(second).not.toBe(first);
+    expect(second.sourceAuthority).toBe(0.5);
+  });
+
+  it("gives the same envelope as an uncached compile at every step of a changing thread", () => {
+    const cache = new CompileCache();
+    let input = base;
+    for (const step of steps) {
+      input = { ...input, ...step };
+      const uncached = compileContext(input);
+      const reloaded = {
+        facts: structuredClone(input.facts),
+        items: structuredClone(input.items),
+        messages: structuredClone(input.messages),
+      };
+      const cached = compileContext({ ...input, ...reloaded, cache });
+      expect(cached).toEqual(uncached);
+    }
+    const reasons = (envelope: ReturnType<typeof compileContext>) =>
+      envelope.trace.omitted.map((o) => `${o.object_id} ${o.reason}`);
+    expect(reasons(compileContext({ ...input, cache }))).toEqual(
+      expect.arrayContaining(["f9 not_permitted", "m3 not_permitted"]),
+    );
+    // The supersession of step 3 shows through the cache: the old value is gone, the new one is there.
+    const third = compileContext({ ...base, ...steps[0], ...steps[2], cache });
+    expect(third.context).toContain("$80,000");
+    expect(third.context).not.toMatch(/budget: \$50,000/);
+    expect(third.trace.omitted.find((o) => o.object_id === "f1")?.reason).toBe("superseded");
+  });
+});

@@ -1,0 +1,64 @@
+import fc from "fast-check";
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { memoizedCounter, segmentsOf } from "../src/tokens/segments";
+
+/**
+ * The envelope's count is taken piece by piece with remembered counts; it must equal the tokenizer's
+ * count of the whole text, whatever the text holds, or the budget guarantee would rest on an estimate.
+ */
+const fragment = fc.constantFrom(
+  "a",
+  "Zed",
+  " ",
+  "  ",
+  "\n",
+  "\n\n",
+  "\r\n",
+  "\t",
+  ".",
+  "-",
+  "- ",
+  "## ",
+  "(",
+  ")",
+  "'s",
+  "'",
+  "1",
+  "234",
+  "é",
+  "日本",
+  "😀",
+  "$",
+  "%",
+  " \n",
+  "\n ",
+  "\u00a0",
+  "\u2028",
+  "[superseded]",
+  "<untrusted_data>",
+);
+const text = fc.array(fragment, { maxLength: 60 }).map((parts) => parts.join(""));
+
+describe("line-aligned token counting", () => {
+  it("cuts a text into pieces that join back into it", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(segmentsOf(t).join("")).toBe(t);
+      }),
+    );
+  });
+
+  it("counts exactly what the tokenizer counts for the whole text, memo warm or cold", () => {
+    const memo = new Map<string, number>();
+    const count = memoizedCounter(countTokens, memo, 1000);
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), (texts) => {
+        for (const t of texts) expect(count(t)).toBe(countTokens(t));
+        const joined = texts.join("\n");
+        expect(count(joined)).toBe(countTokens(joined));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
