@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, fact, newThread } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
 
 describe("supersession chains", () => {
   it("follows a chain of four versions by key, by id and by implicit same-key update", async () => {
@@ -27,6 +27,46 @@ describe("supersession chains", () => {
     const ctx = await t.context({ query: "What is the budget?" });
     expect(ctx.json.context).toContain("$150,000");
     for (const dead of ["$50,000", "$75,000", "$90,000"]) expect(ctx.json.context).not.toContain(dead);
+  });
+
+  it("a turn that stated a replaced figure in other words leaves the context; later turns stay", async () => {
+    const t = await newThread();
+    await t.events([
+      message("I'm working on the Umbrella deal. They want a 25% discount. I got VP approval.", {
+        id: "m1",
+        ts: "2025-12-02T15:02:00Z",
+      }),
+      fact("umbrella_discount", "25% discount approved for Umbrella", {
+        id: "ud1",
+        ts: "2025-12-02T15:03:00Z",
+      }),
+      fact("discount_policy", "Max 10% discount without VP approval", {
+        id: "up1",
+        ts: "2025-06-01T00:00:00Z",
+      }),
+    ]);
+    await t.events([
+      fact("umbrella_discount_v2", "discount for Umbrella revoked; credit issue", {
+        id: "ud2",
+        ts: "2025-12-02T15:36:00Z",
+        supersedes: "umbrella_discount",
+      }),
+      message("Bad news - credit issue. We're back to standard policy for Umbrella.", {
+        id: "m2",
+        ts: "2025-12-02T15:37:00Z",
+      }),
+      message("Umbrella expects 25% growth next year, nice.", { id: "m3", ts: "2025-12-02T15:38:00Z" }),
+    ]);
+    const ctx = await t.context({ query: "Can I offer Umbrella the discount we discussed?" });
+    expect(ctx.json.context).toContain("revoked");
+    expect(ctx.json.context).toContain("Max 10% discount");
+    // m1 believed the replaced 25% when it was said: elided whole, not masked.
+    expect(ctx.json.context).not.toContain("They want a");
+    const omitted = ctx.json.trace.omitted.find((o: { object_id: string }) => o.object_id === "m1");
+    expect(omitted).toMatchObject({ reason: "superseded", detail: "restates ud1" });
+    // Turns after the replacement speak from the new state or of other things: they stay.
+    expect(ctx.json.context).toContain("back to standard policy");
+    expect(ctx.json.context).toContain("expects 25% growth");
   });
 
   it("superseding an id that is already superseded displaces the chain's current head", async () => {

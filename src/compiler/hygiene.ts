@@ -212,9 +212,41 @@ export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | un
   return firstIn(text.toLowerCase(), claims, () => true);
 }
 
-/** A message restating a dead claim from when it was still believed, or a claim never live here. */
+/**
+ * A message restating a dead claim from when it was still believed, or a claim never live here. A
+ * replaced claim is also spoken when the message states one of its dead figures before it was replaced:
+ * "They want a 25% discount" words the replaced "25% discount approved" differently, but the 25% no
+ * live claim states is the same belief.
+ */
 export function speaksFromDeadState(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
-  return firstIn(message.text.toLowerCase(), claims, (c) => c.diedAt === null || message.ts < c.diedAt);
+  const believed = (c: DeadClaim) => c.diedAt === null || message.ts < c.diedAt;
+  const quoted = firstIn(message.text.toLowerCase(), claims, believed);
+  if (quoted || !FIGURE_PRESENT.test(message.text)) return quoted;
+  const byFigure = replacedFiguresOf(claims);
+  if (!byFigure.size) return undefined;
+  for (const figure of figuresOf(message.text)) {
+    // Only before a known replacement: later text citing the old figure is a correction, masked instead.
+    const claim = byFigure.get(figure)?.find((c) => c.diedAt !== null && message.ts < c.diedAt);
+    if (claim) return claim;
+  }
+  return undefined;
+}
+
+const REPLACED = new Set<OmitReasonName>(["superseded", "overridden"]);
+const replacedFigures = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
+
+/** Dead figures of replaced claims, by figure, gathered once per claim list. */
+function replacedFiguresOf(claims: DeadClaim[]): Map<string, DeadClaim[]> {
+  let found = replacedFigures.get(claims);
+  if (!found) {
+    found = new Map();
+    for (const claim of claims) {
+      if (!REPLACED.has(claim.reason)) continue;
+      for (const figure of claim.figures) found.set(figure, [...(found.get(figure) ?? []), claim]);
+    }
+    replacedFigures.set(claims, found);
+  }
+  return found;
 }
 
 export const MASK = "[superseded]";
