@@ -131,7 +131,78 @@ const steps: Partial<CompileInput>[] = [
   { requestRoles: ["engineer"] },
 ];
 
+/**
+ * Stored state that stays the same while each query retrieves other episodes, with other stated claims:
+ * b1 is replaced by b2, the item from m1 (which stated the old budget) and m4 (its acknowledgement)
+ * is outdated, and m5 retires the old launch date that m6 quotes.
+ */
+const budgetFacts = () => [
+  row("b1", "budget", "$50,000 approved by finance", {
+    isValid: false,
+    txEnd: "2025-03-01T00:00:00.000Z",
+    supersededBy: "b2",
+  }),
+  row("b2", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" }),
+];
+const episode = (id: string, ts: string, content: string, score: number) => ({
+  ...message(id, ts, content),
+  score,
+});
+const oldBudget = { ts: "2025-01-02T00:00:00.000Z", claims: [{ key: "budget", value: "$50,000" }] };
+const retiredLaunch = { ts: "2025-04-01T00:00:00.000Z", claims: [], retired: ["launch on March 15th"] };
+const m4 = episode("m4", "2025-01-03T00:00:00.000Z", "Yes, agreed, that works for the whole team", 0.9);
+const m5 = episode("m5", "2025-04-01T00:00:00.000Z", "We will no longer launch on March 15th, it moves", 0.5);
+const m6 = episode(
+  "m6",
+  "2025-04-02T00:00:00.000Z",
+  "Reminder for all: launch on March 15th and dinner later",
+  0.7,
+);
+const queries: Partial<CompileInput>[] = [
+  { query: "what did the team agree?", episodes: [m4], statedClaims: new Map([["m1", oldBudget]]) },
+  {
+    query: "when is the launch?",
+    episodes: [m6, m5],
+    statedClaims: new Map([
+      ["m5", retiredLaunch],
+      ["m1", oldBudget],
+    ]),
+  },
+  { query: "launch reminders", episodes: [m6], statedClaims: new Map([["m1", oldBudget]]) },
+  { query: "what did the team agree?", episodes: [m4, m6], statedClaims: new Map([["m1", oldBudget]]) },
+];
+
 describe("CompileCache", () => {
+  it("gives the same envelope as an uncached compile when only the retrieved episodes change", () => {
+    const cache = new CompileCache();
+    const state: CompileInput = {
+      ...base,
+      budgetTokens: 800,
+      facts: budgetFacts(),
+      items: [item("i1", "Go with the finance budget as agreed", { refs: ["m1", "m4"] })],
+    };
+    const envelopes = queries.map((query) => {
+      const input = { ...state, ...query };
+      const uncached = compileContext(input);
+      const cached = compileContext({
+        ...input,
+        facts: budgetFacts(),
+        items: structuredClone(input.items),
+        cache,
+      });
+      expect(cached).toEqual(uncached);
+      return cached;
+    });
+    const reasons = (envelope: ReturnType<typeof compileContext>) =>
+      envelope.trace.omitted.map((o) => `${o.object_id} ${o.reason}`);
+    // The acknowledgement is outdated with the message it answered, whatever else was retrieved.
+    expect(reasons(envelopes[0] as ReturnType<typeof compileContext>)).toContain("m4 superseded");
+    expect(reasons(envelopes[3] as ReturnType<typeof compileContext>)).toContain("m4 superseded");
+    // The launch date is dead only while the message that retired it is among the stated claims.
+    expect(envelopes[1]?.context).not.toContain("launch on March 15th and dinner");
+    expect(envelopes[2]?.context).toContain("launch on March 15th and dinner");
+  });
+
   it("reuses an object while its record is unchanged, and rebuilds it when the record changes", () => {
     const cache = new CompileCache();
     cache.begin(origin);

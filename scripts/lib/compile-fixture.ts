@@ -1,7 +1,13 @@
 // A realistic agent thread for the compile benches, generated deterministically: the inputs the Durable
 // Object would hand compileContext (scripts/bench-compile.ts), and the events that build one over HTTP.
 import { MESSAGE_TAIL } from "../../src/compiler/compile";
-import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../../src/compiler/types";
+import type {
+  CompileInput,
+  LayerEntry,
+  MessageRecord,
+  StatedClaims,
+  StateItemRecord,
+} from "../../src/compiler/types";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
 import type { FactRow } from "../../src/facts/fact-schema";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
@@ -13,6 +19,8 @@ export const BUDGET = 8000;
 /** The object's load limits (src/facts/fact-cache.ts COMPILE_FACT_LIMIT, src/thread/extraction-store.ts itemRecords). */
 const FACTS_LOADED = 5000;
 const ITEMS_LOADED = 500;
+/** Retrieved earlier messages handed to the compiler at most (src/thread/thread-object.ts MAX_EPISODES). */
+const MAX_EPISODES = 200;
 
 export function random(seed: number) {
   let state = seed >>> 0;
@@ -108,7 +116,11 @@ export function layerEvents(count: number, layer: "working" | "environment", pic
   }));
 }
 
-export async function compilerInput(objects: number): Promise<{ input: CompileInput; mix: Mix }> {
+export async function compilerInput(objects: number): Promise<{
+  input: CompileInput;
+  mix: Mix;
+  forQuery: (query: string) => Pick<CompileInput, "query" | "episodes" | "statedClaims">;
+}> {
   const chance = random(objects);
   const pick = <T>(list: T[]) => list[Math.floor(chance() * list.length)] as T;
   const countTokens = await loadTokenCounter();
@@ -191,18 +203,51 @@ export async function compilerInput(objects: number): Promise<{ input: CompileIn
     return { item, line, tokens: countTokens(line) };
   });
 
-  // The object loads only the tail of the transcript.
-  const messages: MessageRecord[] = Array.from({ length: Math.min(MESSAGE_TAIL, mix.messages) }, (_, j) => {
-    const i = mix.messages - MESSAGE_TAIL + j;
+  // The transcript: the object loads its tail, and retrieves earlier messages for each query.
+  const transcript: MessageRecord[] = Array.from({ length: mix.messages }, (_, i) => {
     const content = messageText(i, pick);
     const line = `[${at(i)}] ${pick(OWNERS)} (user): ${content}`;
     return { id: `m${i}`, ts: at(i), role: "user", speaker: null, content, line, tokens: countTokens(line) };
   });
+  const messages = transcript.slice(-MESSAGE_TAIL);
+  // What extraction read from the messages (one held entry per message, as ExtractionStore keeps them):
+  // budgets are slot claims, and some turns retire the figure they replace.
+  const stated = new Map<string, StatedClaims>();
+  for (const [i, m] of transcript.entries()) {
+    const budget = /^The (\w+) budget is (\$[\d,]+)\.$/.exec(m.content);
+    if (!budget) continue;
+    stated.set(m.id, {
+      ts: m.ts,
+      claims: [{ key: `${budget[1]}_budget`, value: budget[2] as string }],
+      ...(i % 4 === 1 ? { retired: [`the ${budget[1]} budget was $${(11 + (i % 90)) * 1000}`] } : {}),
+    });
+  }
+  const claimsOf = (ids: string[]) =>
+    new Map(ids.flatMap((id) => (stated.has(id) ? [[id, stated.get(id) as StatedClaims] as const] : [])));
+  const loadedItems = items.reverse().slice(0, ITEMS_LOADED);
+  const itemRefs = loadedItems.flatMap((record) => record.item.refs);
+  const earlier = transcript.slice(0, -MESSAGE_TAIL);
+
+  /**
+   * What changes with the query, as the object hands it over: up to MAX_EPISODES earlier messages
+   * retrieved for it (those naming one of its topics, newest first, then others), and the claims
+   * stated by the tail, the episodes and the items' source messages.
+   */
+  const forQuery = (query: string): Pick<CompileInput, "query" | "episodes" | "statedClaims"> => {
+    const topics = TOPICS.filter((topic) => query.includes(topic));
+    const named = earlier.filter((m) => topics.some((topic) => m.content.includes(topic))).reverse();
+    const others = earlier.filter((m) => !named.includes(m)).filter((_, i) => i % 7 === query.length % 7);
+    const episodes = [...named, ...others]
+      .slice(0, MAX_EPISODES)
+      .map((m, rank) => ({ ...m, score: 1 / (rank + 1) }));
+    const statedClaims = claimsOf([...messages, ...episodes].map((m) => m.id).concat(itemRefs));
+    return { query, episodes, statedClaims };
+  };
 
   return {
     mix,
+    forQuery,
     input: {
-      query: QUERIES[0] as string,
       budgetTokens: BUDGET,
       factsShare: 0.7,
       now: at(objects + 1),
@@ -214,9 +259,9 @@ export async function compilerInput(objects: number): Promise<{ input: CompileIn
       facts: facts.reverse().slice(0, FACTS_LOADED),
       working: layer("working", mix.working),
       environmentFacts: layer("environment", mix.environment),
-      items: items.reverse().slice(0, ITEMS_LOADED),
-      statedClaims: new Map(),
+      items: loadedItems,
       messages,
+      ...forQuery(QUERIES[0] as string),
       countTokens,
     },
   };

@@ -1,10 +1,11 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
+import type { DeadClaim } from "./hygiene";
 import type { Verdict } from "./passes/gate";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
-import type { Admitted, TemporalResult } from "./passes/temporal";
+import type { Admitted, StateSettlement } from "./passes/temporal";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
 
 /**
@@ -30,12 +31,14 @@ interface Entry<T> {
 
 type Kind = "fact" | "working" | "environment" | "item" | "message";
 
-/** What pass 4 settled last time, and the input it settled. */
+type StateLists = Omit<Admitted, "messages" | "episodes">;
+
+/** What pass 4 settled of stored state last time, and the input it settled. */
 interface Settled {
-  admitted: Admitted;
+  admitted: StateLists;
   earlier: Omission[];
   stated: Map<string, StatedClaims>;
-  result: TemporalResult;
+  result: StateSettlement;
 }
 
 export class CompileCache {
@@ -47,6 +50,7 @@ export class CompileCache {
     message: new Map(),
   };
   private settled?: Settled;
+  private dead?: DeadClaim[];
   private verdicts: { key: string; table: Map<ContextObject, Verdict | null> } = {
     key: "",
     table: new Map(),
@@ -61,6 +65,7 @@ export class CompileCache {
     if (key !== this.origin) {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;
+      this.dead = undefined;
       this.verdicts = { key: "", table: new Map() };
       this.origin = key;
     }
@@ -93,33 +98,57 @@ export class CompileCache {
   }
 
   /**
-   * Pass 4 does not depend on the query: it settles the admitted objects against each other. When the
-   * same objects (the cached ones, by identity) were admitted, the same ones gated, and messages
-   * stated the same claims, last compile's settlement stands. Callers must not mutate the result.
+   * Pass 4's settlement of stored state does not depend on the query (src/compiler/passes/temporal.ts,
+   * settleState): when the same objects (the cached ones, by identity) were admitted, the same ones
+   * gated, and the items' source messages stated the same claims, last compile's settlement stands.
+   * Only the transcript part, which retrieval changes with every query, is settled again. Callers must
+   * not mutate the result.
    */
-  temporal(
-    admitted: Admitted,
+  temporalState(
+    admitted: StateLists,
     earlier: Omission[],
-    stated: Map<string, StatedClaims>,
-    settle: () => TemporalResult,
-  ): TemporalResult {
+    sourceClaims: Map<string, StatedClaims>,
+    settle: () => StateSettlement,
+  ): StateSettlement {
     const last = this.settled;
     if (
       last &&
-      ADMITTED_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
+      STATE_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
       sameOmissions(last.earlier, earlier) &&
-      sameStated(last.stated, stated)
+      sameStated(last.stated, sourceClaims)
     ) {
       return last.result;
     }
     const result = settle();
     this.settled = {
-      admitted: { ...admitted },
+      admitted: {
+        facts: admitted.facts,
+        working: admitted.working,
+        environment: admitted.environment,
+        items: admitted.items,
+      },
       earlier: [...earlier],
-      stated: new Map([...stated].map(([id, claims]) => [id, snapshot(claims)])),
+      stated: new Map([...sourceClaims].map(([id, claims]) => [id, snapshot(claims)])),
       result,
     };
+    this.dead = undefined;
     return result;
+  }
+
+  /**
+   * The dead claims of this compile, or last compile's list when it holds the same claims: masked texts
+   * are memoised per list (src/compiler/hygiene.ts), so a list that stays the same keeps them.
+   */
+  sameDead(dead: DeadClaim[]): DeadClaim[] {
+    const last = this.dead;
+    if (
+      last &&
+      (last === dead || (last.length === dead.length && last.every((d, i) => sameData(d, dead[i]))))
+    ) {
+      return last;
+    }
+    this.dead = dead;
+    return dead;
   }
 
   /**
@@ -184,7 +213,7 @@ const sameLayerVersion = (a: LayerEntry, b: LayerEntry) =>
   a.tokens === b.tokens &&
   a.content === b.content;
 
-const ADMITTED_LISTS = ["facts", "working", "environment", "items", "messages", "episodes"] as const;
+const STATE_LISTS = ["facts", "working", "environment", "items"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
   a.length === b.length && a.every((item, i) => item === b[i]);

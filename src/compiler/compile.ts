@@ -10,7 +10,7 @@ import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { isPayload, safeguard } from "./passes/safeguard";
-import { checkTemporal } from "./passes/temporal";
+import { settleState, settleTranscript, statedFor } from "./passes/temporal";
 import { toolLines } from "./passes/zones";
 import { callerFrom } from "./permissions";
 import { identityLines, nowLine } from "./render-sections";
@@ -97,8 +97,15 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const admittedCount = Object.values(admitted).reduce((n, list) => n + list.length, 0);
 
   // 4. temporal validity and conflicts
-  const settled = cache.temporal(admitted, gated, input.statedClaims, () =>
-    checkTemporal(admitted, gated, input.statedClaims),
+  // Stored state is settled once while it stays the same (a gated message can neither kill nor date a
+  // claim, so only gated state counts); the transcript, which retrieval changes per query, every time.
+  const gatedState = gated.filter((o) => o.object.kind !== "message");
+  const sourceClaims = statedFor(admitted.items, input.statedClaims);
+  const state = cache.temporalState(admitted, gatedState, sourceClaims, () =>
+    settleState(admitted, gatedState, sourceClaims),
+  );
+  const settled = settleTranscript(state, admitted, gated, input.statedClaims, (dead) =>
+    cache.sameDead(dead),
   );
   const omitted = [...settled.omitted];
 

@@ -131,7 +131,50 @@ export function checkTemporal(
   earlier: Omission[],
   statedClaims: Map<string, StatedClaims>,
 ): TemporalResult {
-  const omitted = [...earlier];
+  const state = settleState(admitted, earlier, statedFor(admitted.items, statedClaims));
+  return settleTranscript(state, admitted, earlier, statedClaims);
+}
+
+/**
+ * What pass 4 settles among stored state (facts, working set, environment, items), apart from the
+ * transcript. Retrieved episodes change with every query while a thread's state mostly does not, so
+ * this part is split off for CompileCache to keep between compiles; checkTemporal is the two parts in
+ * sequence. It reads only what it is given: the state lists, the gated non-messages (a gated message
+ * has no claim and no valid time, so it cannot kill or date one) and the stated claims of the
+ * messages items were extracted from.
+ */
+export interface StateSettlement {
+  facts: ContextObject[];
+  working: ContextObject[];
+  environment: ContextObject[];
+  items: ContextObject[];
+  /** Omissions this part added, after the gated ones. */
+  omitted: Omission[];
+  quarantined: Quarantine[];
+  /** Dead claims before the values messages themselves retired are added. */
+  dead: DeadClaim[];
+  /** Outdated messages among the items' source messages, acknowledgements included. */
+  outdatedSources: Map<string, string>;
+}
+
+/** The stated claims of the messages the items were extracted from, in the items' order. */
+export function statedFor(items: ContextObject[], statedClaims: Map<string, StatedClaims>) {
+  const out = new Map<string, StatedClaims>();
+  for (const item of items) {
+    for (const ref of item.refs ?? []) {
+      const stated = statedClaims.get(ref);
+      if (stated && !out.has(ref)) out.set(ref, stated);
+    }
+  }
+  return out;
+}
+
+export function settleState(
+  admitted: Omit<Admitted, "messages" | "episodes">,
+  earlier: Omission[],
+  sourceClaims: Map<string, StatedClaims>,
+): StateSettlement {
+  const omitted: Omission[] = [];
   const removed = new Set<string>();
   const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
 
@@ -166,7 +209,7 @@ export function checkTemporal(
     reason: "quarantined",
     detail: q.detail,
   }));
-  const deadSoFar = [...omitted, ...quarantinedAsOmitted];
+  const deadSoFar = [...earlier, ...omitted, ...quarantinedAsOmitted];
   const liveSignals = keep(admitted.environment);
   // An item extracted from what was said while a claim was still believed dies with that claim.
   const deadBeforeItems = deadClaims(deadSoFar, [...facts, ...working, ...liveSignals], validFrom);
@@ -184,7 +227,7 @@ export function checkTemporal(
     }
     return !restated;
   });
-  const outdated = outdatedMessages(statedClaims, facts);
+  const outdated = outdatedMessages(sourceClaims, facts);
   // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
   for (const item of admitted.items) {
     const from = item.refs?.find((ref) => outdated.has(ref));
@@ -205,15 +248,41 @@ export function checkTemporal(
     }
     return !restated && !from;
   });
-  const dead = withRetired(
-    deadClaims(
-      [...omitted, ...quarantinedAsOmitted],
-      [...facts, ...items, ...working, ...environment],
-      validFrom,
-    ),
-    statedClaims,
-    [...facts, ...working, ...environment],
+  const dead = deadClaims(
+    [...earlier, ...omitted, ...quarantinedAsOmitted],
+    [...facts, ...items, ...working, ...environment],
+    validFrom,
   );
+  return {
+    facts,
+    working,
+    environment,
+    items,
+    omitted,
+    quarantined: settled.quarantined,
+    dead,
+    outdatedSources: outdated,
+  };
+}
+
+/**
+ * The rest of pass 4, for the transcript: the values any stated message retired join the dead claims,
+ * and the tail and the retrieved episodes go through message hygiene. `sameDead` may hand back an
+ * equal earlier list (CompileCache keeps one, so per-list memos of masked text survive between compiles).
+ */
+export function settleTranscript(
+  state: StateSettlement,
+  admitted: Pick<Admitted, "messages" | "episodes">,
+  earlier: Omission[],
+  statedClaims: Map<string, StatedClaims>,
+  sameDead: (dead: DeadClaim[]) => DeadClaim[] = (dead) => dead,
+): TemporalResult {
+  const { facts, working, environment, items } = state;
+  const dead = sameDead(withRetired(state.dead, statedClaims, [...facts, ...working, ...environment]));
+  // Outdated is decided per message; among the items' sources, acknowledgements were added to it.
+  const outdated = outdatedMessages(statedClaims, facts);
+  for (const [id, replacedBy] of state.outdatedSources) outdated.set(id, replacedBy);
+  const omitted = [...earlier, ...state.omitted];
   const hygiene = messageHygiene(dead, outdated);
   const transcript = (list: ContextObject[]) =>
     list.filter((message) => {
@@ -231,7 +300,7 @@ export function checkTemporal(
     messages,
     episodes,
     omitted,
-    quarantined: settled.quarantined,
+    quarantined: state.quarantined,
     dead,
   };
 }
