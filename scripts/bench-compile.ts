@@ -220,7 +220,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       utilisation: utilisation.reduce((s, u) => s + u, 0) / utilisation.length,
       eventsPerSecond,
       extra:
-        `split p50: D1 facts ${percentile(phases.facts, 50).toFixed(1)} ms (I/O wait), thread SQLite ` +
+        `split p50: D1 facts ${percentile(phases.facts, 50).toFixed(1)} ms (I/O wait left after the overlapping thread reads), thread SQLite ` +
         `${percentile(phases.threadReads, 50).toFixed(1)} ms, passes ${percentile(phases.passes, 50).toFixed(1)} ms; ` +
         `round trip p50 ${percentile(roundTrip, 50).toFixed(1)} ms, p95 ${percentile(roundTrip, 95).toFixed(1)} ms; ` +
         `${state.facts.length} current facts, ${state.items.length} active items, ` +

@@ -397,18 +397,22 @@ export const ContextResult = z
         .optional()
         .openapi({
           description:
-            "Server-side wall time of the compile, in milliseconds: reading facts (the tenant's D1), the thread's own " +
-            "storage (messages, episodes, items, layers), then the pure passes; split in `timings`. Storing the trace " +
+            "Server-side wall time of the compile, in milliseconds: the thread's own storage (messages, episodes, items, " +
+            "layers) while the facts query to the tenant's D1 is in flight, the rest of that wait, then the pure passes; split in `timings`. Storing the trace " +
             "comes after and is not counted. Deployed Workers advance clocks only across I/O (a Spectre mitigation), so " +
             "there this counts the D1 wait and not the CPU after it; under wrangler dev and tests the clock runs freely " +
             "but ticks in whole milliseconds, and counts time spent waiting for a core.",
         }),
       timings: z
         .object({
-          facts_ms: z.number().min(0).openapi({
-            description:
-              "Reading the project's facts: one D1 query for rows changed since the object's cached copy (the I/O wait).",
-          }),
+          facts_ms: z
+            .number()
+            .min(0)
+            .openapi({
+              description:
+                "Waiting for the project's facts after the thread's own reads: one D1 query for rows changed since the " +
+                "object's cached copy, started before those reads so its wait overlaps them (the I/O wait left over).",
+            }),
           thread_reads_ms: z
             .number()
             .min(0)
