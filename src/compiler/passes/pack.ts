@@ -67,37 +67,11 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   const placed: Placed[] = [];
   const omitted: Omission[] = [];
   const opened = new Set<SectionName>(["environment"]);
-  // Counted once per section: a section that never opens asks again for every candidate offered to it.
-  const headerCosts = new Map<SectionName, number>();
-  const headerCost = (section: SectionName) => {
-    let cost = headerCosts.get(section);
-    if (cost === undefined) {
-      cost = input.count(`${SECTIONS[section].title}\n`) + 2;
-      headerCosts.set(section, cost);
-    }
-    return cost;
-  };
+  // input.count remembers what it counted (CompileCache.countWith), so repeated headers cost a lookup.
+  const headerCost = (section: SectionName) => input.count(`${SECTIONS[section].title}\n`) + 2;
   let remaining = input.budgetTokens - input.fixedTokens;
 
-  const groupHeaderCosts = new Map<string, number>();
-  const groupHeaderCost = (group: string) => {
-    let cost = groupHeaderCosts.get(group);
-    if (cost === undefined) {
-      cost = input.count(groupHeader(group)) + 1;
-      groupHeaderCosts.set(group, cost);
-    }
-    return cost;
-  };
-  // What a message's stamp costs, and its speaker label, counted once per message.
-  const stampCost = new Map<string, number>();
-  const stampSaving = (o: ContextObject, stamp: string, label: string) => {
-    let saving = stampCost.get(o.objectId);
-    if (saving === undefined) {
-      saving = input.count(stamp) - input.count(label);
-      stampCost.set(o.objectId, saving);
-    }
-    return saving;
-  };
+  const groupHeaderCost = (group: string) => input.count(groupHeader(group)) + 1;
 
   const render = (r: Ranked, detail: DetailLevelName, section: SectionName) => {
     const stored = formOf(r.object, detail);
@@ -120,7 +94,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     const label = `${t.speaker}: `;
     return {
       text: `${label}${form.text.slice(t.stamp.length)}`,
-      tokens: Math.max(1, form.tokens - stampSaving(o, t.stamp, label)),
+      tokens: Math.max(1, form.tokens - (input.count(t.stamp) - input.count(label))),
     };
   }
 
