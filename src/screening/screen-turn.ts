@@ -1,3 +1,6 @@
+import { splitSentences } from "../extraction/rules/sentences";
+import { STOPWORDS } from "../extraction/rules/text";
+
 /**
  * Screens a user turn before it becomes state or context (seed 001, "Instruction Contamination":
  * validate all inputs against injection-detection layers before compilation). A turn that tries to
@@ -125,13 +128,6 @@ function identityMismatch(text: string, identity: ScreenContext["identity"]): bo
 const INFO_REQUEST =
   /^(?:[^,?]{0,60},\s*)?(?:what|who|whom|whose|when|which|how\s+(?:much|many|did|does|do|is|are|was|were))\b[^?]*\?$|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:confirm|tell|show|share|reveal|give|provide|find\s+out|look\s+up|pull\s+up|list|send\s+me)\b|\b(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+to\s+(?:see|know|get|access|review|have)\b|\bshow\s+me\b|\bgive\s+me\b|\btell\s+me\b/i;
 
-function sentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Whether a request sentence is aimed at `org`: its possessive, a preposition before it, or "they". */
@@ -153,7 +149,7 @@ function crossOrgRequest(text: string, ctx: ScreenContext): boolean {
       !(own && sameOrg(name, own)) && !(ctx.identity.user_name && sameOrg(name, ctx.identity.user_name)),
   );
   if (others.length === 0) return false;
-  const list = sentences(text);
+  const list = splitSentences(text);
   for (const [i, sentence] of list.entries()) {
     if (!INFO_REQUEST.test(sentence)) continue;
     for (const org of others) {
@@ -169,24 +165,21 @@ function crossOrgRequest(text: string, ctx: ScreenContext): boolean {
 const BACK_REFERENCE =
   /\b(?:in|from|during)\s+(?:our|the|my|your)\s+(?:last|previous|prior|earlier|past)\s+(?:session|conversation|chat|call|meeting|discussion|thread)\b|\b(?:we|you|i)\s+(?:discussed|talked\s+about|covered|went\s+over|agreed\s+on)\s+(?:last\s+time|previously|in\s+the\s+last\s+session)\b|\blast\s+time\s+we\s+(?:spoke|talked|met|discussed|chatted)\b/i;
 
-/** Words that carry no topic: the reference itself, asking, and common function words. */
-const NOT_TOPIC = new Set(
-  (
-    "a an the and or but of to in on at by for with from into about is are was were be been am it its this that " +
-    "these those there here i you he she we they me him her us them my your our their his do does did has have " +
-    "had can could will would should may might must what which who whom whose when where why how all any some " +
-    "just also very not no yes last previous prior earlier past session conversation chat call meeting thread " +
-    "discussion discussed discuss talked talk spoke covered went over agreed time times again remind recall " +
-    "remember forgot forget notes note need want know tell show give share confirm please make sure said say " +
-    "mentioned back s t re ve ll d m"
+/** Words that carry no topic: common words, and those of the reference itself and of asking. */
+const NOT_TOPIC = new Set([
+  ...STOPWORDS,
+  ...(
+    "last previous prior earlier past session conversation chat call meeting thread discussion discussed " +
+    "discuss talked talk spoke covered went agreed time times remind recall remember forgot forget notes " +
+    "note know tell show give share confirm sure said say mentioned back s t re ve ll d m"
   ).split(" "),
-);
+]);
 
 function unrecordedReference(text: string, ctx: ScreenContext): boolean {
   const own = [ctx.identity.organization, ctx.identity.user_name]
     .filter((s): s is string => Boolean(s))
     .flatMap((s) => s.toLowerCase().split(/\s+/));
-  for (const sentence of sentences(text)) {
+  for (const sentence of splitSentences(text)) {
     if (!BACK_REFERENCE.test(sentence)) continue;
     // Names asked about must each be on record; otherwise any topic word will do.
     const names = [...sentence.matchAll(/(?<=\S\s+)[A-Z][A-Za-z0-9]+/g)]
