@@ -126,7 +126,7 @@ export class FactRepository {
   async forCompile(
     projectId: string,
     userId: string,
-    limit = 5000,
+    limit: number,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
     const [counter, rows] = await this.db.batch([
       this.db
