@@ -14,6 +14,8 @@ export const SCREEN_SCHEMA = [
 ];
 
 export class TurnScreens {
+  private held: Map<string, MessageScreen> | undefined;
+
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SCREEN_SCHEMA) sql.exec(statement);
   }
@@ -42,6 +44,8 @@ export class TurnScreens {
       screen.line,
       screen.tokens,
     );
+    // Dropped rather than updated: the write may yet roll back with its transaction.
+    this.held = undefined;
     return screen;
   }
 
@@ -67,20 +71,32 @@ export class TurnScreens {
 
   /** Verdicts for the given messages, by id. */
   of(ids: readonly string[]): Map<string, MessageScreen> {
+    const held = this.all();
     const found = new Map<string, MessageScreen>();
-    const unique = [...new Set(ids)];
-    for (let start = 0; start < unique.length; start += 50) {
-      const chunk = unique.slice(start, start + 50);
+    if (held.size === 0) return found;
+    for (const id of ids) {
+      const screen = held.get(id);
+      if (screen) found.set(id, screen);
+    }
+    return found;
+  }
+
+  /**
+   * Every verdict, read once and then kept: this object is the only writer of its table, and screened
+   * turns are rare, so a compile looks its messages up in memory instead of querying for each batch.
+   */
+  private all(): Map<string, MessageScreen> {
+    if (!this.held) {
+      this.held = new Map();
       const rows = this.sql
         .exec<{ id: string; kind: string; detail: string; line: string; tokens: number }>(
-          `SELECT id, kind, detail, line, tokens FROM message_screens WHERE id IN (${chunk.map(() => "?").join(", ")})`,
-          ...chunk,
+          "SELECT id, kind, detail, line, tokens FROM message_screens",
         )
         .toArray();
       for (const r of rows) {
-        found.set(r.id, { kind: r.kind as ScreenKind, detail: r.detail, line: r.line, tokens: r.tokens });
+        this.held.set(r.id, { kind: r.kind as ScreenKind, detail: r.detail, line: r.line, tokens: r.tokens });
       }
     }
-    return found;
+    return this.held;
   }
 }
