@@ -1,4 +1,10 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
+import { FACT_RECHECK_MS, FactCache } from "../src/facts/fact-cache";
+import { FactRepository } from "../src/facts/fact-repository";
+import { planFactWrites } from "../src/facts/plan-writes";
+import { prepareFact } from "../src/facts/prepare-fact";
 import { fact, newThread } from "./helpers";
 
 /**
@@ -78,5 +84,107 @@ describe("facts cached by a thread's object", () => {
     const ctx = await b.context({ query: "Which editor is preferred?" });
     expect(ctx.json.context).not.toContain("Helix");
     expect(ctx.json.trace.omitted.map((o: any) => o.object_id)).not.toContain("fe1");
+  });
+});
+
+describe("announced fact writes", () => {
+  it("serve an unchanged project from memory, and read D1 again only after a write announces itself", async () => {
+    const a = await newThread();
+    const b = await newThread(undefined, { project: a.project });
+    await a.events([fact("ci_runner", "GitHub Actions", { id: "ci1" })]);
+    const readOf = async () =>
+      (await b.context({ query: "Which CI runner do we use?" })).json.trace.timings.facts_read;
+
+    expect(await readOf()).toBe("full");
+    expect(await readOf()).toBe("held");
+    expect(await readOf()).toBe("held");
+
+    await a.events([fact("ci_runner", "Buildkite", { id: "ci2" })]);
+    const after = await b.context({ query: "Which CI runner do we use?" });
+    expect(after.json.trace.timings.facts_read).toBe("changes");
+    expect(after.json.context).toContain("Buildkite");
+    expect(after.json.context).not.toContain("GitHub Actions");
+    expect(await readOf()).toBe("held");
+
+    // A thread's own write moves its copy on too.
+    await b.events([fact("ci_runner", "Jenkins", { id: "ci3" })]);
+    const own = await b.context({ query: "Which CI runner do we use?" });
+    expect(own.json.trace.timings.facts_read).toBe("changes");
+    expect(own.json.context).toContain("Jenkins");
+  });
+});
+
+describe("FactCache registration (tenant D1)", () => {
+  const repository = () => new FactRepository(env.TENANT_ACME_DB);
+  let n = 0;
+  async function write(projectId: string, key: string, value: string) {
+    n++;
+    const row = prepareFact(
+      { type: "fact", id: `rf-${n}`, key, value, ts: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString() },
+      {
+        projectId,
+        threadId: "writer",
+        identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
+        ladder: DEFAULT_AUTHORITY_LADDER,
+        receivedAt: new Date().toISOString(),
+        countTokens: (text: string) => Math.ceil(text.length / 4),
+      },
+    );
+    const existing = await repository().loadForPlanning(projectId, [row.id], [row.key]);
+    const written = await repository().apply(projectId, planFactWrites(existing, [row], row.txStart));
+    if (!written) throw new Error("nothing written");
+    return written;
+  }
+  const reader = (projectId: string, thread: string) => ({ projectId, userId: "u1", thread });
+
+  it("is told of a write by the writer's batch, and only under its own token", async () => {
+    const project = `reg-${Math.random().toString(36).slice(2)}`;
+    const cache = new FactCache();
+    const first = await cache.forCompile(repository(), reader(project, "t-b"), 1_000);
+    expect(first.read).toBe("full");
+
+    const written = await write(project, "region", "eu-west-1");
+    expect(written.watchers).toEqual([{ thread: "t-b", token: cache.token }]);
+    // Not yet announced: the copy is served as held, which is why writers must announce.
+    expect((await cache.forCompile(repository(), reader(project, "t-b"), 1_001)).read).toBe("held");
+
+    expect(cache.announce(project, "some-older-copy", written.revision)).toBe(false);
+    expect(cache.announce(`${project}-other`, cache.token, written.revision)).toBe(false);
+    expect(cache.announce(project, cache.token, written.revision)).toBe(true);
+    const next = await cache.forCompile(repository(), reader(project, "t-b"), 1_002);
+    expect(next.read).toBe("changes");
+    expect(next.rows.map((r) => r.key)).toContain("region");
+    expect((await cache.forCompile(repository(), reader(project, "t-b"), 1_003)).read).toBe("held");
+  });
+
+  it("asks D1 again after FACT_RECHECK_MS even without an announcement, and renews its registration", async () => {
+    const project = `reg-${Math.random().toString(36).slice(2)}`;
+    const cache = new FactCache();
+    await cache.forCompile(repository(), reader(project, "t-c"), 0);
+    const written = await write(project, "tier", "enterprise");
+    // A writer found the copy gone and dropped its registration; the announcement was lost.
+    await repository().forget(project, written.watchers);
+    expect((await write(project, "tier", "premium")).watchers).toEqual([]);
+
+    expect((await cache.forCompile(repository(), reader(project, "t-c"), FACT_RECHECK_MS - 1)).read).toBe(
+      "held",
+    );
+    const late = await cache.forCompile(repository(), reader(project, "t-c"), FACT_RECHECK_MS);
+    expect(late.read).toBe("changes");
+    const tier = late.rows.filter((r) => r.key === "tier" && r.txEnd === null);
+    expect(tier.map((r) => JSON.parse(r.valueJson))).toEqual(["premium"]);
+    expect((await write(project, "tier", "basic")).watchers).toEqual([{ thread: "t-c", token: cache.token }]);
+  });
+
+  it("keeps a newer copy's registration when an older copy of the same thread is forgotten", async () => {
+    const project = `reg-${Math.random().toString(36).slice(2)}`;
+    const older = new FactCache();
+    await older.forCompile(repository(), reader(project, "t-d"), 0);
+    const restarted = new FactCache();
+    await restarted.forCompile(repository(), reader(project, "t-d"), 0);
+    await repository().forget(project, [{ thread: "t-d", token: older.token }]);
+    expect((await write(project, "owner", "Ada")).watchers).toEqual([
+      { thread: "t-d", token: restarted.token },
+    ]);
   });
 });

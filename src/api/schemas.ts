@@ -398,10 +398,11 @@ export const ContextResult = z
         .openapi({
           description:
             "Server-side wall time of the compile, in milliseconds: the thread's own storage (messages, episodes, items, " +
-            "layers) while the facts query to the tenant's D1 is in flight, the rest of that wait, then the pure passes; split in `timings`. Storing the trace " +
-            "comes after and is not counted. Deployed Workers advance clocks only across I/O (a Spectre mitigation), so " +
-            "there this counts the D1 wait and not the CPU after it; under wrangler dev and tests the clock runs freely " +
-            "but ticks in whole milliseconds, and counts time spent waiting for a core.",
+            "layers), the project's facts (from the object's memory, or a D1 query when they changed; see `timings.facts_read`), " +
+            "then the pure passes; split in `timings`. Storing the trace comes after and is not counted. Deployed Workers " +
+            "advance clocks only across I/O (a Spectre mitigation), so there this counts a D1 wait and not the CPU after it; " +
+            "under wrangler dev and tests the clock runs freely but ticks in whole milliseconds, and counts time spent " +
+            "waiting for a core.",
         }),
       timings: z
         .object({
@@ -410,9 +411,16 @@ export const ContextResult = z
             .min(0)
             .openapi({
               description:
-                "Waiting for the project's facts after the thread's own reads: one D1 query for rows changed since the " +
-                "object's cached copy, started before those reads so its wait overlaps them (the I/O wait left over).",
+                "Waiting for the project's facts after the thread's own reads. Zero I/O when the object's copy is current " +
+                "(`facts_read: held`); otherwise one D1 query, started before those reads, and this is the wait left over.",
             }),
+          facts_read: z.enum(["held", "changes", "full"]).openapi({
+            description:
+              "How the facts were read. `held`: the object's copy, with no I/O, because every write to the project since " +
+              "was announced to it and it had seen them all. `changes`: a D1 query for the rows changed since the copy, " +
+              "after an announced write, or at least every 30 s in case an announcement was lost. `full`: the first " +
+              "load after the object started.",
+          }),
           thread_reads_ms: z
             .number()
             .min(0)

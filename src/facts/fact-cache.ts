@@ -1,45 +1,93 @@
-import type { FactRepository } from "./fact-repository";
+import { ulid } from "ulid";
+import type { FactRepository, FactWatcher } from "./fact-repository";
 import type { FactRow, StoredFactRow } from "./fact-schema";
 
 /** As FactRepository.forCompile: the newest versions a compile considers. */
 export const COMPILE_FACT_LIMIT = 5000;
 
 /**
+ * How long a copy is served on announcements alone before it asks D1 anyway. An announcement lost to a
+ * failed call between objects can therefore hide another thread's write for this long at most, and the
+ * ask renews the copy's registration in case a writer dropped it.
+ */
+export const FACT_RECHECK_MS = 30_000;
+
+/** How a compile's facts were read: the held copy, the rows changed since it, or all of them. */
+export type FactRead = "held" | "changes" | "full";
+
+/**
  * A thread's copy of the facts its compiles read (its project's, and its user's own), kept in the
  * Durable Object's memory between requests. Facts live in the tenant's D1 and other threads of the
- * project write them too, so every read first asks D1 for the rows changed since the revision held
- * (fact_revisions, bumped in the same transaction as each write): an unchanged project costs one
- * index seek that returns nothing, and a change costs only the changed rows. A supersession,
- * retirement or review flag changes the row, and so comes back with it: nothing is served stale.
+ * project write them too. Every write bumps the project's revision (fact_revisions) and, in the same
+ * transaction, reads which copies are registered (fact_watchers); the writer then announces the new
+ * revision to each. So a copy that holds the newest announced revision is current and is served
+ * without any I/O, and one that is behind asks D1 only for the rows changed since: a supersession,
+ * retirement or review flag changes the row, and so comes back with it.
+ *
+ * Registration happens in the same D1 transaction as the first load: a write committed before it is
+ * in the load, and a write committed after it sees the registration and announces itself.
  *
  * The result equals forCompile's: the newest COMPILE_FACT_LIMIT rows by transaction time. Rows the
  * first load left out are older than every row it kept, so merging changed rows and trimming by the
  * same order gives the same set as reading afresh.
  */
 export class FactCache {
+  /** Names this in-memory copy; a restarted object is a new copy with a new token. */
+  readonly token = ulid();
   private scope: string | undefined;
+  /** The project this copy is registered (or registering) for, so announcements during the load count. */
+  private watching: string | undefined;
   private revision = 0;
+  /** The newest revision a writer has announced for the watched project. */
+  private announced = 0;
+  private checkedAt = Number.NEGATIVE_INFINITY;
   private rows = new Map<string, FactRow>();
   private ordered: FactRow[] = [];
 
-  async forCompile(repository: FactRepository, projectId: string, userId: string): Promise<FactRow[]> {
+  /** `reader.thread` names the object holding this copy, for writers to address their announcements. */
+  async forCompile(
+    repository: FactRepository,
+    reader: { projectId: string; userId: string; thread: string },
+    now = Date.now(),
+  ): Promise<{ rows: FactRow[]; read: FactRead }> {
+    const { projectId, userId } = reader;
     const scope = `${projectId}\u0000${userId}`;
+    const watcher: FactWatcher = { thread: reader.thread, token: this.token };
+    let read: FactRead;
     if (this.scope !== scope) {
-      const loaded = await repository.forCompile(projectId, userId, COMPILE_FACT_LIMIT);
+      if (this.watching !== projectId) this.announced = 0;
+      this.watching = projectId;
+      const loaded = await repository.forCompile(projectId, userId, COMPILE_FACT_LIMIT, watcher);
       this.rows = new Map(loaded.rows.map((row) => [row.id, withoutRevision(row)]));
       this.revision = loaded.revision;
       this.scope = scope;
       this.order();
+      read = "full";
+    } else if (this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS) {
+      read = "held";
     } else {
-      const changed = await repository.changedSince(projectId, userId, this.revision);
+      const changed = await repository.changedSince(projectId, userId, this.revision, watcher);
       if (changed.rows.length) {
         for (const row of changed.rows) this.rows.set(row.id, withoutRevision(row));
         this.order();
       }
-      this.revision = changed.revision;
+      // Another read may have moved it on while this one waited.
+      this.revision = Math.max(this.revision, changed.revision);
+      read = "changes";
     }
+    if (read !== "held") this.checkedAt = now;
     // A copy, so a caller that sorts or filters in place never disturbs the cache.
-    return this.ordered.slice();
+    return { rows: this.ordered.slice(), read };
+  }
+
+  /**
+   * A writer's word that the project reached `revision`. False when this is not the copy that
+   * registered (the object restarted, or watches another project), so the writer can drop the entry.
+   */
+  announce(projectId: string, token: string, revision: number): boolean {
+    if (token !== this.token || projectId !== this.watching) return false;
+    this.announced = Math.max(this.announced, revision);
+    return true;
   }
 
   /** Newest first, ties by id descending, as the repository orders them; the rest is dropped. */

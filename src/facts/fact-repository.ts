@@ -1,7 +1,14 @@
 import { and, asc, desc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
-import { type FactRow, factDependencies, factRevisions, facts, type StoredFactRow } from "./fact-schema";
+import {
+  type FactRow,
+  factDependencies,
+  factRevisions,
+  facts,
+  factWatchers,
+  type StoredFactRow,
+} from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
 /** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
@@ -15,6 +22,18 @@ function chunks<T>(items: T[]): T[][] {
 
 /** Facts of the whole project, and the user's own. */
 const visibleTo = (userId: string) => or(isNull(facts.userId), eq(facts.userId, userId));
+
+/** A thread object's in-memory copy of a project's facts (src/facts/fact-cache.ts), as registered in D1. */
+export interface FactWatcher {
+  thread: string;
+  token: string;
+}
+
+/** What a committed write tells the copies it changed: the revision it brought the project to. */
+export interface FactsWritten {
+  revision: number;
+  watchers: FactWatcher[];
+}
 
 /** Storage adapter for facts in one tenant's D1 database. */
 export class FactRepository {
@@ -56,9 +75,11 @@ export class FactRepository {
   /**
    * Applies a plan as one D1 batch, which D1 runs as a single transaction. The batch first bumps the
    * project's revision, and every row it inserts or changes is stamped with it, so readers that cache
-   * facts (fact-cache.ts) can ask for exactly what changed.
+   * facts (fact-cache.ts) can ask for exactly what changed. It ends by reading the new revision and the
+   * copies registered to be told of it, in the same transaction: a copy registered later loads after
+   * this commit and so already holds the write. Nothing written, nothing returned.
    */
-  async apply(projectId: string, plan: FactPlan): Promise<void> {
+  async apply(projectId: string, plan: FactPlan): Promise<FactsWritten | undefined> {
     const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
     for (const row of plan.inserts) {
@@ -108,7 +129,7 @@ export class FactRepository {
           ),
       );
     }
-    if (statements.length === 0) return;
+    if (statements.length === 0) return undefined;
     const bump = this.db
       .insert(factRevisions)
       .values({ projectId, revision: 1 })
@@ -116,23 +137,67 @@ export class FactRepository {
         target: factRevisions.projectId,
         set: { revision: sql`${factRevisions.revision} + 1` },
       });
-    await this.db.batch([bump, ...statements]);
+    const results = await this.db.batch([
+      bump,
+      ...statements,
+      this.counter(projectId),
+      this.db
+        .select({ thread: factWatchers.thread, token: factWatchers.token })
+        .from(factWatchers)
+        .where(eq(factWatchers.projectId, projectId)),
+    ]);
+    const [counter, watchers] = results.slice(-2) as [{ revision: number }[], FactWatcher[]];
+    return { revision: counter[0]?.revision ?? 0, watchers };
+  }
+
+  private counter(projectId: string) {
+    return this.db
+      .select({ revision: factRevisions.revision })
+      .from(factRevisions)
+      .where(eq(factRevisions.projectId, projectId));
+  }
+
+  /** Registers (or renews) a copy to be told of every later write to the project. */
+  private watch(projectId: string, watcher: FactWatcher) {
+    return this.db
+      .insert(factWatchers)
+      .values({ projectId, ...watcher })
+      .onConflictDoUpdate({
+        target: [factWatchers.projectId, factWatchers.thread],
+        set: { token: watcher.token },
+      });
+  }
+
+  /** Drops registrations whose copies are gone; a copy that registered again has a new token and stays. */
+  async forget(projectId: string, gone: FactWatcher[]): Promise<void> {
+    const [first, ...rest] = gone.map((w) =>
+      this.db
+        .delete(factWatchers)
+        .where(
+          and(
+            eq(factWatchers.projectId, projectId),
+            eq(factWatchers.thread, w.thread),
+            eq(factWatchers.token, w.token),
+          ),
+        ),
+    );
+    if (first) await this.db.batch([first, ...rest]);
   }
 
   /**
    * Candidates for a compile: the newest versions in the project this user may know of, newest first,
-   * with the project revision they are current as of (one batch, one transaction, so the two agree).
+   * with the project revision they are current as of. One batch, one transaction: the copy is
+   * registered, and the counter and rows agree with each other and with every later announcement.
    */
   async forCompile(
     projectId: string,
     userId: string,
     limit: number,
+    watcher: FactWatcher,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const [counter, rows] = await this.db.batch([
-      this.db
-        .select({ revision: factRevisions.revision })
-        .from(factRevisions)
-        .where(eq(factRevisions.projectId, projectId)),
+    const [, counter, rows] = await this.db.batch([
+      this.watch(projectId, watcher),
+      this.counter(projectId),
       this.db
         .select()
         .from(facts)
@@ -144,20 +209,25 @@ export class FactRepository {
   }
 
   /**
-   * Rows this user may know of that were inserted or changed after `revision`, and the revision they
-   * bring the reader to. An unchanged project answers with no rows from an index seek.
+   * Rows this user may know of that were inserted or changed after `revision`, and the project revision
+   * they bring the reader to (the same transaction, so nothing between the two is missed). An unchanged
+   * project answers with no rows from an index seek. The copy's registration is renewed on the way.
    */
   async changedSince(
     projectId: string,
     userId: string,
     revision: number,
+    watcher: FactWatcher,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const rows = await this.db
-      .select()
-      .from(facts)
-      .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId)));
-    // Revisions are handed out in commit order, so the newest row seen vouches for every earlier write.
-    return { revision: rows.reduce((newest, row) => Math.max(newest, row.revision), revision), rows };
+    const [, counter, rows] = await this.db.batch([
+      this.watch(projectId, watcher),
+      this.counter(projectId),
+      this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId))),
+    ]);
+    return { revision: Math.max(revision, counter[0]?.revision ?? 0), rows };
   }
 
   async currentInProject(projectId: string): Promise<FactRow[]> {

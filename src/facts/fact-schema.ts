@@ -76,6 +76,22 @@ export const factRevisions = sqliteTable("fact_revisions", {
   revision: integer("revision").notNull(),
 });
 
+/**
+ * Thread objects that hold a project's facts in memory (src/facts/fact-cache.ts). A batch that writes
+ * facts reads this table in its own transaction and tells each holder the new revision, so a holder
+ * serves its copy without asking D1 until told. `token` names one in-memory copy: a restarted object
+ * registers a new one, and an announcement or removal for an old token touches nothing.
+ */
+export const factWatchers = sqliteTable(
+  "fact_watchers",
+  {
+    projectId: text("project_id").notNull(),
+    thread: text("thread").notNull(),
+    token: text("token").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.thread] })],
+);
+
 /** Reverse index of depends_on, so superseding a fact can flag what was derived from it. */
 export const factDependencies = sqliteTable(
   "fact_dependencies",

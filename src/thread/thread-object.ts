@@ -22,7 +22,7 @@ import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../extract
 import { embedderFor, extractorFor } from "../extraction/select-adapters";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { FactCache } from "../facts/fact-cache";
-import { FactRepository } from "../facts/fact-repository";
+import { FactRepository, type FactsWritten, type FactWatcher } from "../facts/fact-repository";
 import type { FactRow } from "../facts/fact-schema";
 import { toFactView } from "../facts/fact-view";
 import { planFactWrites } from "../facts/plan-writes";
@@ -42,6 +42,7 @@ import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { LayerStore } from "./layer-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
+import { threadStub } from "./thread-stub";
 import { TurnScreens } from "./turn-screens";
 
 /** How long a compile may spend extracting pending messages before it answers anyway. */
@@ -87,10 +88,30 @@ type ThreadView = Omit<ThreadRecord, "created_at">;
 /** The object's RPC surface, as the Worker calls it. */
 export type ThreadRpc = Pick<
   ThreadObject,
-  "create" | "ingest" | "compile" | "state" | "extract" | "recordDeadJob" | "extractions" | "expand"
+  | "create"
+  | "ingest"
+  | "compile"
+  | "state"
+  | "extract"
+  | "recordDeadJob"
+  | "extractions"
+  | "expand"
+  | "factsChanged"
 >;
 
 type Stamped<T> = T & { id: string; ts: string };
+
+const unknownTenant = (tenant: string) =>
+  ({ ok: false, status: 404, title: "Unknown tenant", detail: tenant }) as const;
+
+/** Who reads facts through this thread's copy: the project, the user whose own facts join, the holder. */
+const readerOf = (record: ThreadRecord) => ({
+  projectId: record.project_id,
+  userId: record.identity.user_id,
+  thread: record.thread,
+});
+
+type FactsWrittenTo = FactsWritten & { projectId: string };
 
 const notFound = (thread: string) =>
   ({
@@ -161,9 +182,9 @@ export class ThreadObject extends DurableObject<Env> {
   }
 
   async ingest(tenant: string, thread: string, events: EventInput[]): Promise<Outcome<IngestOutput>> {
-    return this.ctx.blockConcurrencyWhile(async () => {
+    const { outcome, written } = await this.ctx.blockConcurrencyWhile(async () => {
       const record = this.owned(tenant, thread);
-      if (!record) return notFound(thread);
+      if (!record) return { outcome: notFound(thread) };
       const receivedAt = new Date().toISOString();
       // Monotonic ids keep server-assigned events in arrival order when their timestamps tie.
       const nextId = monotonicFactory();
@@ -187,8 +208,14 @@ export class ThreadObject extends DurableObject<Env> {
       const layered = factEvents.filter((f) => f.layer === "working" || f.layer === "environment");
 
       const tenantEntry = lookupTenant(this.env, tenant);
-      if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
-      const factOutcomes = await this.writeFacts(record, tenantEntry, persistent, receivedAt, countTokens);
+      if (!tenantEntry) return { outcome: unknownTenant(tenant) };
+      const { outcomes: factOutcomes, written: factsWritten } = await this.writeFacts(
+        record,
+        tenantEntry,
+        persistent,
+        receivedAt,
+        countTokens,
+      );
       duplicates += factOutcomes.filter((o) => o.outcome === "duplicate").length;
 
       let accepted = 0;
@@ -247,11 +274,12 @@ export class ThreadObject extends DurableObject<Env> {
       });
       accepted += factOutcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
       if (messages.length) await this.enqueueExtraction(tenant, thread);
-      return {
-        ok: true,
-        value: { accepted, duplicates, watermark: this.watermark(), facts: factOutcomes },
-      } as const;
+      const value = { accepted, duplicates, watermark: this.watermark(), facts: factOutcomes };
+      return { outcome: { ok: true, value } as const, written: factsWritten };
     });
+    // Outside the block: announcing waits on other objects, which may be announcing to this one.
+    await this.announceFacts(tenant, thread, written);
+    return outcome;
   }
 
   /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
@@ -261,8 +289,8 @@ export class ThreadObject extends DurableObject<Env> {
     events: Stamped<FactEventInput>[],
     receivedAt: string,
     countTokens: (text: string) => number,
-  ): Promise<IngestOutput["facts"]> {
-    if (events.length === 0) return [];
+  ): Promise<{ outcomes: IngestOutput["facts"]; written?: FactsWrittenTo }> {
+    if (events.length === 0) return { outcomes: [] };
     const repository = new FactRepository(tenantEntry.database);
     const writer = {
       projectId: record.project_id,
@@ -283,8 +311,59 @@ export class ThreadObject extends DurableObject<Env> {
       rows.flatMap((r) => [r.key, ...references(r)]),
     );
     const plan = planFactWrites(existing, rows, receivedAt);
-    await repository.apply(record.project_id, plan);
-    return plan.outcomes;
+    const written = await repository.apply(record.project_id, plan);
+    return {
+      outcomes: plan.outcomes,
+      ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
+    };
+  }
+
+  /**
+   * Tells every other thread holding the project's facts in memory (fact-cache.ts) that a write reached
+   * `revision`, before the write is acknowledged, so their next compile reads it. A holder that is
+   * gone is unregistered; a call that fails is logged, and the holder's periodic recheck covers it.
+   */
+  private async announceFacts(tenant: string, thread: string, written?: FactsWrittenTo): Promise<void> {
+    if (!written) return;
+    const { projectId, revision, watchers } = written;
+    this.factCache.announce(projectId, this.factCache.token, revision);
+    const gone: FactWatcher[] = [];
+    await Promise.all(
+      watchers
+        .filter((w) => w.thread !== thread)
+        .map(async (w) => {
+          try {
+            const held = await threadStub(this.env, tenant, w.thread).factsChanged(
+              tenant,
+              w.thread,
+              projectId,
+              w.token,
+              revision,
+            );
+            if (!held) gone.push(w);
+          } catch (error) {
+            console.error("could not announce a fact write", tenant, w.thread, revision, error);
+          }
+        }),
+    );
+    const tenantEntry = lookupTenant(this.env, tenant);
+    if (gone.length && tenantEntry) {
+      await new FactRepository(tenantEntry.database)
+        .forget(projectId, gone)
+        .catch((error) => console.error("could not unregister fact holders", tenant, error));
+    }
+  }
+
+  /** A write through another thread of the project reached `revision` (see announceFacts). */
+  async factsChanged(
+    tenant: string,
+    thread: string,
+    projectId: string,
+    token: string,
+    revision: number,
+  ): Promise<boolean> {
+    if (!this.owned(tenant, thread)) return false;
+    return this.factCache.announce(projectId, token, revision);
   }
 
   /**
@@ -310,24 +389,24 @@ export class ThreadObject extends DurableObject<Env> {
     thread: string,
     options: Partial<ExtractionLimits>,
   ): Promise<Outcome<ExtractResult | null>> {
-    return this.ctx.blockConcurrencyWhile(async () => {
+    const { outcome, written } = await this.ctx.blockConcurrencyWhile(async () => {
       const record = this.owned(tenant, thread);
-      if (!record) return notFound(thread);
+      if (!record) return { outcome: notFound(thread) };
       const tenantEntry = lookupTenant(this.env, tenant);
-      if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
+      if (!tenantEntry) return { outcome: unknownTenant(tenant) };
       const limits = { ...DEFAULT_LIMITS, ...options };
       const embedder = embedderFor(this.env);
       const messages = this.extraction.pendingMessages<ExtractionMessage & Record<string, SqlStorageValue>>(
         limits.maxMessages,
       );
-      if (messages.length === 0) return { ok: true, value: null } as const;
+      if (messages.length === 0) return { outcome: { ok: true, value: null } as const };
       const screened = this.screens.of(messages.map((m) => m.id));
       for (const m of messages) if (screened.has(m.id)) m.screened = true;
       const now = new Date().toISOString();
       const repository = new FactRepository(tenantEntry.database);
-      const visible = (
-        await this.factCache.forCompile(repository, record.project_id, record.identity.user_id)
-      ).filter((f) => f.contradictionStatus !== "disputed");
+      const visible = (await this.factCache.forCompile(repository, readerOf(record))).rows.filter(
+        (f) => f.contradictionStatus !== "disputed",
+      );
       const current = visible.filter((f) => f.txEnd === null && f.isValid);
       const deadValues = [
         ...visible
@@ -349,9 +428,15 @@ export class ThreadObject extends DurableObject<Env> {
         { extractor: extractorFor(tenantEntry, this.env), embedder },
         limits,
       );
-      if (!run) return { ok: true, value: null } as const;
+      if (!run) return { outcome: { ok: true, value: null } as const };
       const countTokens = await loadTokenCounter();
-      await this.writeFacts(record, tenantEntry, run.facts.map(factEventFrom), now, countTokens);
+      const { written } = await this.writeFacts(
+        record,
+        tenantEntry,
+        run.facts.map(factEventFrom),
+        now,
+        countTokens,
+      );
       const records = run.items.map((item) => {
         const line = renderItemLine(item);
         return { item, line, tokens: countTokens(line) };
@@ -381,8 +466,10 @@ export class ThreadObject extends DurableObject<Env> {
             metadata: { type_tag: item.type_tag, status: item.status },
           })),
       );
-      return { ok: true, value: run.result } as const;
+      return { outcome: { ok: true, value: run.result } as const, written };
     });
+    await this.announceFacts(tenant, thread, written);
+    return outcome;
   }
 
   /** Working-set and environment values a later write replaced, and initial environment values overridden. */
@@ -466,18 +553,17 @@ export class ThreadObject extends DurableObject<Env> {
     const record = this.owned(tenant, thread);
     if (!record) return notFound(thread);
     const tenantEntry = lookupTenant(this.env, tenant);
-    if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
+    if (!tenantEntry) return unknownTenant(tenant);
     const extraction = await this.catchUp(tenant, thread, INLINE_EXTRACTION_MS);
     // Catch-up extraction is reported in trace.extraction; compile_ms starts after it. The laps below
     // split it for trace.timings; what a deployed Worker's clock shows of them is said in schemas.ts.
     const started = performance.now();
     const countTokens = await loadTokenCounter();
-    // The D1 round trip for the project's facts is in flight while the thread's own (synchronous)
+    // When the facts changed, their D1 round trip is in flight while the thread's own (synchronous)
     // reads run, so its wait overlaps them instead of adding to them.
     const factsPending = this.factCache.forCompile(
       new FactRepository(tenantEntry.database),
-      record.project_id,
-      record.identity.user_id,
+      readerOf(record),
     );
     const messages = this.sql
       .exec<MessageRow>(
@@ -509,7 +595,7 @@ export class ThreadObject extends DurableObject<Env> {
     const working = [...this.layers.entries("working", true)];
     const environmentFacts = [...this.layers.entries("environment", true)];
     const threadRead = performance.now();
-    const facts = await factsPending;
+    const { rows: facts, read: factsRead } = await factsPending;
     const passesStarted = performance.now();
     const output = compileContext({
       query: request.query,
@@ -555,6 +641,7 @@ export class ThreadObject extends DurableObject<Env> {
       thread_reads_ms: milliseconds(threadRead - started),
       facts_ms: milliseconds(passesStarted - threadRead),
       passes_ms: milliseconds(passesDone - passesStarted),
+      facts_read: factsRead,
     };
     const value = {
       ...output,
@@ -640,7 +727,7 @@ export class ThreadObject extends DurableObject<Env> {
     const record = this.owned(tenant, thread);
     if (!record) return notFound(thread);
     const tenantEntry = lookupTenant(this.env, tenant);
-    if (!tenantEntry) return { ok: false, status: 404, title: "Unknown tenant", detail: tenant };
+    if (!tenantEntry) return unknownTenant(tenant);
     const current = await new FactRepository(tenantEntry.database).currentInProject(record.project_id);
     const visible = current.filter((f) => f.userId === null || f.userId === record.identity.user_id);
     const activeItems = this.extraction.activeItems();
