@@ -200,14 +200,18 @@ describe("transcript order", () => {
       const order = new TranscriptOrder(sql, 1_000);
       const seek = (ts: string, at: string) => ({
         previous: sql
-          .exec(
+          .exec<{ id: string; ts: string }>(
             "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
             ts,
             at,
           )
           .toArray()[0],
         next: sql
-          .exec("SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1", ts, at)
+          .exec<{ id: string; ts: string }>(
+            "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
+            ts,
+            at,
+          )
           .toArray()[0],
       });
       const check = () => {
@@ -221,6 +225,17 @@ describe("transcript order", () => {
             ...(expected.previous ? { previous: expected.previous } : {}),
             ...(expected.next ? { next: expected.next } : {}),
           });
+          // The same neighbours kept only within a gap, from the times the order parsed once.
+          for (const gap of [0, 1_500, 10_000]) {
+            const near = (other: { ts: string } | undefined) =>
+              other !== undefined && Math.abs(Date.parse(other.ts) - Date.parse(probe.ts)) <= gap;
+            expect({ probe, gap, ...order.within(probe.ts, probe.id, gap) }).toEqual({
+              probe,
+              gap,
+              ...(near(expected.previous) ? { previous: expected.previous?.id } : {}),
+              ...(near(expected.next) ? { next: expected.next?.id } : {}),
+            });
+          }
         }
       };
       check();
@@ -231,6 +246,7 @@ describe("transcript order", () => {
       // Past its limit the order lets go of its copy, and callers seek in SQL.
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();
+      expect(small.within(second(1), "a", 1_000)).toBeUndefined();
     });
   });
 });

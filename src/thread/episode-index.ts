@@ -202,7 +202,12 @@ export class EpisodeIndex {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
     for (const m of records) {
-      const { previous, next } = this.order.around(m.ts, m.id) ?? this.seek(m.ts, m.id);
+      const held = this.order.within(m.ts, m.id, sessionGapMs);
+      if (held) {
+        adjacency.set(m.id, held);
+        continue;
+      }
+      const { previous, next } = this.seek(m.ts, m.id);
       adjacency.set(m.id, {
         ...(previous && close(previous.ts, m.ts) ? { previous: previous.id } : {}),
         ...(next && close(next.ts, m.ts) ? { next: next.id } : {}),
