@@ -174,6 +174,35 @@ describe("held message records", () => {
   });
 });
 
+describe("held transcript tail", () => {
+  it("takes a new message, its detail forms and the scope extraction gives after it was read", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject) => {
+      const turn = (n: number, content: string) =>
+        ({ type: "message", id: `t${n}`, ts: second(n), role: "user", content }) as const;
+      expect((await instance.ingest("acme", t.thread, [turn(1, "Morning, all.")])).ok).toBe(true);
+      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      expect(episodes.tail(2).map((m) => m.id)).toEqual(["t1"]);
+
+      await instance.ingest("acme", t.thread, [
+        turn(2, "Let's do a drafting proposal. This is just exploratory."),
+        turn(3, "Draft: 24-month contract with the Lisbon venue, paid quarterly in advance."),
+      ]);
+      const before = episodes.tail(2);
+      expect(before.map((m) => m.id)).toEqual(["t2", "t3"]);
+      expect(before[1]?.forms).toEqual(expect.objectContaining({ summary: expect.any(String) }));
+      expect(before[1]?.scope ?? null).toBeNull();
+
+      await instance.extract("acme", t.thread, {});
+      expect(episodes.tail(2)[1]?.scope).toBe("draft");
+      // A message arriving with a past timestamp takes its place inside the tail.
+      await instance.ingest("acme", t.thread, [turn(2.5, "Which venue?")]);
+      expect(episodes.tail(2).map((m) => m.id)).toEqual(["t2.5", "t3"]);
+    });
+  });
+});
+
 describe("transcript order", () => {
   it("finds the same neighbours as the SQL seek, ties, unicode ids and late arrivals included", async () => {
     const t = await newThread();

@@ -2,7 +2,7 @@ import { compareBinary } from "./binary-collation";
 
 /**
  * The thread's messages in (ts, id) order, held in memory so neighbour rescue finds a message's previous
- * and next turn by binary search instead of two index seeks per retrieved message. It is loaded from
+ * and next turn by an id lookup (or a binary search) instead of two index seeks per retrieved message. It is loaded from
  * `messages_order` on first use and kept current by `added`, which the object calls in the transaction
  * that inserts messages (the object is the only writer of its storage, and messages are never deleted).
  * Past `limit` messages it gives up its copy and answers `undefined`, and callers seek in SQL instead.
