@@ -174,6 +174,35 @@ describe("held message records", () => {
   });
 });
 
+describe("held transcript tail", () => {
+  it("takes a new message, its detail forms and the scope extraction gives after it was read", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject) => {
+      const turn = (n: number, content: string) =>
+        ({ type: "message", id: `t${n}`, ts: second(n), role: "user", content }) as const;
+      expect((await instance.ingest("acme", t.thread, [turn(1, "Morning, all.")])).ok).toBe(true);
+      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      expect(episodes.tail(2).map((m) => m.id)).toEqual(["t1"]);
+
+      await instance.ingest("acme", t.thread, [
+        turn(2, "Let's do a drafting proposal. This is just exploratory."),
+        turn(3, "Draft: 24-month contract with the Lisbon venue, paid quarterly in advance."),
+      ]);
+      const before = episodes.tail(2);
+      expect(before.map((m) => m.id)).toEqual(["t2", "t3"]);
+      expect(before[1]?.forms).toEqual(expect.objectContaining({ summary: expect.any(String) }));
+      expect(before[1]?.scope ?? null).toBeNull();
+
+      await instance.extract("acme", t.thread, {});
+      expect(episodes.tail(2)[1]?.scope).toBe("draft");
+      // A message arriving with a past timestamp takes its place inside the tail.
+      await instance.ingest("acme", t.thread, [turn(2.5, "Which venue?")]);
+      expect(episodes.tail(2).map((m) => m.id)).toEqual(["t2.5", "t3"]);
+    });
+  });
+});
+
 describe("transcript order", () => {
   it("finds the same neighbours as the SQL seek, ties, unicode ids and late arrivals included", async () => {
     const t = await newThread();
@@ -200,14 +229,18 @@ describe("transcript order", () => {
       const order = new TranscriptOrder(sql, 1_000);
       const seek = (ts: string, at: string) => ({
         previous: sql
-          .exec(
+          .exec<{ id: string; ts: string }>(
             "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
             ts,
             at,
           )
           .toArray()[0],
         next: sql
-          .exec("SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1", ts, at)
+          .exec<{ id: string; ts: string }>(
+            "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
+            ts,
+            at,
+          )
           .toArray()[0],
       });
       const check = () => {
@@ -221,6 +254,17 @@ describe("transcript order", () => {
             ...(expected.previous ? { previous: expected.previous } : {}),
             ...(expected.next ? { next: expected.next } : {}),
           });
+          // The same neighbours kept only within a gap, from the times the order parsed once.
+          for (const gap of [0, 1_500, 10_000]) {
+            const near = (other: { ts: string } | undefined) =>
+              other !== undefined && Math.abs(Date.parse(other.ts) - Date.parse(probe.ts)) <= gap;
+            expect({ probe, gap, ...order.within(probe.ts, probe.id, gap) }).toEqual({
+              probe,
+              gap,
+              ...(near(expected.previous) ? { previous: expected.previous?.id } : {}),
+              ...(near(expected.next) ? { next: expected.next?.id } : {}),
+            });
+          }
         }
       };
       check();
@@ -231,6 +275,7 @@ describe("transcript order", () => {
       // Past its limit the order lets go of its copy, and callers seek in SQL.
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();
+      expect(small.within(second(1), "a", 1_000)).toBeUndefined();
     });
   });
 });

@@ -63,8 +63,11 @@ interface Decoded {
   ids: string[];
   norms: Float64Array;
   metadata: string[];
-  /** Every vector, one after another. */
-  values: Float32Array;
+  /**
+   * Dimension-major: dimension d of row r at `d * ids.length + r`. A sparse query then reads one
+   * contiguous run of rows per non-zero dimension instead of a scattered slot in every vector.
+   */
+  columns: Float32Array;
 }
 
 /** Ids per DELETE statement, well under SQLite's bound-parameter limit. */
@@ -149,10 +152,10 @@ export class SqliteVectorIndex implements VectorIndex {
     const held = this.decoded.get(namespace);
     if (held && held.version === version && held.dims === dims) return held;
     this.decoded.delete(namespace);
-    const count = this.sql
+    const stored = this.sql
       .exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE namespace = ?", namespace)
       .one().n;
-    if (count > DECODED_LIMIT) return undefined;
+    if (stored > DECODED_LIMIT) return undefined;
     const rows = this.sql
       .exec<Row>("SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?", namespace)
       .toArray();
@@ -162,10 +165,12 @@ export class SqliteVectorIndex implements VectorIndex {
       ids: rows.map((r) => r.id),
       norms: Float64Array.from(rows, (r) => r.norm),
       metadata: rows.map((r) => r.metadata),
-      values: new Float32Array(rows.length * dims),
+      columns: new Float32Array(rows.length * dims),
     };
+    const count = rows.length;
     rows.forEach((row, i) => {
-      decoded.values.set(floats(row.vec, dims, row.id), i * dims);
+      const values = floats(row.vec, dims, row.id);
+      for (let d = 0; d < dims; d++) decoded.columns[d * count + i] = values[d] as number;
     });
     this.decoded.set(namespace, decoded);
     return decoded;
@@ -183,34 +188,29 @@ export class SqliteVectorIndex implements VectorIndex {
     const held = filter.length === 0 ? this.decodedNamespace(options.namespace, expected) : undefined;
     if (held) {
       // Only the query's non-zero dimensions contribute. Hashed text vectors are sparse (a short query
-      // touches a fraction of the slots), and summing the same products in the same order gives the
-      // same score as the full loop.
-      const dims: number[] = [];
-      const weights: number[] = [];
-      vector.forEach((value, i) => {
-        if (value !== 0) {
-          dims.push(i);
-          weights.push(value);
+      // touches a fraction of the slots). Each row's dot product adds the same products in the same
+      // (dimension) order as the full loop, so it is the same number; only the loops are swapped.
+      const { columns, ids, norms } = held;
+      const count = ids.length;
+      const dots = new Float64Array(count);
+      for (let d = 0; d < expected; d++) {
+        const weight = vector[d] as number;
+        if (weight === 0) continue;
+        const base = d * count;
+        for (let row = 0; row < count; row++) {
+          dots[row] = (dots[row] as number) + weight * (columns[base + row] as number);
         }
-      });
-      const nonZero = Int32Array.from(dims);
-      const query = Float64Array.from(weights);
-      const { values } = held;
+      }
       const best: { id: string; score: number; metadata: string }[] = [];
       // Once topK are kept, a row scoring below the last of them cannot enter (a tie still may, by id).
       let floor = Number.NEGATIVE_INFINITY;
-      for (let row = 0; row < held.ids.length; row++) {
-        const offset = row * expected;
-        let dot = 0;
-        for (let k = 0; k < nonZero.length; k++) {
-          dot += (query[k] as number) * (values[offset + (nonZero[k] as number)] as number);
-        }
-        const denominator = queryNorm * (held.norms[row] as number);
-        const score = denominator > 0 ? Math.max(-1, Math.min(1, dot / denominator)) : 0;
+      for (let row = 0; row < count; row++) {
+        const denominator = queryNorm * (norms[row] as number);
+        const score = denominator > 0 ? Math.max(-1, Math.min(1, (dots[row] as number) / denominator)) : 0;
         if (score < floor) continue;
         insertRanked(
           best,
-          { id: held.ids[row] as string, score, metadata: held.metadata[row] as string },
+          { id: ids[row] as string, score, metadata: held.metadata[row] as string },
           options.topK,
         );
         if (best.length >= options.topK) floor = (best.at(-1) as { score: number }).score;

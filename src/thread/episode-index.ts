@@ -47,6 +47,12 @@ export class EpisodeIndex {
    */
   private readonly cached = new Map<string, EpisodeRow>();
   private readonly recordCacheLimit: number;
+  /**
+   * The transcript's last messages with their detail forms and scope, as `tail` last read them. Dropped
+   * by every write to them (a message, its forms and its scope are written only through this object's
+   * `add` and `rescoped`), so the next compile reads them again.
+   */
+  private heldTail: { limit: number; records: readonly MessageRecord[] } | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -67,6 +73,7 @@ export class EpisodeIndex {
   /** Call inside the transaction that inserts the message, only when the insert took effect. */
   add(message: { id: string; speaker: string | null; content: string }): void {
     this.embedded.clear();
+    this.heldTail = undefined;
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
@@ -85,10 +92,33 @@ export class EpisodeIndex {
 
   /** Call last in the transaction that wrote these message scopes (extraction's commit). */
   rescoped(scopes: readonly MessageScope[]): void {
+    if (scopes.length) this.heldTail = undefined;
     for (const { id, scope, scope_id } of scopes) {
       const held = this.cached.get(id);
       if (held) this.cached.set(id, Object.freeze({ ...held, scope, scope_id }));
     }
+  }
+
+  /**
+   * The last `limit` messages by (ts, id), oldest first, with their detail forms and extraction's scope.
+   * The records are frozen and shared between compiles; the array is the caller's own.
+   */
+  tail(limit: number): MessageRecord[] {
+    if (this.heldTail?.limit !== limit) {
+      const records = this.sql
+        .exec<TailRow>(
+          `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id,
+                  f.summary, f.summary_tokens, f.micro, f.micro_tokens
+           FROM messages m LEFT JOIN message_scopes s ON s.id = m.id LEFT JOIN message_forms f ON f.id = m.id
+           ORDER BY m.ts DESC, m.id DESC LIMIT ?`,
+          limit,
+        )
+        .toArray()
+        .reverse()
+        .map(tailRecord);
+      this.heldTail = { limit, records };
+    }
+    return [...this.heldTail.records];
   }
 
   /** Message ids by bm25, best first; any query text is safe. */
@@ -202,7 +232,12 @@ export class EpisodeIndex {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
     for (const m of records) {
-      const { previous, next } = this.order.around(m.ts, m.id) ?? this.seek(m.ts, m.id);
+      const held = this.order.within(m.ts, m.id, sessionGapMs);
+      if (held) {
+        adjacency.set(m.id, held);
+        continue;
+      }
+      const { previous, next } = this.seek(m.ts, m.id);
       adjacency.set(m.id, {
         ...(previous && close(previous.ts, m.ts) ? { previous: previous.id } : {}),
         ...(next && close(next.ts, m.ts) ? { next: next.id } : {}),
@@ -235,4 +270,25 @@ export class EpisodeIndex {
       .toArray()[0];
     return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
   }
+}
+
+type TailRow = Omit<MessageRecord, "forms"> & {
+  summary: string | null;
+  summary_tokens: number | null;
+  micro: string | null;
+  micro_tokens: number | null;
+} & Record<string, SqlStorageValue>;
+
+function tailRecord(row: TailRow): MessageRecord {
+  const { summary, summary_tokens, micro, micro_tokens, ...message } = row;
+  const forms =
+    summary === null
+      ? null
+      : Object.freeze({
+          summary,
+          summaryTokens: summary_tokens ?? 0,
+          micro: micro ?? "",
+          microTokens: micro_tokens ?? 0,
+        });
+  return Object.freeze({ ...message, forms });
 }

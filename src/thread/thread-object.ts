@@ -565,17 +565,7 @@ export class ThreadObject extends DurableObject<Env> {
       new FactRepository(tenantEntry.database),
       readerOf(record),
     );
-    const messages = this.sql
-      .exec<MessageRow>(
-        `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id,
-                f.summary, f.summary_tokens, f.micro, f.micro_tokens
-         FROM messages m LEFT JOIN message_scopes s ON s.id = m.id LEFT JOIN message_forms f ON f.id = m.id
-         ORDER BY m.ts DESC, m.id DESC LIMIT ?`,
-        MESSAGE_TAIL,
-      )
-      .toArray()
-      .reverse()
-      .map(messageRecord);
+    const messages = this.episodes.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
     const retrieved = await this.retrieveEpisodes(thread, request.query, now);
     const screens = this.screens.of([...messages, ...retrieved].map((m) => m.id));
@@ -754,24 +744,6 @@ export class ThreadObject extends DurableObject<Env> {
       },
     };
   }
-}
-
-type MessageRow = Omit<MessageRecord, "forms"> & {
-  summary: string | null;
-  summary_tokens: number | null;
-  micro: string | null;
-  micro_tokens: number | null;
-} & Record<string, SqlStorageValue>;
-
-function messageRecord(row: MessageRow): MessageRecord {
-  const { summary, summary_tokens, micro, micro_tokens, ...message } = row;
-  return {
-    ...message,
-    forms:
-      summary === null
-        ? null
-        : { summary, summaryTokens: summary_tokens ?? 0, micro: micro ?? "", microTokens: micro_tokens ?? 0 },
-  };
 }
 
 const milliseconds = (elapsed: number) => Math.round(elapsed * 1000) / 1000;

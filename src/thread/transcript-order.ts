@@ -2,7 +2,7 @@ import { compareBinary } from "./binary-collation";
 
 /**
  * The thread's messages in (ts, id) order, held in memory so neighbour rescue finds a message's previous
- * and next turn by binary search instead of two index seeks per retrieved message. It is loaded from
+ * and next turn by an id lookup (or a binary search) instead of two index seeks per retrieved message. It is loaded from
  * `messages_order` on first use and kept current by `added`, which the object calls in the transaction
  * that inserts messages (the object is the only writer of its storage, and messages are never deleted).
  * Past `limit` messages it gives up its copy and answers `undefined`, and callers seek in SQL instead.
@@ -10,6 +10,10 @@ import { compareBinary } from "./binary-collation";
 export class TranscriptOrder {
   private ids: string[] = [];
   private times: string[] = [];
+  /** `Date.parse` of each time, parsed once when the message enters the order. */
+  private millis: number[] = [];
+  /** Each id's index in `ids`, built on first lookup after the order changes. */
+  private positions: Map<string, number> | undefined;
   private state: "unloaded" | "loaded" | "too-large" = "unloaded";
 
   constructor(
@@ -28,22 +32,26 @@ export class TranscriptOrder {
     // One merge pass: a batch lands anywhere in the order, since clients may send past timestamps.
     const ids: string[] = [];
     const times: string[] = [];
+    const millis: number[] = [];
+    const keep = (i: number) => {
+      ids.push(this.ids[i] as string);
+      times.push(this.times[i] as string);
+      millis.push(this.millis[i] as number);
+    };
     let i = 0;
     for (const m of fresh) {
       while (i < this.ids.length && compare(this.times[i] as string, this.ids[i] as string, m.ts, m.id) < 0) {
-        ids.push(this.ids[i] as string);
-        times.push(this.times[i] as string);
-        i++;
+        keep(i++);
       }
       ids.push(m.id);
       times.push(m.ts);
+      millis.push(Date.parse(m.ts));
     }
-    for (; i < this.ids.length; i++) {
-      ids.push(this.ids[i] as string);
-      times.push(this.times[i] as string);
-    }
+    for (; i < this.ids.length; i++) keep(i);
     this.ids = ids;
     this.times = times;
+    this.millis = millis;
+    this.positions = undefined;
   }
 
   /**
@@ -54,7 +62,47 @@ export class TranscriptOrder {
     ts: string,
     id: string,
   ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } | undefined {
+    const at = this.locate(ts, id);
+    if (!at) return undefined;
+    const entry = (i: number) =>
+      i >= 0 && i < this.ids.length ? { id: this.ids[i] as string, ts: this.times[i] as string } : undefined;
+    const previous = entry(at.before);
+    const next = entry(at.after);
+    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+  }
+
+  /**
+   * The ids `around` finds, kept only when their time is within `gapMs` of `ts` (as
+   * `Math.abs(Date.parse(a) - Date.parse(b)) <= gapMs` would decide, with the times parsed once).
+   */
+  within(ts: string, id: string, gapMs: number): { previous?: string; next?: string } | undefined {
+    const at = this.locate(ts, id);
+    if (!at) return undefined;
+    const own = at.self ?? Date.parse(ts);
+    const near = (i: number) =>
+      i >= 0 && i < this.ids.length && Math.abs((this.millis[i] as number) - own) <= gapMs
+        ? (this.ids[i] as string)
+        : undefined;
+    const previous = near(at.before);
+    const next = near(at.after);
+    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+  }
+
+  /**
+   * Indexes of the last message before position (ts, id) and the first after it, and the parsed time
+   * of the message at that position when it is in the order; undefined when the order is not held.
+   */
+  private locate(ts: string, id: string): { before: number; after: number; self?: number } | undefined {
     if (!this.load()) return undefined;
+    if (!this.positions) {
+      this.positions = new Map();
+      for (let i = 0; i < this.ids.length; i++) this.positions.set(this.ids[i] as string, i);
+    }
+    // A stored message (the usual question) is found by id; any other position by binary search.
+    const known = this.positions.get(id);
+    if (known !== undefined && this.times[known] === ts) {
+      return { before: known - 1, after: known + 1, self: this.millis[known] as number };
+    }
     let low = 0;
     let high = this.ids.length;
     while (low < high) {
@@ -62,12 +110,7 @@ export class TranscriptOrder {
       if (compare(this.times[mid] as string, this.ids[mid] as string, ts, id) < 0) low = mid + 1;
       else high = mid;
     }
-    const at = low < this.ids.length && this.ids[low] === id && this.times[low] === ts ? low + 1 : low;
-    const entry = (i: number) =>
-      i >= 0 && i < this.ids.length ? { id: this.ids[i] as string, ts: this.times[i] as string } : undefined;
-    const previous = entry(low - 1);
-    const next = entry(at);
-    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+    return { before: low - 1, after: low };
   }
 
   private load(): boolean {
@@ -84,6 +127,8 @@ export class TranscriptOrder {
       .toArray();
     this.ids = rows.map((r) => r.id);
     this.times = rows.map((r) => r.ts);
+    this.millis = rows.map((r) => Date.parse(r.ts));
+    this.positions = undefined;
     this.state = "loaded";
     return true;
   }
@@ -91,6 +136,8 @@ export class TranscriptOrder {
   private release(): void {
     this.ids = [];
     this.times = [];
+    this.millis = [];
+    this.positions = undefined;
     this.state = "too-large";
   }
 }
