@@ -332,6 +332,82 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("updates its decoded copy with its own upserts, answering exactly as storage does", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql);
+      const wave = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => {
+          const n = from + i;
+          return record(
+            `v${n}`,
+            [Math.sin(n), Math.cos(n), ((n * 5) % 7) - 3, n % 3 === 0 ? 0 : 1],
+            {
+              k: "v",
+              n: String(n),
+            },
+            "t",
+          );
+        });
+      await index.upsert(wave(0, 40));
+      const probes = [
+        [0.3, -0.2, 0.9, 0.1],
+        [0, 1, 0, 0],
+        [1, 0, -1, 0],
+      ];
+      const agree = async () => {
+        for (const probe of probes) {
+          for (const topK of [1, 7, 60]) {
+            const fromStorage = await index.query(probe, { topK, namespace: "t", filter: { k: "v" } });
+            expect(await index.query(probe, { topK, namespace: "t" })).toEqual(fromStorage);
+            // A fresh instance decodes the namespace from storage alone.
+            expect(await new SqliteVectorIndex(sql).query(probe, { topK, namespace: "t" })).toEqual(
+              fromStorage,
+            );
+          }
+        }
+      };
+      await agree();
+      // New vectors, a replaced laid-out vector, then a replaced newly added one.
+      await index.upsert(wave(40, 5));
+      await agree();
+      await index.upsert([record("v3", [0.3, -0.2, 0.9, 0.1], { k: "v", n: "3b" }, "t")]);
+      await agree();
+      await index.upsert([record("v41", [1, 0, -1, 0], { k: "v", n: "41b" }, "t")]);
+      await agree();
+      // Enough new vectors to be folded into the laid-out columns.
+      await index.upsert(wave(100, 300));
+      await agree();
+      await index.deleteByIds("t", ["v41", "v150"]);
+      await agree();
+    });
+  });
+
+  it("never answers from its copy with a vector whose write was rolled back", async () => {
+    await runInDurableObject(
+      env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())),
+      async (_i, state) => {
+        const index = new SqliteVectorIndex(state.storage.sql);
+        await index.upsert([record("kept", [1, 0, 0, 0], { k: "v" }, "t")]);
+        expect((await index.query([1, 0, 0, 0], { topK: 5, namespace: "t" })).map((m) => m.id)).toEqual([
+          "kept",
+        ]);
+        expect(() =>
+          state.storage.transactionSync(() => {
+            void index.upsert([record("ghost", [1, 0, 0, 0.1], { k: "v" }, "t")]);
+            throw new Error("abort");
+          }),
+        ).toThrow("abort");
+        // Another writer's one write: were versions a counter, storage would now hold the number this copy
+        // took for the rolled-back write, and the copy would pass for current.
+        await new SqliteVectorIndex(state.storage.sql).upsert([
+          record("other", [0, 1, 0, 0], { k: "v" }, "t"),
+        ]);
+        const ids = (await index.query([1, 0, 0, 0], { topK: 5, namespace: "t" })).map((m) => m.id);
+        expect(ids).toEqual(["kept", "other"]);
+      },
+    );
+  });
+
   it("enforces a configured dimension on an empty index", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql, { dimensions: 8 });

@@ -23,8 +23,10 @@ import {
  * `json_each`, exact key and string value), then every remaining row is scored by cosine in
  * TypeScript, keeping the best `topK` (ties broken by id, so results are deterministic). Unfiltered
  * queries score a decoded copy of the namespace held in memory, valid while the namespace's version
- * (`vector_index_versions`, bumped in the same transaction as every write) is unchanged, so a write by
- * any instance over the same storage is seen by the next query.
+ * (`vector_index_versions`) is the one the copy was made or last updated at. Every write sets a new
+ * random version in the same transaction, and this instance's own upserts update its copy in place
+ * and take that version: a write by any other instance over the same storage, or a rolled-back one,
+ * leaves the stored version different from the copy's, and the next query decodes afresh.
  *
  * Scale: exact search reads every row of the namespace that passes the filter. It is meant for one
  * thread's items: up to a few thousand vectors, where a query costs about a millisecond (1,000 × 384
@@ -68,7 +70,14 @@ interface Decoded {
    * contiguous run of rows per non-zero dimension instead of a scattered slot in every vector.
    */
   columns: Float32Array;
+  /** Vectors this instance added since the columns were laid out, scored row by row. */
+  added: { id: string; values: Float32Array; norm: number; metadata: string }[];
+  /** Where each id is: a row of the columns (n ≥ 0), or entry -n - 1 of `added`. */
+  rowOf: Map<string, number>;
 }
+
+/** Added vectors are folded into the columns once there are this many, or an eighth of the rows. */
+const ADDED_FOLD = 256;
 
 /** Ids per DELETE statement, well under SQLite's bound-parameter limit. */
 const DELETE_CHUNK = 50;
@@ -110,6 +119,10 @@ export class SqliteVectorIndex implements VectorIndex {
       }
       checkMetadata(record.metadata, `metadata of vector '${record.id}'`);
     }
+    const namespaces = [...new Set(records.map((r) => r.namespace))];
+    const before = new Map(namespaces.map((namespace) => [namespace, this.version(namespace)]));
+    // Versions first: should a row write fail, the copies no longer match storage and are read again.
+    const after = new Map(namespaces.map((namespace) => [namespace, this.bump(namespace)]));
     for (const record of records) {
       const values = Float32Array.from(record.values);
       this.sql.exec(
@@ -124,15 +137,32 @@ export class SqliteVectorIndex implements VectorIndex {
         JSON.stringify(record.metadata),
       );
     }
-    for (const namespace of new Set(records.map((r) => r.namespace))) this.bump(namespace);
+    for (const namespace of namespaces) {
+      const held = this.decoded.get(namespace);
+      if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
+        this.decoded.delete(namespace);
+        continue;
+      }
+      for (const record of records) if (record.namespace === namespace) place(held, record);
+      held.version = after.get(namespace) as number;
+      if (held.added.length >= Math.max(ADDED_FOLD, held.ids.length / 8)) this.decoded.set(namespace, folded(held));
+    }
   }
 
-  private bump(namespace: string): void {
+  /**
+   * A new random version for the namespace, not a counter: a copy updated to version n by a write that
+   * was then rolled back must not match a later, different write that also reaches n.
+   */
+  private bump(namespace: string): number {
+    const [high, low] = crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
+    const version = (high & 0x1fffff) * 2 ** 32 + low;
     this.sql.exec(
-      `INSERT INTO vector_index_versions (namespace, version) VALUES (?, 1)
-       ON CONFLICT (namespace) DO UPDATE SET version = version + 1`,
+      `INSERT INTO vector_index_versions (namespace, version) VALUES (?, ?)
+       ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`,
       namespace,
+      version,
     );
+    return version;
   }
 
   private version(namespace: string): number {
@@ -159,19 +189,16 @@ export class SqliteVectorIndex implements VectorIndex {
     const rows = this.sql
       .exec<Row>("SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?", namespace)
       .toArray();
-    const decoded: Decoded = {
+    const decoded = laidOut(
       version,
       dims,
-      ids: rows.map((r) => r.id),
-      norms: Float64Array.from(rows, (r) => r.norm),
-      metadata: rows.map((r) => r.metadata),
-      columns: new Float32Array(rows.length * dims),
-    };
-    const count = rows.length;
-    rows.forEach((row, i) => {
-      const values = floats(row.vec, dims, row.id);
-      for (let d = 0; d < dims; d++) decoded.columns[d * count + i] = values[d] as number;
-    });
+      rows.map((row) => ({
+        id: row.id,
+        values: floats(row.vec, dims, row.id),
+        norm: row.norm,
+        metadata: row.metadata,
+      })),
+    );
     this.decoded.set(namespace, decoded);
     return decoded;
   }
@@ -204,16 +231,24 @@ export class SqliteVectorIndex implements VectorIndex {
       const best: { id: string; score: number; metadata: string }[] = [];
       // Once topK are kept, a row scoring below the last of them cannot enter (a tie still may, by id).
       let floor = Number.NEGATIVE_INFINITY;
-      for (let row = 0; row < count; row++) {
-        const denominator = queryNorm * (norms[row] as number);
-        const score = denominator > 0 ? Math.max(-1, Math.min(1, (dots[row] as number) / denominator)) : 0;
-        if (score < floor) continue;
-        insertRanked(
-          best,
-          { id: ids[row] as string, score, metadata: held.metadata[row] as string },
-          options.topK,
-        );
+      const consider = (id: string, dot: number, rowNorm: number, metadata: string) => {
+        const denominator = queryNorm * rowNorm;
+        const score = denominator > 0 ? Math.max(-1, Math.min(1, dot / denominator)) : 0;
+        if (score < floor) return;
+        insertRanked(best, { id, score, metadata }, options.topK);
         if (best.length >= options.topK) floor = (best.at(-1) as { score: number }).score;
+      };
+      for (let row = 0; row < count; row++) {
+        consider(ids[row] as string, dots[row] as number, norms[row] as number, held.metadata[row] as string);
+      }
+      if (held.added.length) {
+        const nonZero = vector.flatMap((weight, d) => (weight === 0 ? [] : [d]));
+        for (const entry of held.added) {
+          // The same products added in the same (dimension) order as the columns' loop.
+          let dot = 0;
+          for (const d of nonZero) dot += (vector[d] as number) * (entry.values[d] as number);
+          consider(entry.id, dot, entry.norm, entry.metadata);
+        }
       }
       return best.map((m) => ({ id: m.id, score: m.score, metadata: JSON.parse(m.metadata) }));
     }
@@ -250,6 +285,66 @@ export class SqliteVectorIndex implements VectorIndex {
       );
     }
     if (unique.length) this.bump(namespace);
+  }
+}
+
+interface Entry {
+  id: string;
+  values: Float32Array;
+  norm: number;
+  metadata: string;
+}
+
+function laidOut(version: number, dims: number, entries: Entry[]): Decoded {
+  const count = entries.length;
+  const decoded: Decoded = {
+    version,
+    dims,
+    ids: entries.map((e) => e.id),
+    norms: Float64Array.from(entries, (e) => e.norm),
+    metadata: entries.map((e) => e.metadata),
+    columns: new Float32Array(count * dims),
+    added: [],
+    rowOf: new Map(entries.map((e, i) => [e.id, i])),
+  };
+  entries.forEach((entry, i) => {
+    for (let d = 0; d < dims; d++) decoded.columns[d * count + i] = entry.values[d] as number;
+  });
+  return decoded;
+}
+
+/** The copy with its added vectors laid into the columns. */
+function folded(held: Decoded): Decoded {
+  const count = held.ids.length;
+  const entries: Entry[] = held.ids.map((id, row) => ({
+    id,
+    values: Float32Array.from({ length: held.dims }, (_, d) => held.columns[d * count + row] as number),
+    norm: held.norms[row] as number,
+    metadata: held.metadata[row] as string,
+  }));
+  return laidOut(held.version, held.dims, [...entries, ...held.added]);
+}
+
+/** Writes one upserted record into the copy: over its row when held, else as an added vector. */
+function place(held: Decoded, record: VectorRecord): void {
+  const entry: Entry = {
+    id: record.id,
+    values: Float32Array.from(record.values),
+    norm: 0,
+    metadata: JSON.stringify(record.metadata),
+  };
+  entry.norm = norm(entry.values);
+  const at = held.rowOf.get(record.id);
+  if (at === undefined) {
+    held.rowOf.set(record.id, -held.added.length - 1);
+    held.added.push(entry);
+  } else if (at < 0) {
+    held.added[-at - 1] = entry;
+  } else {
+    const count = held.ids.length;
+    for (let d = 0; d < held.dims; d++) held.columns[d * count + at] = entry.values[d] as number;
+    held.norms[at] = entry.norm;
+    held.metadata[at] = entry.metadata;
   }
 }
 
