@@ -145,7 +145,8 @@ export class SqliteVectorIndex implements VectorIndex {
       }
       for (const record of records) if (record.namespace === namespace) place(held, record);
       held.version = after.get(namespace) as number;
-      if (held.added.length >= Math.max(ADDED_FOLD, held.ids.length / 8)) this.decoded.set(namespace, folded(held));
+      if (held.added.length >= Math.max(ADDED_FOLD, held.ids.length / 8))
+        this.decoded.set(namespace, folded(held));
     }
   }
 
