@@ -198,6 +198,24 @@ describe("values messages retired", () => {
       "we originally planned [superseded], now Monday",
     );
   });
+
+  it("are judged afresh for another live list or other messages, though verdicts are remembered", () => {
+    const base = withRetired([], stated, live);
+    expect(withRetired([], stated, live).map((d) => d.text)).toEqual(["Friday March 15th"]);
+    // The same dead list and live list: the same merged list comes back.
+    const none: ReturnType<typeof withRetired> = [];
+    expect(withRetired(none, stated, live)).toBe(withRetired(none, stated, live));
+    // Another live list that still holds March 15th keeps it alive; one without June 30th kills it.
+    const holding = [candidate({ objectId: "f2", claim: "launch on friday march 15th" })];
+    expect(withRetired(none, stated, holding).map((d) => d.text)).toEqual(["June 30th"]);
+    // Other messages retiring other values, against the same lists.
+    const other = new Map([["m3", { ts: "2025-01-03T00:00:00.000Z", retired: ["budget of $90,000"] }]]);
+    expect(withRetired(none, other, live)).toEqual([
+      expect.objectContaining({ text: "budget of $90,000", objectId: "m3" }),
+    ]);
+    expect(withRetired(none, stated, live).map((d) => d.objectId)).toEqual(["m2"]);
+    expect(base.map((d) => d.text)).toEqual(["Friday March 15th"]);
+  });
 });
 
 describe("outdated messages", () => {

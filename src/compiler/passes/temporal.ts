@@ -155,6 +155,11 @@ export interface StateSettlement {
   dead: DeadClaim[];
   /** Outdated messages among the items' source messages, acknowledgements included. */
   outdatedSources: Map<string, string>;
+  /**
+   * Live facts, working set and environment, in that order: what keeps a value a message retired
+   * alive. One list per settlement, so hygiene's memos keyed by it hold while the settlement does.
+   */
+  live: ContextObject[];
 }
 
 /** The stated claims of the messages the items were extracted from, in the items' order. */
@@ -262,6 +267,7 @@ export function settleState(
     quarantined: settled.quarantined,
     dead,
     outdatedSources: outdated,
+    live: [...facts, ...working, ...environment],
   };
 }
 
@@ -278,7 +284,7 @@ export function settleTranscript(
   sameDead: (dead: DeadClaim[]) => DeadClaim[] = (dead) => dead,
 ): TemporalResult {
   const { facts, working, environment, items } = state;
-  const dead = sameDead(withRetired(state.dead, statedClaims, [...facts, ...working, ...environment]));
+  const dead = sameDead(withRetired(state.dead, statedClaims, state.live));
   // Outdated is decided per message; among the items' sources, acknowledgements were added to it.
   const outdated = outdatedMessages(statedClaims, facts);
   for (const [id, replacedBy] of state.outdatedSources) outdated.set(id, replacedBy);
