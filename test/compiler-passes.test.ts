@@ -9,7 +9,7 @@ import {
   restatedClaim,
   withRetired,
 } from "../src/compiler/hygiene";
-import { bm25Scores, terms } from "../src/compiler/lexical";
+import { bm25Scores, corpusOf, corpusScores, terms } from "../src/compiler/lexical";
 import { gate } from "../src/compiler/passes/gate";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
@@ -33,6 +33,27 @@ describe("lexical pass", () => {
     expect(scores[3]).toBe(0);
     expect(scores[0]).toBeGreaterThan(0);
     expect(scores[1]).toBeGreaterThan(0);
+  });
+
+  it("scores an indexed list as BM25 does, document by document", () => {
+    const documents = ["budget is $5 budget", "deadline is May", "the budget deadline", "lunch menu", ""];
+    const query = "budget deadline menu";
+    // BM25 written out directly, as a check on the index.
+    const docs = documents.map(terms);
+    const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+    const expected = docs.map((doc) =>
+      [...new Set(terms(query))].reduce((score, term) => {
+        const tf = doc.filter((t) => t === term).length;
+        if (!tf) return score;
+        const df = docs.filter((d) => d.includes(term)).length;
+        const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+        return score + (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * doc.length) / avg));
+      }, 0),
+    );
+    expect(bm25Scores(query, documents)).toEqual(expected);
+    const corpus = corpusOf(documents);
+    expect(corpusScores(query, corpus)).toEqual(expected);
+    expect(corpusScores("lunch", corpus)).toEqual([0, 0, 0, expect.any(Number), 0]);
   });
 });
 

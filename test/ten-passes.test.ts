@@ -6,7 +6,14 @@ import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
 import { SECTION_ORDER } from "../src/compiler/passes/order";
 import { pack } from "../src/compiler/passes/pack";
-import { activation, compositeScore, type Ranked, rankGroup, tiers } from "../src/compiler/passes/rank";
+import {
+  activation,
+  compositeScore,
+  type Ranked,
+  rankGroup,
+  splitByTrust,
+  tiers,
+} from "../src/compiler/passes/rank";
 import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-entities";
 import { checkTemporal, reconcileSlot } from "../src/compiler/passes/temporal";
 import { detailForms, truncateToTokens } from "../src/context/detail-forms";
@@ -195,6 +202,36 @@ describe("pass 5: rank and tier", () => {
       ["b", "important"],
     ]);
     expect(omitted.map((o) => [o.object.objectId, o.tier])).toEqual([["w", "irrelevant"]]);
+  });
+
+  it("scores a list it has indexed afresh for each query, and a new list by its own texts", () => {
+    const group = [
+      object({ objectId: "a", text: "budget: $50k" }),
+      object({ objectId: "d", text: "deadline: Friday" }),
+    ];
+    const tiered = (list: typeof group, query: string) =>
+      rankGroup(list, { query, now: NOW }, tiers.working).ranked.map((x) => x.object.objectId);
+    expect(tiered(group, "what is the budget")).toEqual(["a"]);
+    // The same list (its index is remembered) against another query.
+    expect(tiered(group, "when is the deadline")).toEqual(["d"]);
+    // A list of the same length and ids whose texts differ is indexed by its own texts.
+    const swapped = [
+      object({ objectId: "a", text: "deadline: Monday" }),
+      object({ objectId: "d", text: "budget: $20k" }),
+    ];
+    expect(tiered(swapped, "what is the budget")).toEqual(["d"]);
+    expect(tiered(group, "what is the budget")).toEqual(["a"]);
+  });
+
+  it("splits a list by trust the same way each time, and a new list by its own objects", () => {
+    const fact = object({ objectId: "f" });
+    const retrieved = object({ objectId: "r", authorityLevel: 4 });
+    const ids = (l: { objectId: string }[]) => l.map((o) => o.objectId);
+    expect(ids(splitByTrust([fact, retrieved]).trusted)).toEqual(["f"]);
+    const list = [fact, retrieved];
+    expect(splitByTrust(list)).toBe(splitByTrust(list));
+    expect(ids(splitByTrust([retrieved]).untrusted)).toEqual(["r"]);
+    expect(ids(splitByTrust([retrieved]).trusted)).toEqual([]);
   });
 
   it("activates a preference only for its task types and a matching why_it_matters", () => {

@@ -7,7 +7,7 @@ import { type Envelope, emit } from "./passes/emit";
 import { clockGate, type GateContext, standingGate } from "./passes/gate";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
-import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
+import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { isPayload, safeguard } from "./passes/safeguard";
 import { settleState, settleTranscript, statedFor } from "./passes/temporal";
@@ -116,12 +116,10 @@ export function compileContext(compileInput: CompileInput): Envelope {
     omitted.push(...irrelevant);
     return ranked;
   };
-  const untrusted = (o: ContextObject) => o.authorityLevel === 4;
-  const facts = rank(
-    settled.facts.filter((o) => !untrusted(o)),
-    tiers.facts,
-  );
-  const retrieved = rank(settled.facts.filter(untrusted), tiers.facts);
+  // Level 4 is retrieved, untrusted text: ranked and packed apart from the facts.
+  const byTrust = splitByTrust(settled.facts);
+  const facts = rank(byTrust.trusted, tiers.facts);
+  const retrieved = rank(byTrust.untrusted, tiers.facts);
   const items = rank(settled.items, tiers.items);
   const working = rank(settled.working, tiers.working);
   const environment = rank(settled.environment, tiers.environment);

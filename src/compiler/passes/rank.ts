@@ -1,6 +1,6 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
-import { bm25Scores } from "../lexical";
+import { type Corpus, corpusOf, corpusScores } from "../lexical";
 
 /**
  * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
@@ -92,23 +92,55 @@ export interface RankContext {
   taskType?: TaskTypeName;
 }
 
+/**
+ * The lexical index of a group's texts and why_it_matters, kept per list: a warm thread ranks the same
+ * settled lists (src/compiler/compile-cache.ts) against every query. Lists are read as immutable.
+ */
+const corpora = new WeakMap<readonly ContextObject[], { texts: Corpus; whys: Corpus | null }>();
+
+function corporaOf(objects: readonly ContextObject[]) {
+  let found = corpora.get(objects);
+  if (!found) {
+    found = {
+      texts: corpusOf(objects.map((o) => o.text)),
+      whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+    };
+    corpora.set(objects, found);
+  }
+  return found;
+}
+
+const trustSplits = new WeakMap<
+  readonly ContextObject[],
+  { trusted: ContextObject[]; untrusted: ContextObject[] }
+>();
+
+/**
+ * A list split into objects at authority level 4 (retrieved, untrusted) and the rest, in order; the
+ * same two lists for the same list, so their lexical index above carries over between compiles.
+ */
+export function splitByTrust(objects: readonly ContextObject[]) {
+  let found = trustSplits.get(objects);
+  if (!found) {
+    found = {
+      trusted: objects.filter((o) => o.authorityLevel !== 4),
+      untrusted: objects.filter((o) => o.authorityLevel === 4),
+    };
+    trustSplits.set(objects, found);
+  }
+  return found;
+}
+
 /** Ranks one group of objects (facts, items, working set …) against the query. */
 export function rankGroup(
   objects: ContextObject[],
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const relevance = bm25Scores(
-    ctx.query,
-    objects.map((o) => o.text),
-  );
+  const { texts, whys } = corporaOf(objects);
+  const relevance = corpusScores(ctx.query, texts);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
-  const why = objects.some((o) => o.whyItMatters)
-    ? bm25Scores(
-        ctx.query,
-        objects.map((o) => o.whyItMatters ?? ""),
-      )
-    : [];
+  const why = whys ? corpusScores(ctx.query, whys) : [];
   let top = 0;
   for (const r of relevance) if (r > top) top = r;
   const ranked: Ranked[] = [];
