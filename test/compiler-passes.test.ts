@@ -252,6 +252,19 @@ describe("outdated messages", () => {
     ]);
     expect([...outdatedMessages(stated, current)]).toEqual([["old", "f2"]]);
   });
+
+  it("reads each list of current facts by its own slots, however often it was read before", () => {
+    const stated = new Map([
+      ["m1", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
+      ["m2", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
+    ]);
+    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
+    const other = [
+      candidate({ objectId: "f3", key: "deadline", claim: "June", validFrom: "2025-01-02T00:00:00.000Z" }),
+    ];
+    expect([...outdatedMessages(stated, other)]).toEqual([["m2", "f3"]]);
+    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
+  });
 });
 
 describe("compile pipeline", () => {

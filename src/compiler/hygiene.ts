@@ -198,7 +198,8 @@ export function withRetired(
   live: ContextObject[],
 ): DeadClaim[] {
   const heldLive = heldLiveOf(live);
-  const known = new Set(dead.map((d) => d.lower));
+  // Copied, as values join it below; the copy of a remembered set costs less than building it.
+  const known = new Set(knownOf(dead));
   const added: DeadClaim[] = [];
   for (const [id, { ts, retired }] of stated) {
     for (const text of retired ?? []) {
@@ -225,6 +226,17 @@ export function withRetired(
     merged.set(key, list);
   }
   return list;
+}
+
+const knownTexts = new WeakMap<DeadClaim[], Set<string>>();
+
+function knownOf(dead: DeadClaim[]): Set<string> {
+  let known = knownTexts.get(dead);
+  if (!known) {
+    known = new Set(dead.map((d) => d.lower));
+    knownTexts.set(dead, known);
+  }
+  return known;
 }
 
 const mergedLists = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
@@ -376,8 +388,7 @@ export function outdatedMessages(
   stated: Map<string, { ts: string; claims: { key: string; value: string }[] }>,
   current: ContextObject[],
 ): Map<string, string> {
-  const bySlot = new Map<string, ContextObject>();
-  for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+  const bySlot = slotsOf(current);
   const outdated = new Map<string, string>();
   for (const [id, { ts, claims }] of stated) {
     for (const claim of claims) {
@@ -391,4 +402,17 @@ export function outdatedMessages(
     }
   }
   return outdated;
+}
+
+const slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
+
+/** The last object per slot key; kept per list, as a warm thread passes the same settled facts each time. */
+function slotsOf(current: ContextObject[]): Map<string, ContextObject> {
+  let bySlot = slotIndexes.get(current);
+  if (!bySlot) {
+    bySlot = new Map();
+    for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+    slotIndexes.set(current, bySlot);
+  }
+  return bySlot;
 }
