@@ -54,8 +54,9 @@ export function compositeScore(
   semantic: number,
   now: string,
   nowMs = instant(now),
+  tsMs = instant(object.ts),
 ): number {
-  const ageDays = Math.max(0, (nowMs - instant(object.ts)) / DAY_MS) || 0;
+  const ageDays = Math.max(0, (nowMs - tsMs) / DAY_MS) || 0;
   const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
   const outcome = 1;
   const usage = 1;
@@ -96,7 +97,10 @@ export interface RankContext {
  * The lexical index of a group's texts and why_it_matters, kept per list: a warm thread ranks the same
  * settled lists (src/compiler/compile-cache.ts) against every query. Lists are read as immutable.
  */
-const corpora = new WeakMap<readonly ContextObject[], { texts: Corpus; whys: Corpus | null }>();
+const corpora = new WeakMap<
+  readonly ContextObject[],
+  { texts: Corpus; whys: Corpus | null; timestamps: Float64Array }
+>();
 
 function corporaOf(objects: readonly ContextObject[]) {
   let found = corpora.get(objects);
@@ -104,6 +108,8 @@ function corporaOf(objects: readonly ContextObject[]) {
     found = {
       texts: corpusOf(objects.map((o) => o.text)),
       whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+      // Each object's timestamp, parsed.
+      timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
     };
     corpora.set(objects, found);
   }
@@ -137,7 +143,7 @@ export function rankGroup(
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const { texts, whys } = corporaOf(objects);
+  const { texts, whys, timestamps } = corporaOf(objects);
   const relevance = corpusScores(ctx.query, texts);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? corpusScores(ctx.query, whys) : [];
@@ -162,7 +168,7 @@ export function rankGroup(
       object,
       tier,
       relevance: r,
-      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs),
+      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs, timestamps[i]),
     });
   });
   ranked.sort(
