@@ -2,7 +2,6 @@ import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
 import type { DeadClaim } from "./hygiene";
-import type { Verdict } from "./passes/gate";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import type { Admitted, StateSettlement } from "./passes/temporal";
@@ -51,7 +50,7 @@ export class CompileCache {
   };
   private settled?: Settled;
   private dead?: DeadClaim[];
-  private verdicts: { key: string; table: Map<ContextObject, Verdict | null> } = {
+  private verdicts: { key: string; table: Map<ContextObject, Omission | null> } = {
     key: "",
     table: new Map(),
   };
@@ -152,11 +151,11 @@ export class CompileCache {
   }
 
   /**
-   * Clock-independent gate verdicts (standingGate) by object, for one caller: the thread, task, the
+   * Clock-independent gate verdicts (standingGate), as the omission each makes, by object, for one caller: the thread, task, the
    * caller's roles, rank and clearances, and the authority ladder, as `callerKey` spells them. A
    * different caller starts a fresh table.
    */
-  standingVerdicts(callerKey: string): Map<ContextObject, Verdict | null> {
+  standingVerdicts(callerKey: string): Map<ContextObject, Omission | null> {
     if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
       this.verdicts = { key: callerKey, table: new Map() };
     }

@@ -75,14 +75,21 @@ export function compileContext(compileInput: CompileInput): Envelope {
   // What does not depend on the clock is decided once per object for this caller (seed 001's gates
   // in the same order: gate() is standingGate, then clockGate).
   const standing = cache.standingVerdicts(callerKey(gateContext));
+  // The table holds each standing omission itself, so a warm compile reuses it rather than rebuilding
+  // thousands of them (omissions are never mutated).
   const admit = (objects: ContextObject[]) =>
     objects.filter((object) => {
       let held = standing.get(object);
       if (held === undefined) {
-        held = standingGate(object, gateContext) ?? null;
+        const verdict = standingGate(object, gateContext);
+        held = verdict ? { object, ...verdict } : null;
         standing.set(object, held);
       }
-      const verdict = held ?? clockGate(object, gateContext.now);
+      if (held) {
+        gated.push(held);
+        return false;
+      }
+      const verdict = clockGate(object, gateContext.now);
       if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
