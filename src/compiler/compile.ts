@@ -48,12 +48,24 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const tailIds = new Set(tail.map((m) => m.id));
   const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
   const resolved = {
-    facts: input.facts.map((row) => cache.fact(row, origin)),
-    working: input.working.map((entry) => cache.layer(entry, "working", origin)),
-    environment: [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
-      cache.layer(entry, "environment", origin),
+    facts: cache.sameList(
+      "fact",
+      input.facts.map((row) => cache.fact(row, origin)),
     ),
-    items: input.items.map((record) => cache.item(record, origin)),
+    working: cache.sameList(
+      "working",
+      input.working.map((entry) => cache.layer(entry, "working", origin)),
+    ),
+    environment: cache.sameList(
+      "environment",
+      [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
+        cache.layer(entry, "environment", origin),
+      ),
+    ),
+    items: cache.sameList(
+      "item",
+      input.items.map((record) => cache.item(record, origin)),
+    ),
     messages: tail.map((message) => cache.message(message, origin)),
     // Retrieved earlier messages; those already in the tail compete there first (see pack).
     episodes: (input.episodes ?? [])
@@ -74,17 +86,32 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const gated: Omission[] = [];
   // What does not depend on the clock is decided once per object for this caller (seed 001's gates
   // in the same order: gate() is standingGate, then clockGate).
-  const standing = cache.standingVerdicts(callerKey(gateContext));
+  const caller = callerKey(gateContext);
+  const standing = cache.standingVerdicts(caller);
   // The table holds each standing omission itself, so a warm compile reuses it rather than rebuilding
   // thousands of them (omissions are never mutated).
-  const admit = (objects: ContextObject[]) =>
-    objects.filter((object) => {
-      let held = standing.get(object);
-      if (held === undefined) {
-        const verdict = standingGate(object, gateContext);
-        held = verdict ? { object, ...verdict } : null;
-        standing.set(object, held);
-      }
+  const standingOf = (object: ContextObject) => {
+    let held = standing.get(object);
+    if (held === undefined) {
+      const verdict = standingGate(object, gateContext);
+      held = verdict ? { object, ...verdict } : null;
+      standing.set(object, held);
+    }
+    return held;
+  };
+  // A list split before for this caller is gated by the clock alone; when the clock holds none of
+  // its open objects, the result is the split itself, in the same order as gating one by one.
+  const admit = (objects: ContextObject[]) => {
+    const { open, held } = cache.standingSplit(caller, objects, () => ({
+      open: objects.filter((object) => !standingOf(object)),
+      held: objects.flatMap((object) => standingOf(object) ?? []),
+    }));
+    if (!open.some((object) => clockGate(object, gateContext.now))) {
+      for (const omission of held) gated.push(omission);
+      return open;
+    }
+    return objects.filter((object) => {
+      const held = standingOf(object);
       if (held) {
         gated.push(held);
         return false;
@@ -93,6 +120,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
       if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
+  };
   const admitted = {
     facts: admit(resolved.facts),
     working: admit(resolved.working),
