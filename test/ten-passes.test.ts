@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
-import { dedupe, ladderStep, phrase } from "../src/compiler/passes/compress";
+import { dedupe, ladderStep, phrase, sharedClaims } from "../src/compiler/passes/compress";
 import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
 import { SECTION_ORDER } from "../src/compiler/passes/order";
@@ -257,6 +257,21 @@ describe("pass 7: compress and convert", () => {
     const { groups, omitted } = dedupe([[ranked(a)], [ranked(b)]]);
     expect(groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact"], []]);
     expect(omitted[0]).toMatchObject({ reason: "duplicate", detail: "same claim as fact" });
+  });
+
+  it("finds the claims a settlement states twice, for each settlement afresh, and dedupes the same with them", () => {
+    const a = object({ objectId: "fact", claim: "cancel VendorX by 5 PM today" });
+    const b = object({ objectId: "item", kind: "state_item", claim: "Cancel  VendorX by 5 PM today" });
+    const c = object({ objectId: "other", claim: "renew VendorY in March" });
+    const state = { facts: [a, c], items: [b], working: [], environment: [] };
+    expect([...sharedClaims(state)].map((o) => o.objectId)).toEqual(["fact", "item"]);
+    expect(sharedClaims(state)).toBe(sharedClaims(state));
+    // Another settlement of the same objects, without the item, shares nothing.
+    expect(sharedClaims({ ...state, items: [] }).size).toBe(0);
+    const groups = [[ranked(a), ranked(c)], [ranked(b)]];
+    const withShared = dedupe(groups, sharedClaims(state));
+    expect(withShared).toEqual(dedupe(groups));
+    expect(withShared.groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact", "other"], []]);
   });
 
   it("turns constraints into directives only with authority and scope behind them", () => {

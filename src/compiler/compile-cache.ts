@@ -259,18 +259,20 @@ function freshVerdicts(key: string) {
 const STATE_LISTS = ["facts", "working", "environment", "items"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
-  a.length === b.length && a.every((item, i) => item === b[i]);
+  a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
 
 const sameOmissions = (a: Omission[], b: Omission[]) =>
   a.length === b.length &&
   a.every((o, i) => {
     const other = b[i];
+    // Standing omissions are kept per object (standingVerdicts), so most are the same object.
     return (
-      other !== undefined &&
-      o.object === other.object &&
-      o.reason === other.reason &&
-      o.detail === other.detail &&
-      o.tier === other.tier
+      o === other ||
+      (other !== undefined &&
+        o.object === other.object &&
+        o.reason === other.reason &&
+        o.detail === other.detail &&
+        o.tier === other.tier)
     );
   });
 

@@ -1,7 +1,7 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./compile-cache";
 import type { ContextObject, Omission } from "./context-object";
-import { dedupe } from "./passes/compress";
+import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
 import { clockGate, type GateContext, standingGate } from "./passes/gate";
@@ -180,16 +180,19 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const all = [...facts, ...items, ...working, ...environment, ...retrieved];
   const rules = all.filter((r) => r.tier === "critical");
   const byTier = (list: typeof facts, tier: string) => list.filter((r) => r.tier === tier);
-  const { groups, omitted: duplicates } = dedupe([
-    rules,
-    environment.filter((r) => r.tier !== "critical"),
-    byTier(items, "important"),
-    byTier(working, "important"),
-    byTier(facts, "important"),
-    byTier(retrieved, "important"),
-    messages,
-    [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
-  ]);
+  const { groups, omitted: duplicates } = dedupe(
+    [
+      rules,
+      environment.filter((r) => r.tier !== "critical"),
+      byTier(items, "important"),
+      byTier(working, "important"),
+      byTier(facts, "important"),
+      byTier(retrieved, "important"),
+      messages,
+      [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
+    ],
+    sharedClaims(state),
+  );
   omitted.push(...duplicates);
   const [rulesG, environmentG, itemsG, workingG, factsG, retrievedG, messagesG, backgroundG] = groups;
 
