@@ -11,6 +11,7 @@ import {
 } from "../src/compiler/hygiene";
 import { bm25Scores, corpusOf, corpusScores, terms } from "../src/compiler/lexical";
 import { gate } from "../src/compiler/passes/gate";
+import { messageHygiene } from "../src/compiler/passes/temporal";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
@@ -236,6 +237,39 @@ describe("values messages retired", () => {
     ]);
     expect(withRetired(none, stated, live).map((d) => d.objectId)).toEqual(["m2"]);
     expect(base.map((d) => d.text)).toEqual(["Friday March 15th"]);
+  });
+});
+
+describe("message hygiene", () => {
+  it("judges a message against each dead list it meets, however often it met another", () => {
+    const message = candidate({
+      objectId: "m5",
+      kind: "message",
+      ts: "2025-01-01T00:00:00.000Z",
+      text: "we will launch on Friday March 15th",
+    });
+    const retiring = (ts: string) =>
+      new Map([["m2", { ts, claims: [], retired: ["launch on Friday March 15th"] }]]);
+    const earlier = withRetired([], retiring("2025-01-02T00:00:00.000Z"), []);
+    const later = withRetired([], retiring("2024-12-01T00:00:00.000Z"), []);
+    // Said while the value was still believed: it speaks from the dead state.
+    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ reason: "superseded" });
+    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ detail: "restates m2" });
+    // Said after the value was retired, the quotation is masked and too little is left to keep.
+    expect(messageHygiene(later, new Map())(message)).toMatchObject({ reason: "superseded" });
+    // Nothing dead: the message stays; and an outdated message leaves whatever the dead list says.
+    expect(messageHygiene([], new Map())(message)).toBeUndefined();
+    expect(messageHygiene([], new Map([["m5", "f9"]]))(message)).toMatchObject({
+      detail: "stated a value since replaced by f9",
+    });
+    const kept = candidate({
+      objectId: "m6",
+      kind: "message",
+      ts: "2025-02-01T00:00:00.000Z",
+      text: "we moved the launch on Friday March 15th to a later Monday in April with the whole team",
+    });
+    expect(messageHygiene(earlier, new Map())(kept)).toBeUndefined();
+    expect(messageHygiene([], new Map())(kept)).toBeUndefined();
   });
 });
 

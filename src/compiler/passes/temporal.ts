@@ -326,11 +326,33 @@ export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>)
         detail: `stated a value since replaced by ${replacedBy}`,
       };
     }
+    return deadStateVerdict(message, dead) ?? undefined;
+  };
+}
+
+/**
+ * Whether a message speaks from, or merely restates, a dead state depends on the message and the
+ * dead list alone: kept per list and message (both never mutated), since a warm thread's dead list
+ * carries over between compiles (src/compiler/hygiene.ts withRetired) while retrieval brings back
+ * the same messages.
+ */
+const deadStateVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
+
+function deadStateVerdict(message: ContextObject, dead: DeadClaim[]): Omission | null {
+  let verdicts = deadStateVerdicts.get(dead);
+  if (!verdicts) {
+    verdicts = new WeakMap();
+    deadStateVerdicts.set(dead, verdicts);
+  }
+  let verdict = verdicts.get(message);
+  if (verdict === undefined) {
     const fromDeadState = speaksFromDeadState(message, dead);
     const restated = fromDeadState ?? restatedClaim(message.text, dead);
-    if (restated && (fromDeadState || !worthKeeping(maskClaims(message.text, dead)))) {
-      return { object: message, reason: restated.reason, detail: `restates ${restated.objectId}` };
-    }
-    return undefined;
-  };
+    verdict =
+      restated && (fromDeadState || !worthKeeping(maskClaims(message.text, dead)))
+        ? { object: message, reason: restated.reason, detail: `restates ${restated.objectId}` }
+        : null;
+    verdicts.set(message, verdict);
+  }
+  return verdict;
 }
