@@ -148,7 +148,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const rankContext: RankContext = { query: input.query, now: input.now, taskType: input.taskType };
   const rank = (objects: ContextObject[], tierOf: Parameters<typeof rankGroup>[2]) => {
     const { ranked, omitted: irrelevant } = rankGroup(objects, rankContext, tierOf);
-    omitted.push(...irrelevant);
+    for (const o of irrelevant) omitted.push(o);
     return ranked;
   };
   // Level 4 is retrieved, untrusted text: ranked and packed apart from the facts.
