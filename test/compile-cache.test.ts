@@ -225,6 +225,34 @@ describe("CompileCache", () => {
     expect(again.refs).toEqual(["m1", "m9"]);
   });
 
+  it("keeps a list while it holds the same objects, and splits it by standing gates per caller", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    const a = cache.fact(row("f1", "budget", "$50,000"), origin);
+    const b = cache.fact(row("f2", "owner", "Ada"), origin);
+    const first = cache.sameList("fact", [a, b]);
+    expect(cache.sameList("fact", [a, b])).toBe(first);
+    // Another object, another order or another length is a new list.
+    const changed = cache.fact(row("f2", "owner", "Bob"), origin);
+    expect(cache.sameList("fact", [a, changed])).not.toBe(first);
+    expect(cache.sameList("fact", [a, changed])).toEqual([a, changed]);
+    expect(cache.sameList("fact", [changed, a])).toEqual([changed, a]);
+    expect(cache.sameList("fact", [a])).toEqual([a]);
+
+    const list = cache.sameList("fact", [a, b]);
+    const split = (open: string[]) => () => ({
+      open: list.filter((o) => open.includes(o.objectId)),
+      held: list
+        .filter((o) => !open.includes(o.objectId))
+        .map((object) => ({ object, reason: "superseded" as const })),
+    });
+    const asAda = cache.standingSplit("ada", list, split(["f1", "f2"]));
+    expect(cache.standingSplit("ada", list, split([]))).toBe(asAda);
+    // Another caller is split afresh, and so is another list for the same caller.
+    expect(cache.standingSplit("bob", list, split(["f1"])).open).toEqual([a]);
+    expect(cache.standingSplit("bob", [b, a], split([])).open).toEqual([]);
+  });
+
   it("forgets its objects when the thread's origin changes", () => {
     const cache = new CompileCache();
     cache.begin(origin);

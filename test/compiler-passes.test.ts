@@ -9,8 +9,9 @@ import {
   restatedClaim,
   withRetired,
 } from "../src/compiler/hygiene";
-import { bm25Scores, terms } from "../src/compiler/lexical";
+import { bm25Scores, corpusOf, corpusScores, terms } from "../src/compiler/lexical";
 import { gate } from "../src/compiler/passes/gate";
+import { messageHygiene } from "../src/compiler/passes/temporal";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
@@ -33,6 +34,27 @@ describe("lexical pass", () => {
     expect(scores[3]).toBe(0);
     expect(scores[0]).toBeGreaterThan(0);
     expect(scores[1]).toBeGreaterThan(0);
+  });
+
+  it("scores an indexed list as BM25 does, document by document", () => {
+    const documents = ["budget is $5 budget", "deadline is May", "the budget deadline", "lunch menu", ""];
+    const query = "budget deadline menu";
+    // BM25 written out directly, as a check on the index.
+    const docs = documents.map(terms);
+    const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+    const expected = docs.map((doc) =>
+      [...new Set(terms(query))].reduce((score, term) => {
+        const tf = doc.filter((t) => t === term).length;
+        if (!tf) return score;
+        const df = docs.filter((d) => d.includes(term)).length;
+        const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+        return score + (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * doc.length) / avg));
+      }, 0),
+    );
+    expect(bm25Scores(query, documents)).toEqual(expected);
+    const corpus = corpusOf(documents);
+    expect(corpusScores(query, corpus)).toEqual(expected);
+    expect(corpusScores("lunch", corpus)).toEqual([0, 0, 0, expect.any(Number), 0]);
   });
 });
 
@@ -198,6 +220,57 @@ describe("values messages retired", () => {
       "we originally planned [superseded], now Monday",
     );
   });
+
+  it("are judged afresh for another live list or other messages, though verdicts are remembered", () => {
+    const base = withRetired([], stated, live);
+    expect(withRetired([], stated, live).map((d) => d.text)).toEqual(["Friday March 15th"]);
+    // The same dead list and live list: the same merged list comes back.
+    const none: ReturnType<typeof withRetired> = [];
+    expect(withRetired(none, stated, live)).toBe(withRetired(none, stated, live));
+    // Another live list that still holds March 15th keeps it alive; one without June 30th kills it.
+    const holding = [candidate({ objectId: "f2", claim: "launch on friday march 15th" })];
+    expect(withRetired(none, stated, holding).map((d) => d.text)).toEqual(["June 30th"]);
+    // Other messages retiring other values, against the same lists.
+    const other = new Map([["m3", { ts: "2025-01-03T00:00:00.000Z", retired: ["budget of $90,000"] }]]);
+    expect(withRetired(none, other, live)).toEqual([
+      expect.objectContaining({ text: "budget of $90,000", objectId: "m3" }),
+    ]);
+    expect(withRetired(none, stated, live).map((d) => d.objectId)).toEqual(["m2"]);
+    expect(base.map((d) => d.text)).toEqual(["Friday March 15th"]);
+  });
+});
+
+describe("message hygiene", () => {
+  it("judges a message against each dead list it meets, however often it met another", () => {
+    const message = candidate({
+      objectId: "m5",
+      kind: "message",
+      ts: "2025-01-01T00:00:00.000Z",
+      text: "we will launch on Friday March 15th",
+    });
+    const retiring = (ts: string) =>
+      new Map([["m2", { ts, claims: [], retired: ["launch on Friday March 15th"] }]]);
+    const earlier = withRetired([], retiring("2025-01-02T00:00:00.000Z"), []);
+    const later = withRetired([], retiring("2024-12-01T00:00:00.000Z"), []);
+    // Said while the value was still believed: it speaks from the dead state.
+    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ reason: "superseded" });
+    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ detail: "restates m2" });
+    // Said after the value was retired, the quotation is masked and too little is left to keep.
+    expect(messageHygiene(later, new Map())(message)).toMatchObject({ reason: "superseded" });
+    // Nothing dead: the message stays; and an outdated message leaves whatever the dead list says.
+    expect(messageHygiene([], new Map())(message)).toBeUndefined();
+    expect(messageHygiene([], new Map([["m5", "f9"]]))(message)).toMatchObject({
+      detail: "stated a value since replaced by f9",
+    });
+    const kept = candidate({
+      objectId: "m6",
+      kind: "message",
+      ts: "2025-02-01T00:00:00.000Z",
+      text: "we moved the launch on Friday March 15th to a later Monday in April with the whole team",
+    });
+    expect(messageHygiene(earlier, new Map())(kept)).toBeUndefined();
+    expect(messageHygiene([], new Map())(kept)).toBeUndefined();
+  });
 });
 
 describe("outdated messages", () => {
@@ -212,6 +285,19 @@ describe("outdated messages", () => {
       ["other", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
     ]);
     expect([...outdatedMessages(stated, current)]).toEqual([["old", "f2"]]);
+  });
+
+  it("reads each list of current facts by its own slots, however often it was read before", () => {
+    const stated = new Map([
+      ["m1", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
+      ["m2", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
+    ]);
+    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
+    const other = [
+      candidate({ objectId: "f3", key: "deadline", claim: "June", validFrom: "2025-01-02T00:00:00.000Z" }),
+    ];
+    expect([...outdatedMessages(stated, other)]).toEqual([["m2", "f3"]]);
+    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
   });
 });
 

@@ -1,12 +1,19 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
-import { dedupe, ladderStep, phrase } from "../src/compiler/passes/compress";
+import { dedupe, ladderStep, phrase, sharedClaims } from "../src/compiler/passes/compress";
 import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
 import { SECTION_ORDER } from "../src/compiler/passes/order";
 import { pack } from "../src/compiler/passes/pack";
-import { activation, compositeScore, type Ranked, rankGroup, tiers } from "../src/compiler/passes/rank";
+import {
+  activation,
+  compositeScore,
+  type Ranked,
+  rankGroup,
+  splitByTrust,
+  tiers,
+} from "../src/compiler/passes/rank";
 import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-entities";
 import { checkTemporal, reconcileSlot } from "../src/compiler/passes/temporal";
 import { detailForms, truncateToTokens } from "../src/context/detail-forms";
@@ -197,6 +204,36 @@ describe("pass 5: rank and tier", () => {
     expect(omitted.map((o) => [o.object.objectId, o.tier])).toEqual([["w", "irrelevant"]]);
   });
 
+  it("scores a list it has indexed afresh for each query, and a new list by its own texts", () => {
+    const group = [
+      object({ objectId: "a", text: "budget: $50k" }),
+      object({ objectId: "d", text: "deadline: Friday" }),
+    ];
+    const tiered = (list: typeof group, query: string) =>
+      rankGroup(list, { query, now: NOW }, tiers.working).ranked.map((x) => x.object.objectId);
+    expect(tiered(group, "what is the budget")).toEqual(["a"]);
+    // The same list (its index is remembered) against another query.
+    expect(tiered(group, "when is the deadline")).toEqual(["d"]);
+    // A list of the same length and ids whose texts differ is indexed by its own texts.
+    const swapped = [
+      object({ objectId: "a", text: "deadline: Monday" }),
+      object({ objectId: "d", text: "budget: $20k" }),
+    ];
+    expect(tiered(swapped, "what is the budget")).toEqual(["d"]);
+    expect(tiered(group, "what is the budget")).toEqual(["a"]);
+  });
+
+  it("splits a list by trust the same way each time, and a new list by its own objects", () => {
+    const fact = object({ objectId: "f" });
+    const retrieved = object({ objectId: "r", authorityLevel: 4 });
+    const ids = (l: { objectId: string }[]) => l.map((o) => o.objectId);
+    expect(ids(splitByTrust([fact, retrieved]).trusted)).toEqual(["f"]);
+    const list = [fact, retrieved];
+    expect(splitByTrust(list)).toBe(splitByTrust(list));
+    expect(ids(splitByTrust([retrieved]).untrusted)).toEqual(["r"]);
+    expect(ids(splitByTrust([retrieved]).trusted)).toEqual([]);
+  });
+
   it("activates a preference only for its task types and a matching why_it_matters", () => {
     const preference = object({ taskTypes: ["code_generation"], whyItMatters: "production code reviews" });
     expect(activation(preference, "code_generation", true)).toBeUndefined();
@@ -220,6 +257,21 @@ describe("pass 7: compress and convert", () => {
     const { groups, omitted } = dedupe([[ranked(a)], [ranked(b)]]);
     expect(groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact"], []]);
     expect(omitted[0]).toMatchObject({ reason: "duplicate", detail: "same claim as fact" });
+  });
+
+  it("finds the claims a settlement states twice, for each settlement afresh, and dedupes the same with them", () => {
+    const a = object({ objectId: "fact", claim: "cancel VendorX by 5 PM today" });
+    const b = object({ objectId: "item", kind: "state_item", claim: "Cancel  VendorX by 5 PM today" });
+    const c = object({ objectId: "other", claim: "renew VendorY in March" });
+    const state = { facts: [a, c], items: [b], working: [], environment: [] };
+    expect([...sharedClaims(state)].map((o) => o.objectId)).toEqual(["fact", "item"]);
+    expect(sharedClaims(state)).toBe(sharedClaims(state));
+    // Another settlement of the same objects, without the item, shares nothing.
+    expect(sharedClaims({ ...state, items: [] }).size).toBe(0);
+    const groups = [[ranked(a), ranked(c)], [ranked(b)]];
+    const withShared = dedupe(groups, sharedClaims(state));
+    expect(withShared).toEqual(dedupe(groups));
+    expect(withShared.groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact", "other"], []]);
   });
 
   it("turns constraints into directives only with authority and scope behind them", () => {

@@ -2,7 +2,6 @@ import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
 import type { DeadClaim } from "./hygiene";
-import type { Verdict } from "./passes/gate";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import type { Admitted, StateSettlement } from "./passes/temporal";
@@ -51,10 +50,8 @@ export class CompileCache {
   };
   private settled?: Settled;
   private dead?: DeadClaim[];
-  private verdicts: { key: string; table: Map<ContextObject, Verdict | null> } = {
-    key: "",
-    table: new Map(),
-  };
+  private verdicts = freshVerdicts("");
+  private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
   private readonly counts = new Map<string, number>();
   private origin = "";
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
@@ -66,7 +63,8 @@ export class CompileCache {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;
       this.dead = undefined;
-      this.verdicts = { key: "", table: new Map() };
+      this.verdicts = freshVerdicts("");
+      for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       this.origin = key;
     }
   }
@@ -152,15 +150,46 @@ export class CompileCache {
   }
 
   /**
-   * Clock-independent gate verdicts (standingGate) by object, for one caller: the thread, task, the
+   * Clock-independent gate verdicts (standingGate), as the omission each makes, by object, for one caller: the thread, task, the
    * caller's roles, rank and clearances, and the authority ladder, as `callerKey` spells them. A
    * different caller starts a fresh table.
    */
-  standingVerdicts(callerKey: string): Map<ContextObject, Verdict | null> {
-    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
-      this.verdicts = { key: callerKey, table: new Map() };
+  standingVerdicts(callerKey: string): Map<ContextObject, Omission | null> {
+    return this.standingFor(callerKey).table;
+  }
+
+  /**
+   * A list's standing verdicts as a whole, for the same caller: the objects no standing gate holds,
+   * and the omissions of those it holds, in list order. Kept per list (lists from `sameList` come
+   * back while their objects do); `split` is called when this list was not split for this caller.
+   */
+  standingSplit(callerKey: string, list: ContextObject[], split: () => StandingSplit): StandingSplit {
+    const lists = this.standingFor(callerKey).lists;
+    let found = lists.get(list);
+    if (!found) {
+      found = split();
+      lists.set(list, found);
     }
-    return this.verdicts.table;
+    return found;
+  }
+
+  /**
+   * Last compile's list of this kind when it holds the same objects in the same order, else `list`:
+   * a warm thread's unchanged state then keeps one list, which per-list memos (gate splits, lexical
+   * indexes, pass 4's settlement) recognise by identity. Callers must not mutate the lists.
+   */
+  sameList(kind: Kind, list: ContextObject[]): ContextObject[] {
+    const last = this.lists[kind];
+    if (last && sameItems(last, list)) return last;
+    this.lists[kind] = list;
+    return list;
+  }
+
+  private standingFor(callerKey: string) {
+    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
+      this.verdicts = freshVerdicts(callerKey);
+    }
+    return this.verdicts;
   }
 
   /** How many objects are held; for tests. */
@@ -213,21 +242,37 @@ const sameLayerVersion = (a: LayerEntry, b: LayerEntry) =>
   a.tokens === b.tokens &&
   a.content === b.content;
 
+/** Of one list, the objects no standing gate holds, and the omissions of those one does, in order. */
+export interface StandingSplit {
+  open: ContextObject[];
+  held: Omission[];
+}
+
+function freshVerdicts(key: string) {
+  return {
+    key,
+    table: new Map<ContextObject, Omission | null>(),
+    lists: new WeakMap<ContextObject[], StandingSplit>(),
+  };
+}
+
 const STATE_LISTS = ["facts", "working", "environment", "items"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
-  a.length === b.length && a.every((item, i) => item === b[i]);
+  a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
 
 const sameOmissions = (a: Omission[], b: Omission[]) =>
   a.length === b.length &&
   a.every((o, i) => {
     const other = b[i];
+    // Standing omissions are kept per object (standingVerdicts), so most are the same object.
     return (
-      other !== undefined &&
-      o.object === other.object &&
-      o.reason === other.reason &&
-      o.detail === other.detail &&
-      o.tier === other.tier
+      o === other ||
+      (other !== undefined &&
+        o.object === other.object &&
+        o.reason === other.reason &&
+        o.detail === other.detail &&
+        o.tier === other.tier)
     );
   });
 

@@ -1,13 +1,13 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./compile-cache";
 import type { ContextObject, Omission } from "./context-object";
-import { dedupe } from "./passes/compress";
+import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
 import { clockGate, type GateContext, standingGate } from "./passes/gate";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
-import { type RankContext, type Ranked, rankGroup, tiers } from "./passes/rank";
+import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { isPayload, safeguard } from "./passes/safeguard";
 import { settleState, settleTranscript, statedFor } from "./passes/temporal";
@@ -48,12 +48,24 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const tailIds = new Set(tail.map((m) => m.id));
   const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
   const resolved = {
-    facts: input.facts.map((row) => cache.fact(row, origin)),
-    working: input.working.map((entry) => cache.layer(entry, "working", origin)),
-    environment: [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
-      cache.layer(entry, "environment", origin),
+    facts: cache.sameList(
+      "fact",
+      input.facts.map((row) => cache.fact(row, origin)),
     ),
-    items: input.items.map((record) => cache.item(record, origin)),
+    working: cache.sameList(
+      "working",
+      input.working.map((entry) => cache.layer(entry, "working", origin)),
+    ),
+    environment: cache.sameList(
+      "environment",
+      [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
+        cache.layer(entry, "environment", origin),
+      ),
+    ),
+    items: cache.sameList(
+      "item",
+      input.items.map((record) => cache.item(record, origin)),
+    ),
     messages: tail.map((message) => cache.message(message, origin)),
     // Retrieved earlier messages; those already in the tail compete there first (see pack).
     episodes: (input.episodes ?? [])
@@ -74,18 +86,41 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const gated: Omission[] = [];
   // What does not depend on the clock is decided once per object for this caller (seed 001's gates
   // in the same order: gate() is standingGate, then clockGate).
-  const standing = cache.standingVerdicts(callerKey(gateContext));
-  const admit = (objects: ContextObject[]) =>
-    objects.filter((object) => {
-      let held = standing.get(object);
-      if (held === undefined) {
-        held = standingGate(object, gateContext) ?? null;
-        standing.set(object, held);
+  const caller = callerKey(gateContext);
+  const standing = cache.standingVerdicts(caller);
+  // The table holds each standing omission itself, so a warm compile reuses it rather than rebuilding
+  // thousands of them (omissions are never mutated).
+  const standingOf = (object: ContextObject) => {
+    let held = standing.get(object);
+    if (held === undefined) {
+      const verdict = standingGate(object, gateContext);
+      held = verdict ? { object, ...verdict } : null;
+      standing.set(object, held);
+    }
+    return held;
+  };
+  // A list split before for this caller is gated by the clock alone; when the clock holds none of
+  // its open objects, the result is the split itself, in the same order as gating one by one.
+  const admit = (objects: ContextObject[]) => {
+    const { open, held } = cache.standingSplit(caller, objects, () => ({
+      open: objects.filter((object) => !standingOf(object)),
+      held: objects.flatMap((object) => standingOf(object) ?? []),
+    }));
+    if (!open.some((object) => clockGate(object, gateContext.now))) {
+      for (const omission of held) gated.push(omission);
+      return open;
+    }
+    return objects.filter((object) => {
+      const held = standingOf(object);
+      if (held) {
+        gated.push(held);
+        return false;
       }
-      const verdict = held ?? clockGate(object, gateContext.now);
+      const verdict = clockGate(object, gateContext.now);
       if (verdict) gated.push({ object, ...verdict });
       return !verdict;
     });
+  };
   const admitted = {
     facts: admit(resolved.facts),
     working: admit(resolved.working),
@@ -113,15 +148,13 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const rankContext: RankContext = { query: input.query, now: input.now, taskType: input.taskType };
   const rank = (objects: ContextObject[], tierOf: Parameters<typeof rankGroup>[2]) => {
     const { ranked, omitted: irrelevant } = rankGroup(objects, rankContext, tierOf);
-    omitted.push(...irrelevant);
+    for (const o of irrelevant) omitted.push(o);
     return ranked;
   };
-  const untrusted = (o: ContextObject) => o.authorityLevel === 4;
-  const facts = rank(
-    settled.facts.filter((o) => !untrusted(o)),
-    tiers.facts,
-  );
-  const retrieved = rank(settled.facts.filter(untrusted), tiers.facts);
+  // Level 4 is retrieved, untrusted text: ranked and packed apart from the facts.
+  const byTrust = splitByTrust(settled.facts);
+  const facts = rank(byTrust.trusted, tiers.facts);
+  const retrieved = rank(byTrust.untrusted, tiers.facts);
   const items = rank(settled.items, tiers.items);
   const working = rank(settled.working, tiers.working);
   const environment = rank(settled.environment, tiers.environment);
@@ -147,16 +180,19 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const all = [...facts, ...items, ...working, ...environment, ...retrieved];
   const rules = all.filter((r) => r.tier === "critical");
   const byTier = (list: typeof facts, tier: string) => list.filter((r) => r.tier === tier);
-  const { groups, omitted: duplicates } = dedupe([
-    rules,
-    environment.filter((r) => r.tier !== "critical"),
-    byTier(items, "important"),
-    byTier(working, "important"),
-    byTier(facts, "important"),
-    byTier(retrieved, "important"),
-    messages,
-    [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
-  ]);
+  const { groups, omitted: duplicates } = dedupe(
+    [
+      rules,
+      environment.filter((r) => r.tier !== "critical"),
+      byTier(items, "important"),
+      byTier(working, "important"),
+      byTier(facts, "important"),
+      byTier(retrieved, "important"),
+      messages,
+      [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
+    ],
+    sharedClaims(state),
+  );
   omitted.push(...duplicates);
   const [rulesG, environmentG, itemsG, workingG, factsG, retrievedG, messagesG, backgroundG] = groups;
 

@@ -187,25 +187,82 @@ function firstIn(lower: string, claims: DeadClaim[], accept: (claim: DeadClaim) 
 /**
  * Adds the values messages themselves retired ("the original launch date was Friday March 15th")
  * as dead claims from the moment they were retired, unless a live claim still holds them.
+ *
+ * Every compile hands over the retired values of the messages it sees, and a warm thread hands over
+ * the same settled state with the same `live` list (src/compiler/compile-cache.ts), so both the
+ * verdicts on each value and the merged lists are remembered per list. Lists are read as immutable.
  */
 export function withRetired(
   dead: DeadClaim[],
   stated: Map<string, { ts: string; retired?: string[] }>,
   live: ContextObject[],
 ): DeadClaim[] {
-  const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
-  const known = new Set(dead.map((d) => d.lower));
+  const heldLive = heldLiveOf(live);
+  // Copied, as values join it below; the copy of a remembered set costs less than building it.
+  const known = new Set(knownOf(dead));
   const added: DeadClaim[] = [];
   for (const [id, { ts, retired }] of stated) {
     for (const text of retired ?? []) {
       const lower = text.toLowerCase();
       if (!distinctive(text) || known.has(lower)) continue;
-      if (liveClaims.some((c) => c.includes(lower) || lower.includes(c))) continue;
+      if (heldLive(lower)) continue;
       known.add(lower);
       added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
     }
   }
-  return added.length ? [...dead, ...added].sort((a, b) => b.text.length - a.text.length) : dead;
+  if (!added.length) return dead;
+  // The merged list is a function of `dead` and of `added` in order: the same pair gets the same
+  // list back, so the per-list index and masked texts below carry over from compile to compile.
+  let merged = mergedLists.get(dead);
+  if (!merged) {
+    merged = new Map();
+    mergedLists.set(dead, merged);
+  }
+  const key = added.map((a) => `${a.objectId}\u0000${a.diedAt}\u0000${a.text}`).join("\u0001");
+  let list = merged.get(key);
+  if (!list) {
+    list = [...dead, ...added].sort((a, b) => b.text.length - a.text.length);
+    if (merged.size >= MERGED_LIMIT) merged.clear();
+    merged.set(key, list);
+  }
+  return list;
+}
+
+const knownTexts = new WeakMap<DeadClaim[], Set<string>>();
+
+function knownOf(dead: DeadClaim[]): Set<string> {
+  let known = knownTexts.get(dead);
+  if (!known) {
+    known = new Set(dead.map((d) => d.lower));
+    knownTexts.set(dead, known);
+  }
+  return known;
+}
+
+const mergedLists = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
+const MERGED_LIMIT = 64;
+
+const liveVerdicts = new WeakMap<ContextObject[], (lower: string) => boolean>();
+const VERDICT_LIMIT = 50_000;
+
+/** Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. */
+function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
+  let held = liveVerdicts.get(live);
+  if (!held) {
+    const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
+    const verdicts = new Map<string, boolean>();
+    held = (lower) => {
+      let verdict = verdicts.get(lower);
+      if (verdict === undefined) {
+        verdict = liveClaims.some((c) => c.includes(lower) || lower.includes(c));
+        if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
+        verdicts.set(lower, verdict);
+      }
+      return verdict;
+    };
+    liveVerdicts.set(live, held);
+  }
+  return held;
 }
 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
@@ -331,8 +388,7 @@ export function outdatedMessages(
   stated: Map<string, { ts: string; claims: { key: string; value: string }[] }>,
   current: ContextObject[],
 ): Map<string, string> {
-  const bySlot = new Map<string, ContextObject>();
-  for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+  const bySlot = slotsOf(current);
   const outdated = new Map<string, string>();
   for (const [id, { ts, claims }] of stated) {
     for (const claim of claims) {
@@ -346,4 +402,17 @@ export function outdatedMessages(
     }
   }
   return outdated;
+}
+
+const slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
+
+/** The last object per slot key; kept per list, as a warm thread passes the same settled facts each time. */
+function slotsOf(current: ContextObject[]): Map<string, ContextObject> {
+  let bySlot = slotIndexes.get(current);
+  if (!bySlot) {
+    bySlot = new Map();
+    for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+    slotIndexes.set(current, bySlot);
+  }
+  return bySlot;
 }

@@ -71,36 +71,61 @@ export function terms(text: string): string[] {
   return out;
 }
 
-/**
- * Only the query's terms are looked up in each document, so a compile's cost is documents × query
- * terms, with each document's term counts taken once per distinct text.
- */
+/** BM25 scores of each document for the query (an index built for this list alone; see Corpus). */
 export function bm25Scores(query: string, documents: string[], k1 = 1.2, b = 0.75): number[] {
-  const queryTerms = [...new Set(terms(query))];
-  if (queryTerms.length === 0 || documents.length === 0) return documents.map(() => 0);
-  const docs = documents.map(documentOf);
+  return corpusScores(query, corpusOf(documents), k1, b);
+}
+
+/**
+ * A fixed list of documents, indexed by term: which documents hold it and how often. Scoring a query
+ * against it touches only the documents that hold one of the query's terms, where bm25Scores looks up
+ * every query term in every document. Worth it where the same list is scored again and again (a warm
+ * thread's settled state, query after query); the index is read as immutable.
+ */
+export interface Corpus {
+  lengths: number[];
+  avgLength: number;
+  postings: Map<string, { docs: number[]; counts: number[] }>;
+}
+
+export function corpusOf(documents: readonly string[]): Corpus {
+  const lengths = new Array<number>(documents.length);
+  const postings: Corpus["postings"] = new Map();
   let totalLength = 0;
-  for (const doc of docs) totalLength += doc.terms.length;
-  const avgLength = totalLength / documents.length || 1;
-  // Index loops: this runs for every candidate of every compile, and entry iterators allocate.
-  const documentFrequency = queryTerms.map(() => 0);
-  for (const doc of docs) {
-    for (let q = 0; q < queryTerms.length; q++) {
-      if (doc.frequency.has(queryTerms[q] as string)) documentFrequency[q] = (documentFrequency[q] ?? 0) + 1;
+  for (let d = 0; d < documents.length; d++) {
+    const doc = documentOf(documents[d] as string);
+    lengths[d] = doc.terms.length;
+    totalLength += doc.terms.length;
+    for (const [term, count] of doc.frequency) {
+      const posting = postings.get(term);
+      if (posting) {
+        posting.docs.push(d);
+        posting.counts.push(count);
+      } else {
+        postings.set(term, { docs: [d], counts: [count] });
+      }
     }
   }
-  const scores = new Array<number>(docs.length);
-  for (let d = 0; d < docs.length; d++) {
-    const doc = docs[d] as Document;
-    let score = 0;
-    for (let q = 0; q < queryTerms.length; q++) {
-      const tf = doc.frequency.get(queryTerms[q] as string);
-      if (!tf) continue;
-      const df = documentFrequency[q] ?? 0;
-      const idf = Math.log(1 + (documents.length - df + 0.5) / (df + 0.5));
-      score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.terms.length) / avgLength));
+  return { lengths, avgLength: totalLength / documents.length || 1, postings };
+}
+
+/** bm25Scores over an indexed list: the same scores, to the bit (terms are summed in the same order). */
+export function corpusScores(query: string, corpus: Corpus, k1 = 1.2, b = 0.75): number[] {
+  const size = corpus.lengths.length;
+  const scores = new Array<number>(size).fill(0);
+  const queryTerms = [...new Set(terms(query))];
+  for (const term of queryTerms) {
+    const posting = corpus.postings.get(term);
+    if (!posting) continue;
+    const df = posting.docs.length;
+    const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
+    for (let i = 0; i < df; i++) {
+      const d = posting.docs[i] as number;
+      const tf = posting.counts[i] as number;
+      scores[d] =
+        (scores[d] as number) +
+        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (corpus.lengths[d] as number)) / corpus.avgLength));
     }
-    scores[d] = score;
   }
   return scores;
 }

@@ -20,13 +20,21 @@ function normalized(o: ContextObject): string {
   return claim;
 }
 
-/** Keeps the first (best-ranked, since callers pass tiers in order) object per distinct claim. */
-export function dedupe(groups: Ranked[][]): { groups: Ranked[][]; omitted: Omission[] } {
+/**
+ * Keeps the first (best-ranked, since callers pass tiers in order) object per distinct claim. `shared`,
+ * when given, holds at least every candidate whose claim another candidate states (sharedClaims): the
+ * others cannot be duplicates nor have one, and are kept without a look-up.
+ */
+export function dedupe(
+  groups: Ranked[][],
+  shared?: ReadonlySet<ContextObject>,
+): { groups: Ranked[][]; omitted: Omission[] } {
   const seen = new Map<string, string>();
   const omitted: Omission[] = [];
   const kept = groups.map((group) =>
     group.filter((r) => {
       if (r.object.kind === "message") return true;
+      if (shared && !shared.has(r.object)) return true;
       const claim = normalized(r.object);
       if (claim.length < 12) return true;
       const first = seen.get(claim);
@@ -44,6 +52,41 @@ export function dedupe(groups: Ranked[][]): { groups: Ranked[][]; omitted: Omiss
     }),
   );
   return { groups: kept, omitted };
+}
+
+const sharing = new WeakMap<object, Set<ContextObject>>();
+
+/**
+ * Of a settlement's stored state (every candidate dedupe sees but messages), the objects whose claim,
+ * as dedupe compares it, another object also states. Kept per settlement, which is never mutated:
+ * a warm thread's stays the same from query to query (src/compiler/compile-cache.ts).
+ */
+export function sharedClaims(state: {
+  facts: ContextObject[];
+  items: ContextObject[];
+  working: ContextObject[];
+  environment: ContextObject[];
+}): Set<ContextObject> {
+  let shared = sharing.get(state);
+  if (!shared) {
+    const first = new Map<string, ContextObject>();
+    shared = new Set();
+    for (const list of [state.facts, state.items, state.working, state.environment]) {
+      for (const o of list) {
+        if (o.kind === "message") continue;
+        const claim = normalized(o);
+        const earlier = first.get(claim);
+        if (earlier) {
+          shared.add(earlier);
+          shared.add(o);
+        } else {
+          first.set(claim, o);
+        }
+      }
+    }
+    sharing.set(state, shared);
+  }
+  return shared;
 }
 
 const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;

@@ -103,11 +103,12 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     let spent = 0;
     const keptHere: Placed[] = [];
     const groups = new Set<string>();
+    const dated = grouped(section);
+    // The section header's cost until its first line is placed, taken once rather than per candidate.
+    let sectionHeader = opened.has(section) ? 0 : headerCost(section);
     for (const r of ranked) {
-      const group = grouped(section) && r.object.transcript ? dateGroupOf(r.object.ts) : undefined;
-      const header =
-        (opened.has(section) ? 0 : headerCost(section)) +
-        (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
+      const group = dated && r.object.transcript ? dateGroupOf(r.object.ts) : undefined;
+      const header = sectionHeader + (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {
         // A rendered line costs at least its stored count and one token: what cannot fit even then is
@@ -122,6 +123,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
         if (spent + cost > allowance) continue;
         spent += cost;
         opened.add(section);
+        sectionHeader = 0;
         if (group !== undefined) groups.add(group);
         keptHere.push({
           object: r.object,

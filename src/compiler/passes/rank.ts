@@ -1,6 +1,6 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
-import { bm25Scores } from "../lexical";
+import { type Corpus, corpusOf, corpusScores } from "../lexical";
 
 /**
  * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
@@ -54,8 +54,9 @@ export function compositeScore(
   semantic: number,
   now: string,
   nowMs = instant(now),
+  tsMs = instant(object.ts),
 ): number {
-  const ageDays = Math.max(0, (nowMs - instant(object.ts)) / DAY_MS) || 0;
+  const ageDays = Math.max(0, (nowMs - tsMs) / DAY_MS) || 0;
   const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
   const outcome = 1;
   const usage = 1;
@@ -92,54 +93,97 @@ export interface RankContext {
   taskType?: TaskTypeName;
 }
 
+/**
+ * The lexical index of a group's texts and why_it_matters, kept per list: a warm thread ranks the same
+ * settled lists (src/compiler/compile-cache.ts) against every query. Lists are read as immutable.
+ */
+const corpora = new WeakMap<
+  readonly ContextObject[],
+  { texts: Corpus; whys: Corpus | null; timestamps: Float64Array }
+>();
+
+function corporaOf(objects: readonly ContextObject[]) {
+  let found = corpora.get(objects);
+  if (!found) {
+    found = {
+      texts: corpusOf(objects.map((o) => o.text)),
+      whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+      // Each object's timestamp, parsed.
+      timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
+    };
+    corpora.set(objects, found);
+  }
+  return found;
+}
+
+const trustSplits = new WeakMap<
+  readonly ContextObject[],
+  { trusted: ContextObject[]; untrusted: ContextObject[] }
+>();
+
+/**
+ * A list split into objects at authority level 4 (retrieved, untrusted) and the rest, in order; the
+ * same two lists for the same list, so their lexical index above carries over between compiles.
+ */
+export function splitByTrust(objects: readonly ContextObject[]) {
+  let found = trustSplits.get(objects);
+  if (!found) {
+    found = {
+      trusted: objects.filter((o) => o.authorityLevel !== 4),
+      untrusted: objects.filter((o) => o.authorityLevel === 4),
+    };
+    trustSplits.set(objects, found);
+  }
+  return found;
+}
+
 /** Ranks one group of objects (facts, items, working set …) against the query. */
 export function rankGroup(
   objects: ContextObject[],
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const relevance = bm25Scores(
-    ctx.query,
-    objects.map((o) => o.text),
-  );
+  const { texts, whys, timestamps } = corporaOf(objects);
+  const relevance = corpusScores(ctx.query, texts);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
-  const why = objects.some((o) => o.whyItMatters)
-    ? bm25Scores(
-        ctx.query,
-        objects.map((o) => o.whyItMatters ?? ""),
-      )
-    : [];
+  const why = whys ? corpusScores(ctx.query, whys) : [];
   let top = 0;
   for (const r of relevance) if (r > top) top = r;
-  const ranked: Ranked[] = [];
+  // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
+  // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
+  const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
   const omitted: Omission[] = [];
   const nowMs = instant(ctx.now);
-  objects.forEach((object, i) => {
+  for (let i = 0; i < objects.length; i++) {
+    const object = objects[i] as ContextObject;
     const r = relevance[i] ?? 0;
     const inactive = activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0);
     if (inactive) {
       omitted.push({ object, reason: "irrelevant", detail: inactive, tier: "irrelevant" });
-      return;
+      continue;
     }
     const tier = isCritical(object) ? "critical" : tierOf(object, r > 0);
     if (tier === "irrelevant") {
       omitted.push({ object, reason: "irrelevant", detail: "no overlap with the query", tier });
-      return;
+      continue;
     }
-    ranked.push({
+    (byTier[TIER_ORDER[tier]] as Ranked[]).push({
       object,
       tier,
       relevance: r,
-      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs),
+      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs, timestamps[i]),
     });
-  });
-  ranked.sort(
-    (a, b) =>
-      TIER_ORDER[a.tier] - TIER_ORDER[b.tier] ||
-      b.score - a.score ||
-      b.object.ts.localeCompare(a.object.ts) ||
-      a.object.objectId.localeCompare(b.object.objectId),
-  );
+  }
+  const ranked: Ranked[] = [];
+  for (const group of byTier) {
+    group.sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.object.ts.localeCompare(a.object.ts) ||
+        a.object.objectId.localeCompare(b.object.objectId),
+    );
+    for (const r of group) ranked.push(r);
+  }
   return { ranked, omitted };
 }
 

@@ -155,6 +155,11 @@ export interface StateSettlement {
   dead: DeadClaim[];
   /** Outdated messages among the items' source messages, acknowledgements included. */
   outdatedSources: Map<string, string>;
+  /**
+   * Live facts, working set and environment, in that order: what keeps a value a message retired
+   * alive. One list per settlement, so hygiene's memos keyed by it hold while the settlement does.
+   */
+  live: ContextObject[];
 }
 
 /** The stated claims of the messages the items were extracted from, in the items' order. */
@@ -262,6 +267,7 @@ export function settleState(
     quarantined: settled.quarantined,
     dead,
     outdatedSources: outdated,
+    live: [...facts, ...working, ...environment],
   };
 }
 
@@ -278,7 +284,7 @@ export function settleTranscript(
   sameDead: (dead: DeadClaim[]) => DeadClaim[] = (dead) => dead,
 ): TemporalResult {
   const { facts, working, environment, items } = state;
-  const dead = sameDead(withRetired(state.dead, statedClaims, [...facts, ...working, ...environment]));
+  const dead = sameDead(withRetired(state.dead, statedClaims, state.live));
   // Outdated is decided per message; among the items' sources, acknowledgements were added to it.
   const outdated = outdatedMessages(statedClaims, facts);
   for (const [id, replacedBy] of state.outdatedSources) outdated.set(id, replacedBy);
@@ -320,11 +326,33 @@ export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>)
         detail: `stated a value since replaced by ${replacedBy}`,
       };
     }
+    return deadStateVerdict(message, dead) ?? undefined;
+  };
+}
+
+/**
+ * Whether a message speaks from, or merely restates, a dead state depends on the message and the
+ * dead list alone: kept per list and message (both never mutated), since a warm thread's dead list
+ * carries over between compiles (src/compiler/hygiene.ts withRetired) while retrieval brings back
+ * the same messages.
+ */
+const deadStateVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
+
+function deadStateVerdict(message: ContextObject, dead: DeadClaim[]): Omission | null {
+  let verdicts = deadStateVerdicts.get(dead);
+  if (!verdicts) {
+    verdicts = new WeakMap();
+    deadStateVerdicts.set(dead, verdicts);
+  }
+  let verdict = verdicts.get(message);
+  if (verdict === undefined) {
     const fromDeadState = speaksFromDeadState(message, dead);
     const restated = fromDeadState ?? restatedClaim(message.text, dead);
-    if (restated && (fromDeadState || !worthKeeping(maskClaims(message.text, dead)))) {
-      return { object: message, reason: restated.reason, detail: `restates ${restated.objectId}` };
-    }
-    return undefined;
-  };
+    verdict =
+      restated && (fromDeadState || !worthKeeping(maskClaims(message.text, dead)))
+        ? { object: message, reason: restated.reason, detail: `restates ${restated.objectId}` }
+        : null;
+    verdicts.set(message, verdict);
+  }
+  return verdict;
 }
