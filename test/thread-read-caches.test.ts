@@ -1,6 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { EpisodeIndex } from "../src/thread/episode-index";
+import { HashingEmbedder } from "../src/adapters/hashing-embedder";
+import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index";
+import { EpisodeIndex } from "../src/thread/episode-index";
 import { ThreadObject } from "../src/thread/thread-object";
 import { TranscriptOrder } from "../src/thread/transcript-order";
 import { call, fact, message, newThread } from "./helpers";
@@ -276,6 +278,62 @@ describe("transcript order", () => {
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();
       expect(small.within(second(1), "a", 1_000)).toBeUndefined();
+    });
+  });
+});
+
+describe("message embeddings after the first scan", () => {
+  const embedded = (instance: ThreadObject) => (instance as unknown as { episodes: EpisodeIndex }).episodes;
+  const turn = (id: string, n: number, content: string) => ({
+    type: "message" as const,
+    id,
+    ts: second(n),
+    role: "user" as const,
+    content,
+  });
+
+  it("embed each new message, including one written while a scan awaits the embedder", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject, state) => {
+      await instance.ingest("acme", t.thread, [
+        turn("a1", 1, "The quarterly offsite is in Lisbon this year."),
+        turn("a2", 2, "Remember to book the venue early."),
+      ]);
+      const hashing = new HashingEmbedder();
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      // An embedder that holds the first scan open until the test lets it go.
+      let calls = 0;
+      const slow = {
+        name: hashing.name,
+        dimensions: hashing.dimensions,
+        embed: async (texts: string[]) => {
+          if (calls++ === 0) await gate;
+          return hashing.embed(texts);
+        },
+      } as unknown as HashingEmbedder;
+      const ids = async (query: string, embedder: HashingEmbedder = hashing) =>
+        (await embedded(instance).semantic(query, embedder, "ns", 10)).map((m) => m.id);
+
+      const scanning = ids("offsite Lisbon", slow);
+      await instance.ingest("acme", t.thread, [turn("a3", 3, "Catering vendor shortlist: Saffron Table.")]);
+      release();
+      expect(await scanning).toContain("a1");
+      expect(await ids("catering vendor saffron")).toContain("a3");
+
+      await instance.ingest("acme", t.thread, [turn("a4", 4, "Keynote speaker confirmed: Dr. Okafor.")]);
+      expect(await ids("keynote speaker okafor")).toContain("a4");
+
+      // The same answers as an index that scans the whole transcript afresh.
+      const fresh = new EpisodeIndex(state.storage.sql, new SqliteVectorIndex(state.storage.sql));
+      for (const query of ["offsite Lisbon", "catering vendor saffron", "keynote speaker okafor"]) {
+        expect(await fresh.semantic(query, hashing, "ns", 10)).toEqual(
+          await embedded(instance).semantic(query, hashing, "ns", 10),
+        );
+      }
     });
   });
 });

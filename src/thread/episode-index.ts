@@ -36,10 +36,13 @@ export interface EpisodeIndexOptions {
 
 export class EpisodeIndex {
   /**
-   * Embedder namespaces this instance found fully embedded; a new message clears it. Messages are
-   * written only through this object, so the check query need not scan the transcript every compile.
+   * Embedder namespaces this instance found fully embedded, each with the messages added since, which
+   * are all it still has to embed. Messages are written only through this object, so after one scan
+   * of the transcript a new message costs its own embedding, not another scan.
    */
-  private readonly embedded = new Set<string>();
+  private readonly embedded = new Map<string, Set<string>>();
+  /** Messages added while a full scan is embedding (it awaits the embedder), by namespace. */
+  private readonly scanning = new Map<string, Set<string>>();
   private readonly order: TranscriptOrder;
   /**
    * Records read before, by id. A message never changes once written except for the scope extraction
@@ -72,7 +75,8 @@ export class EpisodeIndex {
 
   /** Call inside the transaction that inserts the message, only when the insert took effect. */
   add(message: { id: string; speaker: string | null; content: string }): void {
-    this.embedded.clear();
+    // A message whose insert rolls back is not found when its turn to be embedded comes.
+    for (const added of [...this.embedded.values(), ...this.scanning.values()]) added.add(message.id);
     this.heldTail = undefined;
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
@@ -151,16 +155,47 @@ export class EpisodeIndex {
 
   private async embedPending(embedder: Embedder, namespace: string): Promise<void> {
     const done = `${embedder.name}\u0000${namespace}`;
-    if (this.embedded.has(done)) return;
-    const pending = this.sql
-      .exec<{ id: string; content: string }>(
-        `SELECT m.id, m.content FROM messages m
-         WHERE NOT EXISTS (SELECT 1 FROM episode_embedded e WHERE e.embedder = ? AND e.id = m.id)
-         ORDER BY m.ts, m.id LIMIT ?`,
-        embedder.name,
-        EMBED_PER_QUERY,
-      )
-      .toArray();
+    const added = this.embedded.get(done);
+    if (added) {
+      if (added.size === 0) return;
+      // What is known to be pending now; messages arriving while this awaits the embedder wait their turn.
+      const known = [...added];
+      const pending = this.contents(known);
+      await this.embedMessages(embedder, namespace, pending);
+      for (const m of pending) added.delete(m.id);
+      // Ids with no stored message (their insert rolled back) have nothing to embed, unless one was
+      // written again meanwhile; checked with no await before the deletion.
+      const found = new Set(pending.map((m) => m.id));
+      const missing = known.filter((id) => !found.has(id));
+      const stored = new Set(this.contents(missing).map((m) => m.id));
+      for (const id of missing) if (!stored.has(id)) added.delete(id);
+      return;
+    }
+    const arriving = new Set<string>();
+    this.scanning.set(done, arriving);
+    let pending: { id: string; content: string }[];
+    try {
+      pending = this.sql
+        .exec<{ id: string; content: string }>(
+          `SELECT m.id, m.content FROM messages m
+           WHERE NOT EXISTS (SELECT 1 FROM episode_embedded e WHERE e.embedder = ? AND e.id = m.id)
+           ORDER BY m.ts, m.id LIMIT ?`,
+          embedder.name,
+          EMBED_PER_QUERY,
+        )
+        .toArray();
+      await this.embedMessages(embedder, namespace, pending);
+    } finally {
+      this.scanning.delete(done);
+    }
+    if (pending.length < EMBED_PER_QUERY) this.embedded.set(done, arriving);
+  }
+
+  private async embedMessages(
+    embedder: Embedder,
+    namespace: string,
+    pending: { id: string; content: string }[],
+  ): Promise<void> {
     for (let start = 0; start < pending.length; start += EMBED_BATCH) {
       const batch = pending.slice(start, start + EMBED_BATCH);
       const vectors = await embedder.embed(batch.map((m) => m.content));
@@ -178,7 +213,23 @@ export class EpisodeIndex {
         );
       }
     }
-    if (pending.length < EMBED_PER_QUERY) this.embedded.add(done);
+  }
+
+  /** Stored messages among the ids, with their text. */
+  private contents(ids: string[]): { id: string; content: string }[] {
+    const found: { id: string; content: string }[] = [];
+    for (let start = 0; start < ids.length; start += 50) {
+      const chunk = ids.slice(start, start + 50);
+      found.push(
+        ...this.sql
+          .exec<{ id: string; content: string }>(
+            `SELECT id, content FROM messages WHERE id IN (${chunk.map(() => "?").join(", ")})`,
+            ...chunk,
+          )
+          .toArray(),
+      );
+    }
+    return found;
   }
 
   /** Full records (with extraction's scope) of the given messages; ids with no message are left out. */
