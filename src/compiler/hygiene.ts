@@ -32,8 +32,33 @@ const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s
 const ASIDE = /\s*\([^()]*\)/g;
 const FIGURE_PRESENT = /[$€£¥%]|\d/;
 
-function figuresOf(text: string): string[] {
-  return [...text.matchAll(FIGURE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));
+/**
+ * A text's figures, remembered per text: a new turn settles thousands of claims again, nearly all of
+ * them seen last turn. Bounded, and simply emptied when full. The arrays are shared: read them only.
+ */
+const figureMemo = new Map<string, readonly string[]>();
+const FIGURE_MEMO_LIMIT = 50_000;
+
+function figuresOf(text: string): readonly string[] {
+  let found = figureMemo.get(text);
+  if (found === undefined) {
+    found = [...text.matchAll(FIGURE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));
+    if (figureMemo.size >= FIGURE_MEMO_LIMIT) figureMemo.clear();
+    figureMemo.set(text, found);
+  }
+  return found;
+}
+
+/** Objects are never changed once made, so each one's lower-cased claim ("" without one) is kept with it. */
+const lowerClaims = new WeakMap<ContextObject, string>();
+
+function lowerClaim(o: ContextObject): string {
+  let lower = lowerClaims.get(o);
+  if (lower === undefined) {
+    lower = o.claim?.toLowerCase() ?? "";
+    lowerClaims.set(o, lower);
+  }
+  return lower;
 }
 
 /** Very short values ("yes", "5") would match ordinary words; they are left to the facts gate. */
@@ -46,12 +71,16 @@ export function deadClaims(
   live: ContextObject[],
   validFrom: Map<string, string>,
 ): DeadClaim[] {
-  const liveClaims = new Set(live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean));
+  const liveClaims = new Set<string>();
+  for (const c of live) {
+    const lower = lowerClaim(c);
+    if (lower) liveClaims.add(lower);
+  }
   const claims: DeadClaim[] = [];
   for (const o of omitted) {
     const text = o.object.claim;
     if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
-    const lower = text.toLowerCase();
+    const lower = lowerClaim(o.object);
     // A value that is still live elsewhere (restated by the current fact) is not dead.
     if (liveClaims.has(lower)) continue;
     const successor = o.object.supersededBy;
@@ -249,7 +278,7 @@ const VERDICT_LIMIT = 50_000;
 function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
   let held = liveVerdicts.get(live);
   if (!held) {
-    const liveClaims = live.map((c) => c.claim?.toLowerCase() ?? "").filter(Boolean);
+    const liveClaims = live.map(lowerClaim).filter(Boolean);
     const verdicts = new Map<string, boolean>();
     held = (lower) => {
       let verdict = verdicts.get(lower);
