@@ -225,6 +225,26 @@ describe("CompileCache", () => {
     expect(again.refs).toEqual(["m1", "m9"]);
   });
 
+  it("takes a deeply frozen record handed in again as unchanged, but not one frozen only on the outside", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    const frozen = Object.freeze(row("f1", "budget", "$50,000"));
+    const first = cache.fact(frozen, origin);
+    expect(cache.fact(frozen, origin)).toBe(first);
+    // An equal record in a new object is compared, and is still the same version.
+    expect(cache.fact(row("f1", "budget", "$50,000"), origin)).toBe(first);
+
+    const record = item("i1", "ship on Friday");
+    const shallow = Object.freeze({ ...record });
+    const cached = cache.item(shallow, origin);
+    expect(cache.item(shallow, origin)).toBe(cached);
+    // Its item is not frozen, so it may change under the same outer object; the cache must see it.
+    shallow.item.refs.push("m9");
+    const again = cache.item(shallow, origin);
+    expect(again).not.toBe(cached);
+    expect(again.refs).toEqual(["m1", "m9"]);
+  });
+
   it("keeps a list while it holds the same objects, and splits it by standing gates per caller", () => {
     const cache = new CompileCache();
     cache.begin(origin);

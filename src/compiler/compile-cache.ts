@@ -26,6 +26,8 @@ const COUNT_LIMIT = 50_000;
 interface Entry<T> {
   record: T;
   object: ContextObject;
+  /** The record object last handed in for this id; when deeply frozen and handed in again, it is equal. */
+  given: T;
 }
 
 type Kind = "fact" | "working" | "environment" | "item" | "message";
@@ -208,11 +210,18 @@ export class CompileCache {
   ) {
     const table = this.objects[kind];
     const hit = table.get(id) as Entry<T> | undefined;
-    if (hit && same(hit.record, record)) return hit.object;
+    if (hit) {
+      // A thread object hands in the same frozen records while they stay unchanged (its held copies).
+      if (hit.given === record && deeplyFrozen(record)) return hit.object;
+      if (same(hit.record, record)) {
+        hit.given = record;
+        return hit.object;
+      }
+    }
     const made = make(record, origin);
     const object = resolve ? resolveEntity(made) : made;
     if (table.size >= OBJECT_LIMIT) table.clear();
-    table.set(id, { record: snapshot(record), object });
+    table.set(id, { record: snapshot(record), object, given: record });
     return object;
   }
 }
@@ -287,6 +296,20 @@ function sameStated(a: Map<string, StatedClaims>, b: Map<string, StatedClaims>):
  * kept rather than the caller's record, so a caller that later mutates its record cannot make a stale
  * entry look current.
  */
+/** Values found deeply frozen: they and everything they hold can never change again. */
+const frozenDeep = new WeakSet<object>();
+
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (frozenDeep.has(value)) return true;
+  if (!Object.isFrozen(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (!deeplyFrozen((value as Record<string, unknown>)[key])) return false;
+  }
+  frozenDeep.add(value);
+  return true;
+}
+
 function snapshot<T>(record: T): T {
   if (typeof record !== "object" || record === null) return record;
   if (Array.isArray(record)) return record.map(snapshot) as T;

@@ -100,7 +100,8 @@ export class FactCache {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Frozen: the same row objects go to every compile until D1 changes them, so none may be altered. */
 function withoutRevision(row: StoredFactRow): FactRow {
   const { revision: _revision, ...fact } = row;
-  return fact;
+  return Object.freeze(fact);
 }
