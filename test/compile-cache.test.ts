@@ -245,6 +245,31 @@ describe("CompileCache", () => {
     expect(again.refs).toEqual(["m1", "m9"]);
   });
 
+  it("hands back last compile's list for the same frozen records, and resolves again when one changed", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    const resolve = (r: FactRow) => cache.fact(r, origin);
+    const a = Object.freeze(row("f1", "budget", "$50,000"));
+    const b = Object.freeze(row("f2", "owner", "Ada"));
+    const first = cache.resolvedList("fact", [a, b], resolve);
+    expect(cache.resolvedList("fact", [a, b], resolve)).toBe(first);
+
+    // A superseded version of f2 under the same id: a new record object, so it is resolved again.
+    const closed = Object.freeze(row("f2", "owner", "Ada", { txEnd: "2025-02-01T00:00:00.000Z" }));
+    const second = cache.resolvedList("fact", [a, closed], resolve);
+    expect(second).not.toBe(first);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]?.isValid).toBe(false);
+
+    // Records that are not frozen may have changed in place, so they are always looked at.
+    const open = row("f3", "region", "eu-west-1");
+    const third = cache.resolvedList("fact", [a, open], resolve);
+    open.txEnd = "2025-03-01T00:00:00.000Z";
+    const fourth = cache.resolvedList("fact", [a, open], resolve);
+    expect(fourth).not.toBe(third);
+    expect(fourth[1]?.isValid).toBe(false);
+  });
+
   it("keeps a list while it holds the same objects, and splits it by standing gates per caller", () => {
     const cache = new CompileCache();
     cache.begin(origin);

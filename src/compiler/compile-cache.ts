@@ -54,6 +54,8 @@ export class CompileCache {
   private dead?: DeadClaim[];
   private verdicts = freshVerdicts("");
   private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
+  /** The records each kind's list was last resolved from, and whether all were deeply frozen. */
+  private readonly sources: Partial<Record<Kind, { records: readonly unknown[]; frozen: boolean }>> = {};
   private readonly counts = new Map<string, number>();
   private origin = "";
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
@@ -67,6 +69,7 @@ export class CompileCache {
       this.dead = undefined;
       this.verdicts = freshVerdicts("");
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
+      for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
       this.origin = key;
     }
   }
@@ -180,6 +183,27 @@ export class CompileCache {
    * a warm thread's unchanged state then keeps one list, which per-list memos (gate splits, lexical
    * indexes, pass 4's settlement) recognise by identity. Callers must not mutate the lists.
    */
+  /**
+   * A kind's list resolved from these records: last compile's list, with no per-record lookup, when
+   * they are the very record objects it was resolved from, in order, all deeply frozen (so unchanged);
+   * else each record through `resolve` (the per-record cache), kept by `sameList`.
+   */
+  resolvedList<T>(kind: Kind, records: readonly T[], resolve: (record: T) => ContextObject): ContextObject[] {
+    const source = this.sources[kind];
+    const list = this.lists[kind];
+    if (
+      list &&
+      source?.frozen &&
+      source.records.length === records.length &&
+      records.every((record, i) => record === source.records[i])
+    ) {
+      return list;
+    }
+    const resolved = this.sameList(kind, records.map(resolve));
+    this.sources[kind] = { records: [...records], frozen: records.every(deeplyFrozen) };
+    return resolved;
+  }
+
   sameList(kind: Kind, list: ContextObject[]): ContextObject[] {
     const last = this.lists[kind];
     if (last && sameItems(last, list)) return last;

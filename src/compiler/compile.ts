@@ -48,24 +48,15 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const tailIds = new Set(tail.map((m) => m.id));
   const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
   const resolved = {
-    facts: cache.sameList(
-      "fact",
-      input.facts.map((row) => cache.fact(row, origin)),
-    ),
-    working: cache.sameList(
-      "working",
-      input.working.map((entry) => cache.layer(entry, "working", origin)),
-    ),
+    facts: cache.resolvedList("fact", input.facts, (row) => cache.fact(row, origin)),
+    working: cache.resolvedList("working", input.working, (entry) => cache.layer(entry, "working", origin)),
     environment: cache.sameList(
       "environment",
       [...initialEnvironmentEntries(input), ...input.environmentFacts].map((entry) =>
         cache.layer(entry, "environment", origin),
       ),
     ),
-    items: cache.sameList(
-      "item",
-      input.items.map((record) => cache.item(record, origin)),
-    ),
+    items: cache.resolvedList("item", input.items, (record) => cache.item(record, origin)),
     messages: tail.map((message) => cache.message(message, origin)),
     // Retrieved earlier messages; those already in the tail compete there first (see pack).
     episodes: (input.episodes ?? [])
