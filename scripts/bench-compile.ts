@@ -126,6 +126,39 @@ async function benchCompiler(): Promise<Row[]> {
 // ---------------------------------------------------------------------------------------------------
 // Server, over HTTP
 
+interface Timings {
+  facts_ms?: number;
+  thread_reads_ms?: number;
+  passes_ms?: number;
+  facts_read?: string;
+}
+
+/** trace.timings over a series of compiles: each phase's p50, and how often facts were read each way. */
+class PhaseLog {
+  private readonly facts: number[] = [];
+  private readonly threadReads: number[] = [];
+  private readonly passes: number[] = [];
+  private readonly reads = new Map<string, number>();
+
+  record(timings: Timings | undefined): void {
+    this.facts.push(timings?.facts_ms ?? Number.NaN);
+    this.threadReads.push(timings?.thread_reads_ms ?? Number.NaN);
+    this.passes.push(timings?.passes_ms ?? Number.NaN);
+    const read = timings?.facts_read ?? "unknown";
+    this.reads.set(read, (this.reads.get(read) ?? 0) + 1);
+  }
+
+  summary(): string {
+    const p50 = (list: number[]) =>
+      percentile(
+        [...list].sort((a, b) => a - b),
+        50,
+      ).toFixed(1);
+    const reads = [...this.reads].map(([read, n]) => `${read} ×${n}`).join(", ");
+    return `D1 facts ${p50(this.facts)} ms (facts read: ${reads}), thread SQLite ${p50(this.threadReads)} ms, passes ${p50(this.passes)} ms`;
+  }
+}
+
 async function benchServer(url: string): Promise<(Row & { eventsPerSecond: number })[]> {
   const headers = { "content-type": "application/json", authorization: `Bearer ${options.key}` };
   const base = `${url}/v1/tenants/${options.tenant}`;
@@ -193,8 +226,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       `  … ${size} objects: ${state.watermark.pending_messages} messages pending extraction; compiling`,
     );
     const server: number[] = [];
-    const phases = { facts: [] as number[], threadReads: [] as number[], passes: [] as number[] };
-    const factReads = new Map<string, number>();
+    const phases = new PhaseLog();
     const roundTrip: number[] = [];
     const utilisation: number[] = [];
     let lastTraceId = "";
@@ -206,11 +238,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       if (round < 0) continue;
       lastTraceId = output.trace_id;
       server.push(output.trace.compile_ms);
-      phases.facts.push(output.trace.timings?.facts_ms ?? Number.NaN);
-      phases.threadReads.push(output.trace.timings?.thread_reads_ms ?? Number.NaN);
-      phases.passes.push(output.trace.timings?.passes_ms ?? Number.NaN);
-      const read = output.trace.timings?.facts_read ?? "unknown";
-      factReads.set(read, (factReads.get(read) ?? 0) + 1);
+      phases.record(output.trace.timings);
       roundTrip.push(elapsed);
       utilisation.push(output.tokens / output.budget_tokens);
     }
@@ -218,8 +246,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
     // turn touches (transcript tail, episode index, vectors, items) are refreshed by it, so this shows
     // what a compile costs right after a write; catch-up extraction of the turn is not in compile_ms.
     const afterTurn: number[] = [];
-    const turnPhases = { facts: [] as number[], threadReads: [] as number[], passes: [] as number[] };
-    const turnReads = new Map<string, number>();
+    const turnPhases = new PhaseLog();
     for (let round = 0; round < TURN_ROUNDS; round++) {
       await call("POST", `/threads/${thread}/events`, {
         events: [
@@ -236,17 +263,13 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       const query = QUERIES[round % QUERIES.length] as string;
       const output = await call("POST", `/threads/${thread}/context`, { query, budget_tokens: BUDGET });
       afterTurn.push(output.trace.compile_ms);
-      turnPhases.facts.push(output.trace.timings?.facts_ms ?? Number.NaN);
-      turnPhases.threadReads.push(output.trace.timings?.thread_reads_ms ?? Number.NaN);
-      turnPhases.passes.push(output.trace.timings?.passes_ms ?? Number.NaN);
-      const read = output.trace.timings?.facts_read ?? "unknown";
-      turnReads.set(read, (turnReads.get(read) ?? 0) + 1);
+      turnPhases.record(output.trace.timings);
     }
-    for (const list of [afterTurn, ...Object.values(turnPhases)]) list.sort((a, b) => a - b);
+    afterTurn.sort((a, b) => a - b);
     // The trace of the last compile must have been stored, however large the thread.
     const stored = await fetch(`${base}/traces/${lastTraceId}`, { headers });
     const storedBytes = stored.ok ? (await stored.text()).length : 0;
-    for (const list of [server, roundTrip, ...Object.values(phases)]) list.sort((a, b) => a - b);
+    for (const list of [server, roundTrip]) list.sort((a, b) => a - b);
     rows.push({
       size,
       p50: percentile(server, 50),
@@ -254,19 +277,12 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
       utilisation: utilisation.reduce((s, u) => s + u, 0) / utilisation.length,
       eventsPerSecond,
       extra:
-        `split p50: D1 facts ${percentile(phases.facts, 50).toFixed(1)} ms (facts read: ${[...factReads]
-          .map(([read, n]) => `${read} ×${n}`)
-          .join(", ")}), thread SQLite ` +
-        `${percentile(phases.threadReads, 50).toFixed(1)} ms, passes ${percentile(phases.passes, 50).toFixed(1)} ms; ` +
+        `split p50: ${phases.summary()}; ` +
         `round trip p50 ${percentile(roundTrip, 50).toFixed(1)} ms, p95 ${percentile(roundTrip, 95).toFixed(1)} ms; ` +
         `${state.facts.length} current facts, ${state.items.length} active items, ` +
         `${state.watermark.pending_messages} messages still pending extraction; ` +
         `right after a new turn (${TURN_ROUNDS} turns): p50 ${percentile(afterTurn, 50).toFixed(1)} ms, p95 ${percentile(afterTurn, 95).toFixed(1)} ms ` +
-        `(split p50: D1 facts ${percentile(turnPhases.facts, 50).toFixed(1)} ms, facts read ${[...turnReads]
-          .map(([read, n]) => `${read} ×${n}`)
-          .join(
-            ", ",
-          )}; thread SQLite ${percentile(turnPhases.threadReads, 50).toFixed(1)} ms; passes ${percentile(turnPhases.passes, 50).toFixed(1)} ms); ` +
+        `(split p50: ${turnPhases.summary()}); ` +
         `last trace ${stored.ok ? `stored (${(storedBytes / 1024).toFixed(0)} KiB)` : `NOT stored (${stored.status})`}`,
     });
   }

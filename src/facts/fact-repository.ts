@@ -195,17 +195,16 @@ export class FactRepository {
     limit: number,
     watcher: FactWatcher,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const [, counter, rows] = await this.db.batch([
-      this.watch(projectId, watcher),
-      this.counter(projectId),
+    return this.watchedRead(
+      projectId,
+      watcher,
       this.db
         .select()
         .from(facts)
         .where(and(eq(facts.projectId, projectId), visibleTo(userId)))
         .orderBy(desc(facts.txStart), desc(facts.id))
         .limit(limit),
-    ]);
-    return { revision: counter[0]?.revision ?? 0, rows };
+    );
   }
 
   /**
@@ -219,15 +218,29 @@ export class FactRepository {
     revision: number,
     watcher: FactWatcher,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const [, counter, rows] = await this.db.batch([
-      this.watch(projectId, watcher),
-      this.counter(projectId),
+    const changed = await this.watchedRead(
+      projectId,
+      watcher,
       this.db
         .select()
         .from(facts)
         .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId))),
+    );
+    return { revision: Math.max(revision, changed.revision), rows: changed.rows };
+  }
+
+  /** One transaction: the copy's registration renewed, the project's revision, and the rows read. */
+  private async watchedRead(
+    projectId: string,
+    watcher: FactWatcher,
+    rows: BatchItem<"sqlite"> & PromiseLike<StoredFactRow[]>,
+  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
+    const [, counter, read] = await this.db.batch([
+      this.watch(projectId, watcher),
+      this.counter(projectId),
+      rows,
     ]);
-    return { revision: Math.max(revision, counter[0]?.revision ?? 0), rows };
+    return { revision: counter[0]?.revision ?? 0, rows: read };
   }
 
   async currentInProject(projectId: string): Promise<FactRow[]> {
