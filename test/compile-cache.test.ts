@@ -77,6 +77,8 @@ const base: CompileInput = {
 };
 
 /** Each step as storage would return it: fresh records, some of them changed since the last step. */
+/** The step after which f9 and m3 are gated as not permitted. */
+const GATED_STEP = 5;
 const steps: Partial<CompileInput>[] = [
   {
     facts: [row("f1", "budget", "$50,000 approved by finance"), row("f2", "region", "EU only")],
@@ -129,6 +131,41 @@ const steps: Partial<CompileInput>[] = [
     statedClaims: new Map(),
   },
   { requestRoles: ["engineer"] },
+  {
+    // Back to the budget story, with an item that restates the replaced budget.
+    requestRoles: undefined,
+    now: "2025-04-01T00:00:00.000Z",
+    facts: [
+      row("f1", "budget", "$50,000 approved by finance", {
+        isValid: false,
+        txEnd: "2025-03-01T00:00:00.000Z",
+        supersededBy: "f3",
+      }),
+      row("f2", "region", "EU only"),
+      row("f3", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" }),
+    ],
+    items: [item("i2", "We still plan around $50,000 approved by finance")],
+    statedClaims: new Map(),
+  },
+  {
+    // A new turn adds items only: the facts' settlement stands, the items' is redone.
+    items: [
+      item("i2", "We still plan around $50,000 approved by finance"),
+      item("i3", "Ship the EU rollout first"),
+    ],
+  },
+  {
+    // Then a fact changes while the items and every gate stay: the facts' settlement is redone.
+    facts: [
+      row("f1", "budget", "$50,000 approved by finance", {
+        isValid: false,
+        txEnd: "2025-03-01T00:00:00.000Z",
+        supersededBy: "f3",
+      }),
+      row("f2", "region", "EU and UK"),
+      row("f3", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" }),
+    ],
+  },
 ];
 
 /**
@@ -312,8 +349,10 @@ describe("CompileCache", () => {
   it("gives the same envelope as an uncached compile at every step of a changing thread", () => {
     const cache = new CompileCache();
     let input = base;
-    for (const step of steps) {
+    let gatedStep = base;
+    for (const [index, step] of steps.entries()) {
       input = { ...input, ...step };
+      if (index === GATED_STEP) gatedStep = input;
       const uncached = compileContext(input);
       const reloaded = {
         facts: structuredClone(input.facts),
@@ -325,7 +364,7 @@ describe("CompileCache", () => {
     }
     const reasons = (envelope: ReturnType<typeof compileContext>) =>
       envelope.trace.omitted.map((o) => `${o.object_id} ${o.reason}`);
-    expect(reasons(compileContext({ ...input, cache }))).toEqual(
+    expect(reasons(compileContext({ ...gatedStep, cache }))).toEqual(
       expect.arrayContaining(["f9 not_permitted", "m3 not_permitted"]),
     );
     // The supersession of step 3 shows through the cache: the old value is gone, the new one is there.

@@ -4,7 +4,7 @@ import type { ContextObject, Omission } from "./context-object";
 import type { DeadClaim } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
-import type { Admitted, StateSettlement } from "./passes/temporal";
+import type { Admitted, FactSettlement, StateSettlement } from "./passes/temporal";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
 
 /**
@@ -42,6 +42,13 @@ interface Settled {
   result: StateSettlement;
 }
 
+/** The settlement of facts, working set and environment, with what it was made from. */
+interface FactsSettled {
+  admitted: Omit<StateLists, "items">;
+  earlier: Omission[];
+  result: FactSettlement;
+}
+
 export class CompileCache {
   private readonly objects: Record<Kind, Map<string, Entry<unknown>>> = {
     fact: new Map(),
@@ -51,6 +58,7 @@ export class CompileCache {
     message: new Map(),
   };
   private settled?: Settled;
+  private factsSettled?: FactsSettled;
   private dead?: DeadClaim[];
   private verdicts = freshVerdicts("");
   private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
@@ -66,6 +74,7 @@ export class CompileCache {
     if (key !== this.origin) {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;
+      this.factsSettled = undefined;
       this.dead = undefined;
       this.verdicts = freshVerdicts("");
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
@@ -111,7 +120,7 @@ export class CompileCache {
     admitted: StateLists,
     earlier: Omission[],
     sourceClaims: Map<string, StatedClaims>,
-    settle: () => StateSettlement,
+    settle: { facts: () => FactSettlement; items: (core: FactSettlement) => StateSettlement },
   ): StateSettlement {
     const last = this.settled;
     if (
@@ -122,7 +131,10 @@ export class CompileCache {
     ) {
       return last.result;
     }
-    const result = settle();
+    // A new turn mostly adds items: the facts' part then stands, and with it the lists later passes
+    // keep their memos by.
+    const core = this.factsPart(admitted, earlier, settle.facts);
+    const result = settle.items(core);
     this.settled = {
       admitted: {
         facts: admitted.facts,
@@ -135,6 +147,24 @@ export class CompileCache {
       result,
     };
     this.dead = undefined;
+    return result;
+  }
+
+  private factsPart(admitted: StateLists, earlier: Omission[], settle: () => FactSettlement): FactSettlement {
+    const last = this.factsSettled;
+    if (
+      last &&
+      FACT_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
+      sameOmissions(last.earlier, earlier)
+    ) {
+      return last.result;
+    }
+    const result = settle();
+    this.factsSettled = {
+      admitted: { facts: admitted.facts, working: admitted.working, environment: admitted.environment },
+      earlier: [...earlier],
+      result,
+    };
     return result;
   }
 
@@ -290,6 +320,7 @@ function freshVerdicts(key: string) {
 }
 
 const STATE_LISTS = ["facts", "working", "environment", "items"] as const;
+const FACT_LISTS = ["facts", "working", "environment"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
   a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
@@ -315,11 +346,6 @@ function sameStated(a: Map<string, StatedClaims>, b: Map<string, StatedClaims>):
   return true;
 }
 
-/**
- * Records are plain data: strings, numbers, booleans, null, arrays and plain objects. A snapshot is
- * kept rather than the caller's record, so a caller that later mutates its record cannot make a stale
- * entry look current.
- */
 /** Values found deeply frozen: they and everything they hold can never change again. */
 const frozenDeep = new WeakSet<object>();
 
@@ -334,6 +360,11 @@ function deeplyFrozen(value: unknown): boolean {
   return true;
 }
 
+/**
+ * Records are plain data: strings, numbers, booleans, null, arrays and plain objects. A snapshot is
+ * kept rather than the caller's record, so a caller that later mutates its record cannot make a stale
+ * entry look current.
+ */
 function snapshot<T>(record: T): T {
   if (typeof record !== "object" || record === null) return record;
   if (Array.isArray(record)) return record.map(snapshot) as T;

@@ -10,7 +10,7 @@ import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { isPayload, safeguard } from "./passes/safeguard";
-import { settleState, settleTranscript, statedFor } from "./passes/temporal";
+import { settleFacts, settleItems, settleTranscript, statedFor } from "./passes/temporal";
 import { toolLines } from "./passes/zones";
 import { callerFrom } from "./permissions";
 import { identityLines, nowLine } from "./render-sections";
@@ -127,9 +127,10 @@ export function compileContext(compileInput: CompileInput): Envelope {
   // claim, so only gated state counts); the transcript, which retrieval changes per query, every time.
   const gatedState = gated.filter((o) => o.object.kind !== "message");
   const sourceClaims = statedFor(admitted.items, input.statedClaims);
-  const state = cache.temporalState(admitted, gatedState, sourceClaims, () =>
-    settleState(admitted, gatedState, sourceClaims),
-  );
+  const state = cache.temporalState(admitted, gatedState, sourceClaims, {
+    facts: () => settleFacts(admitted, gatedState),
+    items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims),
+  });
   const settled = settleTranscript(state, admitted, gated, input.statedClaims, (dead) =>
     cache.sameDead(dead),
   );

@@ -174,11 +174,32 @@ export function statedFor(items: ContextObject[], statedClaims: Map<string, Stat
   return out;
 }
 
-export function settleState(
-  admitted: Omit<Admitted, "messages" | "episodes">,
+/**
+ * Pass 4's settlement of stored state other than items: reconciliation of facts, working set and
+ * environment, and the dead claims items are then weighed against. It does not read items or what
+ * was said, so a new turn that only adds items leaves it standing (CompileCache keeps it), and the
+ * lists it returns stay the same arrays for the per-list memos of later passes.
+ */
+export interface FactSettlement {
+  facts: ContextObject[];
+  working: ContextObject[];
+  environment: ContextObject[];
+  /** Omissions this part added, after the gated ones. */
+  omitted: Omission[];
+  quarantined: Quarantine[];
+  quarantinedAsOmitted: Omission[];
+  /** When each state object's claim became valid; a claim died when its successor did. */
+  validFrom: Map<string, string>;
+  /** Dead claims an item extracted while they were still believed dies with. */
+  deadBeforeItems: DeadClaim[];
+  /** Live facts, working set and environment, in that order (see StateSettlement.live). */
+  live: ContextObject[];
+}
+
+export function settleFacts(
+  admitted: Omit<Admitted, "messages" | "episodes" | "items">,
   earlier: Omission[],
-  sourceClaims: Map<string, StatedClaims>,
-): StateSettlement {
+): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
   const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
@@ -232,15 +253,37 @@ export function settleState(
     }
     return !restated;
   });
+  return {
+    facts,
+    working,
+    environment,
+    omitted,
+    quarantined: settled.quarantined,
+    quarantinedAsOmitted,
+    validFrom,
+    deadBeforeItems,
+    live: [...facts, ...working, ...environment],
+  };
+}
+
+/** The rest of the stored state's settlement: items against the settled facts and what was said. */
+export function settleItems(
+  core: FactSettlement,
+  items: ContextObject[],
+  earlier: Omission[],
+  sourceClaims: Map<string, StatedClaims>,
+): StateSettlement {
+  const { facts, working, environment } = core;
+  const omitted = [...core.omitted];
   const outdated = outdatedMessages(sourceClaims, facts);
   // An acknowledgement extraction tied to an outdated message (same item) is outdated with it.
-  for (const item of admitted.items) {
+  for (const item of items) {
     const from = item.refs?.find((ref) => outdated.has(ref));
     const replacedBy = from ? outdated.get(from) : undefined;
     if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
   }
-  const items = admitted.items.filter((item) => {
-    const restated = speaksFromDeadState(item, deadBeforeItems);
+  const liveItems = items.filter((item) => {
+    const restated = speaksFromDeadState(item, core.deadBeforeItems);
     const from = item.refs?.find((ref) => outdated.has(ref));
     if (restated) {
       omitted.push({ object: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
@@ -254,21 +297,29 @@ export function settleState(
     return !restated && !from;
   });
   const dead = deadClaims(
-    [...earlier, ...omitted, ...quarantinedAsOmitted],
-    [...facts, ...items, ...working, ...environment],
-    validFrom,
+    [...earlier, ...omitted, ...core.quarantinedAsOmitted],
+    [...facts, ...liveItems, ...working, ...environment],
+    core.validFrom,
   );
   return {
     facts,
     working,
     environment,
-    items,
+    items: liveItems,
     omitted,
-    quarantined: settled.quarantined,
+    quarantined: core.quarantined,
     dead,
     outdatedSources: outdated,
-    live: [...facts, ...working, ...environment],
+    live: core.live,
   };
+}
+
+export function settleState(
+  admitted: Omit<Admitted, "messages" | "episodes">,
+  earlier: Omission[],
+  sourceClaims: Map<string, StatedClaims>,
+): StateSettlement {
+  return settleItems(settleFacts(admitted, earlier), admitted.items, earlier, sourceClaims);
 }
 
 /**
