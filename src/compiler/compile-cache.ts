@@ -275,7 +275,8 @@ export class CompileCache {
     const made = make(record, origin);
     const object = resolve ? resolveEntity(made) : made;
     if (table.size >= OBJECT_LIMIT) table.clear();
-    table.set(id, { record: snapshot(record), object, given: record });
+    // A deeply frozen record is its own snapshot: it can never change.
+    table.set(id, { record: deeplyFrozen(record) ? record : snapshot(record), object, given: record });
     return object;
   }
 }
