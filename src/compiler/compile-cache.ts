@@ -111,10 +111,11 @@ export class CompileCache {
 
   /**
    * Pass 4's settlement of stored state does not depend on the query (src/compiler/passes/temporal.ts,
-   * settleState): when the same objects (the cached ones, by identity) were admitted, the same ones
-   * gated, and the items' source messages stated the same claims, last compile's settlement stands.
-   * Only the transcript part, which retrieval changes with every query, is settled again. Callers must
-   * not mutate the result.
+   * settleFacts then settleItems): when the same objects (the cached ones, by identity) were admitted,
+   * the same ones gated, and the items' source messages stated the same claims, last compile's
+   * settlement stands; when only items or their claims changed, the facts' part does. Only the
+   * transcript part, which retrieval changes with every query, is settled again. Callers must not
+   * mutate the result.
    */
   temporalState(
     admitted: StateLists,
@@ -185,9 +186,9 @@ export class CompileCache {
   }
 
   /**
-   * Clock-independent gate verdicts (standingGate), as the omission each makes, by object, for one caller: the thread, task, the
-   * caller's roles, rank and clearances, and the authority ladder, as `callerKey` spells them. A
-   * different caller starts a fresh table.
+   * Clock-independent gate verdicts (standingGate), as the omission each makes, by object, for one
+   * caller: the thread, task, the caller's roles, rank and clearances, and the authority ladder, as
+   * `callerKey` spells them. A different caller starts a fresh table.
    */
   standingVerdicts(callerKey: string): Map<ContextObject, Omission | null> {
     return this.standingFor(callerKey).table;
@@ -209,11 +210,6 @@ export class CompileCache {
   }
 
   /**
-   * Last compile's list of this kind when it holds the same objects in the same order, else `list`:
-   * a warm thread's unchanged state then keeps one list, which per-list memos (gate splits, lexical
-   * indexes, pass 4's settlement) recognise by identity. Callers must not mutate the lists.
-   */
-  /**
    * A kind's list resolved from these records: last compile's list, with no per-record lookup, when
    * they are the very record objects it was resolved from, in order, all deeply frozen (so unchanged);
    * else each record through `resolve` (the per-record cache), kept by `sameList`.
@@ -221,19 +217,17 @@ export class CompileCache {
   resolvedList<T>(kind: Kind, records: readonly T[], resolve: (record: T) => ContextObject): ContextObject[] {
     const source = this.sources[kind];
     const list = this.lists[kind];
-    if (
-      list &&
-      source?.frozen &&
-      source.records.length === records.length &&
-      records.every((record, i) => record === source.records[i])
-    ) {
-      return list;
-    }
+    if (list && source?.frozen && sameItems(source.records, records)) return list;
     const resolved = this.sameList(kind, records.map(resolve));
     this.sources[kind] = { records: [...records], frozen: records.every(deeplyFrozen) };
     return resolved;
   }
 
+  /**
+   * Last compile's list of this kind when it holds the same objects in the same order, else `list`:
+   * a warm thread's unchanged state then keeps one list, which per-list memos (gate splits, lexical
+   * indexes, pass 4's settlement) recognise by identity. Callers must not mutate the lists.
+   */
   sameList(kind: Kind, list: ContextObject[]): ContextObject[] {
     const last = this.lists[kind];
     if (last && sameItems(last, list)) return last;

@@ -22,6 +22,8 @@ const BACKFILLED = "episode_index_backfilled";
 /** Messages embedded per compile at most, so a first query on a huge thread stays bounded. */
 export const EMBED_PER_QUERY = 2_000;
 const EMBED_BATCH = 100;
+/** Ids per `IN (...)` lookup. */
+const ID_CHUNK = 50;
 /** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
 export const ORDER_LIMIT = 50_000;
 /** Message records kept decoded between compiles at most, least recently used dropped first. */
@@ -217,19 +219,23 @@ export class EpisodeIndex {
 
   /** Stored messages among the ids, with their text. */
   private contents(ids: string[]): { id: string; content: string }[] {
-    const found: { id: string; content: string }[] = [];
-    for (let start = 0; start < ids.length; start += 50) {
-      const chunk = ids.slice(start, start + 50);
-      found.push(
-        ...this.sql
-          .exec<{ id: string; content: string }>(
-            `SELECT id, content FROM messages WHERE id IN (${chunk.map(() => "?").join(", ")})`,
-            ...chunk,
-          )
-          .toArray(),
-      );
+    return this.byIds<{ id: string; content: string }>(
+      (list) => `SELECT id, content FROM messages WHERE id IN (${list})`,
+      ids,
+    );
+  }
+
+  /** Rows of `query` for the ids, asked in chunks well under SQLite's bound-parameter limit. */
+  private byIds<T extends Record<string, SqlStorageValue>>(
+    query: (placeholders: string) => string,
+    ids: readonly string[],
+  ): T[] {
+    const rows: T[] = [];
+    for (let start = 0; start < ids.length; start += ID_CHUNK) {
+      const chunk = ids.slice(start, start + ID_CHUNK);
+      rows.push(...this.sql.exec<T>(query(chunk.map(() => "?").join(", ")), ...chunk).toArray());
     }
-    return found;
+    return rows;
   }
 
   /** Full records (with extraction's scope) of the given messages; ids with no message are left out. */
@@ -247,22 +253,16 @@ export class EpisodeIndex {
       this.cached.set(id, held);
       found.set(id, held);
     }
-    for (let start = 0; start < missing.length; start += 50) {
-      const chunk = missing.slice(start, start + 50);
-      const rows = this.sql
-        .exec<EpisodeRow & Record<string, SqlStorageValue>>(
-          `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id
-           FROM messages m LEFT JOIN message_scopes s ON s.id = m.id
-           WHERE m.id IN (${chunk.map(() => "?").join(", ")})`,
-          ...chunk,
-        )
-        .toArray();
-      for (const row of rows) {
-        // Frozen: the same object is handed to every later compile.
-        const record = Object.freeze({ ...row }) as EpisodeRow;
-        found.set(record.id, record);
-        this.cached.set(record.id, record);
-      }
+    const rows = this.byIds<EpisodeRow & Record<string, SqlStorageValue>>(
+      (list) => `SELECT m.id, m.ts, m.role, m.speaker, m.content, m.line, m.tokens, s.scope, s.scope_id
+                 FROM messages m LEFT JOIN message_scopes s ON s.id = m.id WHERE m.id IN (${list})`,
+      missing,
+    );
+    for (const row of rows) {
+      // Frozen: the same object is handed to every later compile.
+      const record = Object.freeze({ ...row }) as EpisodeRow;
+      found.set(record.id, record);
+      this.cached.set(record.id, record);
     }
     while (this.cached.size > this.recordCacheLimit) {
       const oldest = this.cached.keys().next().value;
