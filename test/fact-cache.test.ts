@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_RECHECK_MS, FactCache } from "../src/facts/fact-cache";
-import { FactRepository } from "../src/facts/fact-repository";
+import { type FactCatchUp, FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
 import { fact, newThread } from "./helpers";
@@ -106,18 +106,24 @@ describe("announced fact writes", () => {
     expect(after.json.context).not.toContain("GitHub Actions");
     expect(await readOf()).toBe("held");
 
-    // A thread's own write moves its copy on too.
+    // A thread's own write moves its copy on too: the write's batch read what changed back, so the
+    // next compile has no D1 read of its own.
     await b.events([fact("ci_runner", "Jenkins", { id: "ci3" })]);
     const own = await b.context({ query: "Which CI runner do we use?" });
-    expect(own.json.trace.timings.facts_read).toBe("changes");
+    expect(own.json.trace.timings.facts_read).toBe("held");
     expect(own.json.context).toContain("Jenkins");
+    expect(own.json.context).not.toContain("Buildkite");
+    // And the other thread still hears of it.
+    const other = await a.context({ query: "Which CI runner do we use?" });
+    expect(other.json.context).toContain("Jenkins");
+    expect(other.json.context).not.toContain("Buildkite");
   });
 });
 
 describe("FactCache registration (tenant D1)", () => {
   const repository = () => new FactRepository(env.TENANT_ACME_DB);
   let n = 0;
-  async function write(projectId: string, key: string, value: string) {
+  async function write(projectId: string, key: string, value: string, catchUp?: FactCatchUp) {
     n++;
     const row = prepareFact(
       { type: "fact", id: `rf-${n}`, key, value, ts: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString() },
@@ -131,7 +137,11 @@ describe("FactCache registration (tenant D1)", () => {
       },
     );
     const existing = await repository().loadForPlanning(projectId, [row.id], [row.key]);
-    const written = await repository().apply(projectId, planFactWrites(existing, [row], row.txStart));
+    const written = await repository().apply(
+      projectId,
+      planFactWrites(existing, [row], row.txStart),
+      catchUp,
+    );
     if (!written) throw new Error("nothing written");
     return written;
   }
@@ -155,6 +165,50 @@ describe("FactCache registration (tenant D1)", () => {
     expect(next.read).toBe("changes");
     expect(next.rows.map((r) => r.key)).toContain("region");
     expect((await cache.forCompile(repository(), reader(project, "t-b"), 1_003)).read).toBe("held");
+  });
+
+  it("takes back what the writer's own batch read, and never lets an older answer replace a newer row", async () => {
+    const project = `reg-${Math.random().toString(36).slice(2)}`;
+    const cache = new FactCache();
+    await cache.forCompile(repository(), reader(project, "t-w"), 0);
+    expect(cache.catchUpFor(`${project}-other`, "u1")).toBeUndefined();
+    expect(cache.catchUpFor(project, "someone-else")).toBeUndefined();
+
+    // Two writes both ask from the copy's revision; their answers come back in the wrong order.
+    const since = cache.catchUpFor(project, "u1");
+    if (!since) throw new Error("the copy holds the project");
+    const first = await write(project, "region", "eu-west-1", since);
+    const second = await write(project, "region", "us-east-1", since);
+    expect(first.changed?.map((r) => JSON.parse(r.valueJson))).toEqual(["eu-west-1"]);
+    // The second batch reads the first version closed, with the second write's revision.
+    const closed = second.changed?.find((r) => JSON.parse(r.valueJson) === "eu-west-1");
+    expect(closed?.txEnd).not.toBeNull();
+
+    cache.absorb(project, since, second.revision, second.changed ?? []);
+    cache.absorb(project, since, first.revision, first.changed ?? []);
+    // Announced by the writer itself (announceFacts), as every write is.
+    cache.announce(project, cache.token, second.revision);
+    const held = await cache.forCompile(repository(), reader(project, "t-w"), 1);
+    expect(held.read).toBe("held");
+    const current = held.rows.filter((r) => r.key === "region" && r.txEnd === null);
+    expect(current.map((r) => JSON.parse(r.valueJson))).toEqual(["us-east-1"]);
+    expect(held.rows.filter((r) => r.key === "region")).toHaveLength(2);
+
+    // What the held copy serves is what a fresh load reads.
+    const fresh = await new FactCache().forCompile(repository(), reader(project, "t-x"), 0);
+    const view = (rows: typeof held.rows) => rows.map((r) => [r.id, r.txEnd, r.isValid, r.supersededBy]);
+    expect(view(held.rows)).toEqual(view(fresh.rows));
+  });
+
+  it("ignores rows read back for another user's copy", async () => {
+    const project = `reg-${Math.random().toString(36).slice(2)}`;
+    const cache = new FactCache();
+    await cache.forCompile(repository(), reader(project, "t-v"), 0);
+    const written = await write(project, "region", "eu-west-1", { userId: "u2", since: 0 });
+    cache.absorb(project, { userId: "u2", since: 0 }, written.revision, written.changed ?? []);
+    cache.announce(project, cache.token, written.revision);
+    // Not taken: the copy is behind, so it reads the change itself.
+    expect((await cache.forCompile(repository(), reader(project, "t-v"), 1)).read).toBe("changes");
   });
 
   it("asks D1 again after FACT_RECHECK_MS even without an announcement, and renews its registration", async () => {

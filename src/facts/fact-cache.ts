@@ -1,5 +1,5 @@
 import { ulid } from "ulid";
-import type { FactRepository, FactWatcher } from "./fact-repository";
+import type { FactCatchUp, FactRepository, FactWatcher } from "./fact-repository";
 import type { FactRow, StoredFactRow } from "./fact-schema";
 
 /** As FactRepository.forCompile: the newest versions a compile considers. */
@@ -42,6 +42,8 @@ export class FactCache {
   private announced = 0;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private rows = new Map<string, FactRow>();
+  /** The revision each held row was last changed at: a late answer never replaces a newer row. */
+  private rowRevisions = new Map<string, number>();
   private ordered: FactRow[] = [];
 
   /** `reader.thread` names the object holding this copy, for writers to address their announcements. */
@@ -58,7 +60,9 @@ export class FactCache {
       if (this.watching !== projectId) this.announced = 0;
       this.watching = projectId;
       const loaded = await repository.forCompile(projectId, userId, COMPILE_FACT_LIMIT, watcher);
-      this.rows = new Map(loaded.rows.map((row) => [row.id, withoutRevision(row)]));
+      this.rows = new Map();
+      this.rowRevisions = new Map();
+      this.merge(loaded.rows);
       this.revision = loaded.revision;
       this.scope = scope;
       this.order();
@@ -67,10 +71,7 @@ export class FactCache {
       read = "held";
     } else {
       const changed = await repository.changedSince(projectId, userId, this.revision, watcher);
-      if (changed.rows.length) {
-        for (const row of changed.rows) this.rows.set(row.id, withoutRevision(row));
-        this.order();
-      }
+      if (this.merge(changed.rows)) this.order();
       // Another read may have moved it on while this one waited.
       this.revision = Math.max(this.revision, changed.revision);
       read = "changes";
@@ -90,11 +91,46 @@ export class FactCache {
     return true;
   }
 
+  /**
+   * What a write through this object should read back in its own transaction to bring this copy up to
+   * date (FactRepository.apply), when the copy holds the project for that user.
+   */
+  catchUpFor(projectId: string, userId: string): FactCatchUp | undefined {
+    if (this.scope !== `${projectId}\u0000${userId}`) return undefined;
+    return { userId, since: this.revision };
+  }
+
+  /**
+   * Rows a write read in its own transaction: every change after `catchUp.since` up to `revision`.
+   * The copy held every change up to its own revision, so when that is at least `since` it now holds
+   * every change up to `revision` and is served without asking D1 again.
+   */
+  absorb(projectId: string, catchUp: FactCatchUp, revision: number, rows: StoredFactRow[]): void {
+    if (this.scope !== `${projectId}\u0000${catchUp.userId}` || catchUp.since > this.revision) return;
+    if (this.merge(rows)) this.order();
+    this.revision = Math.max(this.revision, revision);
+  }
+
+  /** Takes each row unless this or a newer change of it is held already; whether any was taken. */
+  private merge(rows: StoredFactRow[]): boolean {
+    let taken = false;
+    for (const row of rows) {
+      if ((this.rowRevisions.get(row.id) ?? -1) >= row.revision) continue;
+      this.rows.set(row.id, withoutRevision(row));
+      this.rowRevisions.set(row.id, row.revision);
+      taken = true;
+    }
+    return taken;
+  }
+
   /** Newest first, ties by id descending, as the repository orders them; the rest is dropped. */
   private order(): void {
     const all = [...this.rows.values()].sort((a, b) => compare(b.txStart, a.txStart) || compare(b.id, a.id));
     this.ordered = all.slice(0, COMPILE_FACT_LIMIT);
-    if (all.length > COMPILE_FACT_LIMIT) this.rows = new Map(this.ordered.map((row) => [row.id, row]));
+    if (all.length > COMPILE_FACT_LIMIT) {
+      this.rows = new Map(this.ordered.map((row) => [row.id, row]));
+      for (const id of this.rowRevisions.keys()) if (!this.rows.has(id)) this.rowRevisions.delete(id);
+    }
   }
 }
 

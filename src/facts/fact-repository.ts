@@ -33,6 +33,18 @@ export interface FactWatcher {
 export interface FactsWritten {
   revision: number;
   watchers: FactWatcher[];
+  /**
+   * With a `catchUp` request: the rows that user may know of changed after the given revision, this
+   * write's included, read in the write's own transaction (see FactCache.absorb).
+   */
+  changed?: StoredFactRow[];
+}
+
+/** The writer's own copy of the facts, which the write can bring up to date on its way. */
+export interface FactCatchUp {
+  userId: string;
+  /** The revision the copy holds every change up to. */
+  since: number;
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -78,8 +90,11 @@ export class FactRepository {
    * facts (fact-cache.ts) can ask for exactly what changed. It ends by reading the new revision and the
    * copies registered to be told of it, in the same transaction: a copy registered later loads after
    * this commit and so already holds the write. Nothing written, nothing returned.
+   *
+   * With `catchUp`, the batch also reads what changed since the writer's own copy was current, so the
+   * writer's next compile needs no read of its own: one round trip instead of two per write.
    */
-  async apply(projectId: string, plan: FactPlan): Promise<FactsWritten | undefined> {
+  async apply(projectId: string, plan: FactPlan, catchUp?: FactCatchUp): Promise<FactsWritten | undefined> {
     const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
     for (const row of plan.inserts) {
@@ -145,9 +160,18 @@ export class FactRepository {
         .select({ thread: factWatchers.thread, token: factWatchers.token })
         .from(factWatchers)
         .where(eq(factWatchers.projectId, projectId)),
+      ...(catchUp ? [this.changedRows(projectId, catchUp.userId, catchUp.since)] : []),
     ]);
-    const [counter, watchers] = results.slice(-2) as [{ revision: number }[], FactWatcher[]];
-    return { revision: counter[0]?.revision ?? 0, watchers };
+    const tail = results.slice(catchUp ? -3 : -2);
+    const [counter, watchers, changed] = tail as [{ revision: number }[], FactWatcher[], StoredFactRow[]?];
+    return { revision: counter[0]?.revision ?? 0, watchers, ...(changed ? { changed } : {}) };
+  }
+
+  private changedRows(projectId: string, userId: string, revision: number) {
+    return this.db
+      .select()
+      .from(facts)
+      .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId)));
   }
 
   private counter(projectId: string) {
@@ -218,14 +242,7 @@ export class FactRepository {
     revision: number,
     watcher: FactWatcher,
   ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const changed = await this.watchedRead(
-      projectId,
-      watcher,
-      this.db
-        .select()
-        .from(facts)
-        .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId))),
-    );
+    const changed = await this.watchedRead(projectId, watcher, this.changedRows(projectId, userId, revision));
     return { revision: Math.max(revision, changed.revision), rows: changed.rows };
   }
 

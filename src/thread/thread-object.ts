@@ -311,7 +311,11 @@ export class ThreadObject extends DurableObject<Env> {
       rows.flatMap((r) => [r.key, ...references(r)]),
     );
     const plan = planFactWrites(existing, rows, receivedAt);
-    const written = await repository.apply(record.project_id, plan);
+    const catchUp = this.factCache.catchUpFor(record.project_id, record.identity.user_id);
+    const written = await repository.apply(record.project_id, plan, catchUp);
+    if (written?.changed && catchUp) {
+      this.factCache.absorb(record.project_id, catchUp, written.revision, written.changed);
+    }
     return {
       outcomes: plan.outcomes,
       ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
