@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
-import { memoizedCounter, segmentsOf } from "../src/tokens/segments";
+import { blocksOf, memoizedCounter, segmentsOf } from "../src/tokens/segments";
 
 /**
  * The envelope's count is taken piece by piece with remembered counts; it must equal the tokenizer's
@@ -46,6 +46,44 @@ describe("line-aligned token counting", () => {
       fc.property(text, (t) => {
         expect(segmentsOf(t).join("")).toBe(t);
       }),
+    );
+  });
+
+  it("cuts a text into blocks that join back into it, each cut also a piece boundary", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const blocks = blocksOf(t);
+        expect(blocks.join("")).toBe(t);
+        const pieceStarts = new Set<number>();
+        let at = 0;
+        for (const piece of segmentsOf(t)) {
+          pieceStarts.add(at);
+          at += piece.length;
+        }
+        at = 0;
+        for (const block of blocks) {
+          expect(pieceStarts.has(at)).toBe(true);
+          at += block.length;
+        }
+      }),
+    );
+  });
+
+  it("counts texts of many blocks exactly, with blocks and pieces remembered across texts", () => {
+    const memo = new Map<string, number>();
+    const count = memoizedCounter(countTokens, memo, 1000);
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 2, maxLength: 8 }),
+        fc.constantFrom("\n\n", "\n\n\n"),
+        (texts, gap) => {
+          // Sections as an envelope joins them, some of them seen in earlier runs.
+          const joined = texts.map((t, i) => `## S${i % 3}\n${t}`).join(gap);
+          expect(count(joined)).toBe(countTokens(joined));
+          expect(count(joined)).toBe(countTokens(joined));
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 
