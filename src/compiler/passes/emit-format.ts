@@ -70,7 +70,7 @@ export function emitFormat(
   const dynamicText = joinZone(dynamicBlocks);
   const context = [staticText, dynamicText].filter((t) => t.length > 0).join(BLOCK_SEPARATOR);
 
-  const cache: CacheInfo = { prefix_hash: sha256Hex(staticText) };
+  const cache: CacheInfo = { prefix_hash: prefixHash(staticText) };
   if (countTokens) {
     cache.static_prefix_tokens = staticText ? countTokens(staticText) : 0;
     cache.dynamic_tokens = !dynamicText
@@ -99,6 +99,14 @@ export function emitFormat(
     return { context, anthropic: { system, messages }, cache };
   }
   return { context, cache };
+}
+
+/** The last prefix hashed: the static prefix stays the same from compile to compile, by design. */
+let lastPrefix = { text: "", hash: sha256Hex("") };
+
+function prefixHash(text: string): string {
+  if (text !== lastPrefix.text) lastPrefix = { text, hash: sha256Hex(text) };
+  return lastPrefix.hash;
 }
 
 /** One text per non-empty static zone, in zone order; their concatenation is the hashed prefix. */
