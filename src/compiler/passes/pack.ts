@@ -40,6 +40,24 @@ const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
   irrelevant: [],
 };
 
+/**
+ * `- ` and the text, as the same string object for the same text: a warm compile places mostly the
+ * lines it placed last time, and later passes look each line up in their own memos, which costs a
+ * fresh string a copy and a hash of all its characters but a held one neither.
+ */
+const bullets = new Map<string, string>();
+const BULLET_LIMIT = 20_000;
+
+function bulleted(body: string): string {
+  let line = bullets.get(body);
+  if (line === undefined) {
+    line = `- ${body}`;
+    if (bullets.size >= BULLET_LIMIT) bullets.clear();
+    bullets.set(body, line);
+  }
+  return line;
+}
+
 /** Sections whose message lines are grouped under the day they were said (see src/compiler/transcript.ts). */
 const grouped = (section: SectionName) => section === "episodes";
 
@@ -79,7 +97,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     const form = grouped(section) ? undated(r.object, stored) : stored;
     const step = ladderStep(r);
     const body = phrase(step, r.object, maskClaims(form.text, input.dead));
-    const line = r.object.kind === "message" ? body : `- ${body}`;
+    const line = r.object.kind === "message" ? body : bulleted(body);
     // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
     return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };
   };
