@@ -4,7 +4,7 @@ import type { ContextObject, Omission } from "./context-object";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
-import { clockGate, type GateContext, standingGate } from "./passes/gate";
+import { clockGate, clockHoldsNone, type GateContext, standingGate } from "./passes/gate";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
@@ -97,7 +97,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
       open: objects.filter((object) => !standingOf(object)),
       held: objects.flatMap((object) => standingOf(object) ?? []),
     }));
-    if (!open.some((object) => clockGate(object, gateContext.now))) {
+    if (clockHoldsNone(open, gateContext.now)) {
       for (const omission of held) gated.push(omission);
       return open;
     }
