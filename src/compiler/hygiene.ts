@@ -130,7 +130,17 @@ export interface DeadBasis {
   /** Candidates of `before` and `after` no live claim holds, each stably sorted as deadClaims sorts. */
   head: Candidate[];
   tail: Candidate[];
-  last?: { merged: Candidate[]; claims: DeadClaim[] };
+  /** The lower-cased claims of head and tail. */
+  standing: Set<string>;
+  /** The last list given, with what it was made from. */
+  last?: {
+    held: string[];
+    mid: Candidate[];
+    claims: DeadClaim[];
+    /** What `figureClaims` state in their own words against `claims`. */
+    standingFigures: Set<string>;
+    liveFigures: Set<string>;
+  };
 }
 
 /** A dead claim before its figures are known; kept, so the basis's candidates compare by identity. */
@@ -165,12 +175,15 @@ export function deadBasis(
     candidatesOf(list, validFrom)
       .filter((c) => !liveClaims.has(c.lower))
       .sort(byLength);
+  const head = standing(before);
+  const tail = standing(after);
   return {
     validFrom,
     liveClaims,
     figureClaims: [...liveClaims].filter((c) => FIGURE_PRESENT.test(c)),
-    head: standing(before),
-    tail: standing(after),
+    head,
+    tail,
+    standing: new Set([...head, ...tail].map((c) => c.lower)),
   };
 }
 
@@ -180,31 +193,43 @@ export function deadClaimsWith(basis: DeadBasis, middle: Omission[], moreLive: C
     const lower = lowerClaim(c);
     if (lower && !basis.liveClaims.has(lower)) extra.add(lower);
   }
-  const open = (list: Candidate[]) => (extra.size ? list.filter((c) => !extra.has(c.lower)) : list);
+  // Standing candidates the extra live claims hold are not dead; the list depends on these and `mid`.
+  const held = [...extra].filter((lower) => basis.standing.has(lower));
   const mid = candidatesOf(middle, basis.validFrom)
     .filter((c) => !basis.liveClaims.has(c.lower) && !extra.has(c.lower))
     .sort(byLength);
-  // The stable sort of the whole run: longer first, and among equals, the order of the run.
-  const merged = mergeByLength([open(basis.head), mid, open(basis.tail)]);
   const last = basis.last;
-  const reused = last !== undefined && sameCandidates(last.merged, merged);
-  const claims = reused ? last.claims : merged.map((c): DeadClaim => ({ ...c, figures: [] }));
-  const liveFigures = new Set<string>();
-  for (const live of basis.figureClaims)
-    for (const figure of ownFiguresIn(claims, live)) liveFigures.add(figure);
+  const reused = last !== undefined && sameStrings(last.held, held) && sameCandidates(last.mid, mid);
+  let claims: DeadClaim[];
+  let standingFigures: Set<string>;
+  if (reused) {
+    claims = last.claims;
+    standingFigures = last.standingFigures;
+  } else {
+    const open = (list: Candidate[]) => (held.length ? list.filter((c) => !extra.has(c.lower)) : list);
+    // The stable sort of the whole run: longer first, and among equals, the order of the run.
+    claims = mergeByLength([open(basis.head), mid, open(basis.tail)]).map((c) => ({ ...c, figures: [] }));
+    standingFigures = new Set();
+    for (const live of basis.figureClaims) for (const f of ownFiguresIn(claims, live)) standingFigures.add(f);
+  }
+  const liveFigures = new Set(standingFigures);
   for (const live of extra) {
     if (FIGURE_PRESENT.test(live)) for (const figure of ownFiguresIn(claims, live)) liveFigures.add(figure);
   }
+  // The same claims against the same live figures have the same dead figures.
+  if (reused && sameSet(last.liveFigures, liveFigures)) return claims;
   const figures = claims.map((claim) => figuresOf(claim.lower).filter((f) => !liveFigures.has(f)));
   if (reused) {
-    if (claims.every((claim, i) => sameStrings(claim.figures, figures[i] as string[]))) return claims;
+    if (claims.every((claim, i) => sameStrings(claim.figures, figures[i] as string[]))) {
+      basis.last = { ...last, liveFigures };
+      return claims;
+    }
     // A list handed out is never changed: new figures make a new list.
-    const out = claims.map((claim, i): DeadClaim => ({ ...claim, figures: figures[i] as string[] }));
-    basis.last = { merged, claims: out };
-    return out;
+    claims = claims.map((claim, i): DeadClaim => ({ ...claim, figures: figures[i] as string[] }));
+  } else {
+    for (const [i, claim] of claims.entries()) claim.figures = figures[i] as string[];
   }
-  for (const [i, claim] of claims.entries()) claim.figures = figures[i] as string[];
-  basis.last = { merged, claims };
+  basis.last = { held, mid, claims, standingFigures, liveFigures };
   return claims;
 }
 
@@ -242,6 +267,8 @@ const sameCandidates = (a: Candidate[], b: Candidate[]) =>
 
 const sameStrings = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
+
+const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
 /** ownFigures per claim list and live claim: a list that carries over keeps what its live claims state. */
 const ownFigureMemo = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
