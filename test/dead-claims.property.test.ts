@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OmitReasonName } from "../src/api/schemas";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
-import { deadBasis, deadClaims, deadClaimsWith } from "../src/compiler/hygiene";
+import { type DeadClaim, deadBasis, deadClaims, deadClaimsWith, withRetired } from "../src/compiler/hygiene";
 import { contextObject } from "./support/context-objects";
 
 /**
@@ -112,5 +112,50 @@ describe("dead claims settled in parts", () => {
     // A live item quoting the dead claim does not state its figure.
     const quoted = deadClaimsWith(basis, [], [object("no longer: budget is $50,000 (old)", null)]);
     expect(quoted.map((c) => c.figures)).toEqual([["$50,000"]]);
+  });
+
+  it("adds the values messages retired unless a live claim holds one or is held by it, as a plain scan does", () => {
+    // What withRetired does, scanning every live claim for every value.
+    const reference = (
+      dead: DeadClaim[],
+      stated: Map<string, { ts: string; retired: string[] }>,
+      live: ContextObject[],
+    ) => {
+      const liveClaims = live.map((o) => o.claim?.toLowerCase() ?? "").filter(Boolean);
+      const known = new Set(dead.map((d) => d.lower));
+      const added: DeadClaim[] = [];
+      for (const [id, { ts, retired }] of stated) {
+        for (const text of retired) {
+          const lower = text.toLowerCase();
+          if (text.length < 6 || !/[\s\d$%]/.test(text) || known.has(lower)) continue;
+          if (liveClaims.some((c) => c.includes(lower) || lower.includes(c))) continue;
+          known.add(lower);
+          added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
+        }
+      }
+      return [...dead, ...added].sort((a, b) => b.text.length - a.text.length);
+    };
+    // Short live claims ("is") are held by values; "\u0000" must not join two claims into one.
+    const piece = fc.oneof(phrase, fc.constantFrom("is", "v2 q3", "q3 a", "b budget", "3 a\u0000b bud"));
+    const retired = fc.array(
+      fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join(" ")),
+      { maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(
+        omissions,
+        fc.array(fc.option(piece, { nil: null }), { maxLength: 6 }),
+        fc.array(retired, { maxLength: 3 }),
+        (omitted, liveClaims, values) => {
+          const dead = deadClaims(omitted, [], new Map());
+          const live = liveClaims.map((c) => object(c, null));
+          const stated = new Map(
+            values.map((v, i) => [`m${i}`, { ts: "2026-01-01T00:00:00.000Z", retired: v }]),
+          );
+          expect(withRetired(dead, stated, live)).toEqual(reference(dead, stated, live));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });

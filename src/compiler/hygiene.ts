@@ -457,18 +457,42 @@ const mergedLists = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
 const MERGED_LIMIT = 64;
 
 const liveVerdicts = new WeakMap<ContextObject[], (lower: string) => boolean>();
+/** Between joined claims: a value holding it is checked claim by claim instead. */
+const APART = "\u0000";
 const VERDICT_LIMIT = 50_000;
 
-/** Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. */
+/**
+ * Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. A
+ * changed fact makes a new list, and thousands of live claims would be scanned for every value: the
+ * claims are joined once, apart, so that one search finds a claim holding the value, and kept by
+ * length, so that the value's own pieces of those lengths are looked up.
+ */
 function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
   let held = liveVerdicts.get(live);
   if (!held) {
     const liveClaims = live.map(lowerClaim).filter(Boolean);
+    const joined = liveClaims.join(APART);
+    const claimSet = new Set(liveClaims);
+    const lengths = [...new Set(liveClaims.map((c) => c.length))].sort((a, b) => a - b);
+    const holds = (lower: string) => {
+      if (!liveClaims.length) return false;
+      if (lower.includes(APART)) return liveClaims.some((c) => c.includes(lower));
+      return joined.includes(lower);
+    };
+    const heldBy = (lower: string) => {
+      for (const length of lengths) {
+        if (length > lower.length) break;
+        for (let at = 0; at + length <= lower.length; at++) {
+          if (claimSet.has(lower.slice(at, at + length))) return true;
+        }
+      }
+      return false;
+    };
     const verdicts = new Map<string, boolean>();
     held = (lower) => {
       let verdict = verdicts.get(lower);
       if (verdict === undefined) {
-        verdict = liveClaims.some((c) => c.includes(lower) || lower.includes(c));
+        verdict = holds(lower) || heldBy(lower);
         if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
         verdicts.set(lower, verdict);
       }
