@@ -166,6 +166,49 @@ const steps: Partial<CompileInput>[] = [
       row("f3", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" }),
     ],
   },
+  {
+    // Items-only turns that change the dead claims. A message from before the replacement states the
+    // old figure (it speaks from a dead state while $50,000 is a dead figure); an item from after it
+    // restates the old value itself, which is then live again.
+    messages: [message("m7", "2025-02-01T00:00:00.000Z", "Finance asked for $50,000 for the team")],
+    items: [
+      item("i2", "We still plan around $50,000 approved by finance"),
+      item("i4", "$50,000 approved by finance", {
+        created_at: "2025-03-05T00:00:00.000Z",
+        last_seen_at: "2025-03-05T00:00:00.000Z",
+      }),
+    ],
+  },
+  {
+    // Only an item stating the old figure in its own words: the claim stays dead, its figure does not.
+    items: [
+      item("i2", "We still plan around $50,000 approved by finance"),
+      item("i5", "We keep $50,000 in reserve for hiring", {
+        created_at: "2025-03-05T00:00:00.000Z",
+        last_seen_at: "2025-03-05T00:00:00.000Z",
+      }),
+    ],
+  },
+  {
+    // An item from before the replacement restating the old value: it leaves, and its claim is dead.
+    items: [
+      item("i2", "We still plan around $50,000 approved by finance"),
+      item("i6", "Approved: $50,000 approved by finance", {
+        created_at: "2025-01-05T00:00:00.000Z",
+        last_seen_at: "2025-01-05T00:00:00.000Z",
+      }),
+    ],
+  },
+  { items: [item("i2", "We still plan around $50,000 approved by finance")] },
+  {
+    items: [
+      item("i2", "We still plan around $50,000 approved by finance"),
+      item("i5", "We keep $50,000 in reserve for hiring", {
+        created_at: "2025-03-05T00:00:00.000Z",
+        last_seen_at: "2025-03-05T00:00:00.000Z",
+      }),
+    ],
+  },
 ];
 
 /**
@@ -350,6 +393,7 @@ describe("CompileCache", () => {
     const cache = new CompileCache();
     let input = base;
     let gatedStep = base;
+    const m7Left: boolean[] = [];
     for (const [index, step] of steps.entries()) {
       input = { ...input, ...step };
       if (index === GATED_STEP) gatedStep = input;
@@ -361,7 +405,11 @@ describe("CompileCache", () => {
       };
       const cached = compileContext({ ...input, ...reloaded, cache });
       expect(cached).toEqual(uncached);
+      m7Left.push(uncached.trace.omitted.some((o) => o.object_id === "m7"));
     }
+    // The items-only turns at the end do change what is dead: m7 stays while a live item states its
+    // $50,000 (in the old claim's words or its own) and leaves while none does.
+    expect(m7Left.slice(-5)).toEqual([false, false, true, true, false]);
     const reasons = (envelope: ReturnType<typeof compileContext>) =>
       envelope.trace.omitted.map((o) => `${o.object_id} ${o.reason}`);
     expect(reasons(compileContext({ ...gatedStep, cache }))).toEqual(

@@ -135,7 +135,12 @@ export class CompileCache {
     // A new turn mostly adds items: the facts' part then stands, and with it the lists later passes
     // keep their memos by.
     const core = this.factsPart(admitted, earlier, settle.facts);
-    const result = settle.items(core);
+    let result = settle.items(core);
+    // A changed fact rarely changes which claims are dead: last compile's equal list keeps the memos
+    // later passes hold per list (withRetired's merged lists, message verdicts, masked texts).
+    if (last && last.result.dead !== result.dead && sameClaims(last.result.dead, result.dead)) {
+      result = { ...result, dead: last.result.dead };
+    }
     this.settled = {
       admitted: {
         facts: admitted.facts,
@@ -147,7 +152,6 @@ export class CompileCache {
       stated: new Map([...sourceClaims].map(([id, claims]) => [id, snapshot(claims)])),
       result,
     };
-    this.dead = undefined;
     return result;
   }
 
@@ -160,7 +164,11 @@ export class CompileCache {
     ) {
       return last.result;
     }
-    const result = settle();
+    let result = settle();
+    // The same for the dead claims items are weighed against: item verdicts are kept per list.
+    if (last && sameClaims(last.result.deadBeforeItems, result.deadBeforeItems)) {
+      result = { ...result, deadBeforeItems: last.result.deadBeforeItems };
+    }
     this.factsSettled = {
       admitted: { facts: admitted.facts, working: admitted.working, environment: admitted.environment },
       earlier: [...earlier],
@@ -175,12 +183,7 @@ export class CompileCache {
    */
   sameDead(dead: DeadClaim[]): DeadClaim[] {
     const last = this.dead;
-    if (
-      last &&
-      (last === dead || (last.length === dead.length && last.every((d, i) => sameData(d, dead[i]))))
-    ) {
-      return last;
-    }
+    if (last && sameClaims(last, dead)) return last;
     this.dead = dead;
     return dead;
   }
@@ -319,6 +322,9 @@ const FACT_LISTS = ["facts", "working", "environment"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
   a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
+
+const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
+  a === b || (a.length === b.length && a.every((d, i) => sameData(d, b[i])));
 
 const sameOmissions = (a: Omission[], b: Omission[]) =>
   a.length === b.length &&

@@ -30,7 +30,12 @@ export interface DeadClaim {
 
 const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;
 const ASIDE = /\s*\([^()]*\)/g;
-const FIGURE_PRESENT = /[$€£¥%]|\d/;
+/**
+ * Every figure holds a currency sign or a percent sign, and masking or dropping asides only takes
+ * characters away: text without one of those signs has no figures, before or after either. (A digit
+ * alone is no sign of one: most claims carry ids and dates.)
+ */
+const FIGURE_PRESENT = /[$€£¥%]/;
 
 /**
  * A text's figures, remembered per text: a new turn settles thousands of claims again, nearly all of
@@ -94,12 +99,192 @@ export function deadClaims(
   const liveFigures = new Set<string>();
   for (const live of liveClaims) {
     if (!FIGURE_PRESENT.test(live)) continue;
-    let own = live;
-    for (const group of groupsIn(live, claims)) own = own.replaceAll(group.lower, " ");
-    for (const figure of figuresOf(own.replace(ASIDE, " "))) liveFigures.add(figure);
+    for (const figure of ownFigures(live, claims)) liveFigures.add(figure);
   }
   for (const claim of claims) claim.figures = figuresOf(claim.lower).filter((f) => !liveFigures.has(f));
   return claims;
+}
+
+/** The figures a live claim states in its own words: not inside a quoted dead claim, nor in an aside. */
+function ownFigures(live: string, claims: DeadClaim[]): readonly string[] {
+  let own = live;
+  for (const group of groupsIn(live, claims)) own = own.replaceAll(group.lower, " ");
+  return figuresOf(own.replace(ASIDE, " "));
+}
+
+/**
+ * deadClaims in two parts, for a settlement whose omissions and live objects mostly stay while a few
+ * in the middle change (pass 4: items between the facts' omissions and quarantines; a new turn adds
+ * items, not facts). `deadBasis(before, after, live, validFrom)` does the work of the standing part
+ * once; then `deadClaimsWith(basis, middle, moreLive)` gives exactly
+ * `deadClaims([...before, ...middle, ...after], [...live, ...moreLive], validFrom)`, and hands back the
+ * very list it gave last time when that list holds the same claims, so memos kept per list (the claim
+ * index, masked texts, message verdicts) carry over.
+ */
+export interface DeadBasis {
+  validFrom: Map<string, string>;
+  /** The lower-cased claims of `live`. */
+  liveClaims: Set<string>;
+  /** Those that could state a figure. */
+  figureClaims: string[];
+  /** Candidates of `before` and `after` no live claim holds, each stably sorted as deadClaims sorts. */
+  head: Candidate[];
+  tail: Candidate[];
+  /** The lower-cased claims of head and tail. */
+  standing: Set<string>;
+  /** The last list given, with what it was made from. */
+  last?: {
+    held: string[];
+    mid: Candidate[];
+    claims: DeadClaim[];
+    /** What `figureClaims` state in their own words against `claims`. */
+    standingFigures: Set<string>;
+    liveFigures: Set<string>;
+  };
+}
+
+/** A dead claim before its figures are known; kept, so the basis's candidates compare by identity. */
+type Candidate = Omit<DeadClaim, "figures">;
+
+const byLength = (a: Candidate, b: Candidate) => b.text.length - a.text.length;
+
+function candidatesOf(omitted: Omission[], validFrom: Map<string, string>): Candidate[] {
+  const found: Candidate[] = [];
+  for (const o of omitted) {
+    const text = o.object.claim;
+    if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
+    const successor = o.object.supersededBy;
+    const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
+    found.push({ text, lower: lowerClaim(o.object), reason: o.reason, objectId: o.object.objectId, diedAt });
+  }
+  return found;
+}
+
+export function deadBasis(
+  before: Omission[],
+  after: Omission[],
+  live: ContextObject[],
+  validFrom: Map<string, string>,
+): DeadBasis {
+  const liveClaims = new Set<string>();
+  for (const c of live) {
+    const lower = lowerClaim(c);
+    if (lower) liveClaims.add(lower);
+  }
+  const standing = (list: Omission[]) =>
+    candidatesOf(list, validFrom)
+      .filter((c) => !liveClaims.has(c.lower))
+      .sort(byLength);
+  const head = standing(before);
+  const tail = standing(after);
+  return {
+    validFrom,
+    liveClaims,
+    figureClaims: [...liveClaims].filter((c) => FIGURE_PRESENT.test(c)),
+    head,
+    tail,
+    standing: new Set([...head, ...tail].map((c) => c.lower)),
+  };
+}
+
+export function deadClaimsWith(basis: DeadBasis, middle: Omission[], moreLive: ContextObject[]): DeadClaim[] {
+  const extra = new Set<string>();
+  for (const c of moreLive) {
+    const lower = lowerClaim(c);
+    if (lower && !basis.liveClaims.has(lower)) extra.add(lower);
+  }
+  // Standing candidates the extra live claims hold are not dead; the list depends on these and `mid`.
+  const held = [...extra].filter((lower) => basis.standing.has(lower));
+  const mid = candidatesOf(middle, basis.validFrom)
+    .filter((c) => !basis.liveClaims.has(c.lower) && !extra.has(c.lower))
+    .sort(byLength);
+  const last = basis.last;
+  const reused = last !== undefined && sameStrings(last.held, held) && sameCandidates(last.mid, mid);
+  let claims: DeadClaim[];
+  let standingFigures: Set<string>;
+  if (reused) {
+    claims = last.claims;
+    standingFigures = last.standingFigures;
+  } else {
+    const open = (list: Candidate[]) => (held.length ? list.filter((c) => !extra.has(c.lower)) : list);
+    // The stable sort of the whole run: longer first, and among equals, the order of the run.
+    claims = mergeByLength([open(basis.head), mid, open(basis.tail)]).map((c) => ({ ...c, figures: [] }));
+    standingFigures = new Set();
+    for (const live of basis.figureClaims) for (const f of ownFiguresIn(claims, live)) standingFigures.add(f);
+  }
+  const liveFigures = new Set(standingFigures);
+  for (const live of extra) {
+    if (FIGURE_PRESENT.test(live)) for (const figure of ownFiguresIn(claims, live)) liveFigures.add(figure);
+  }
+  // The same claims against the same live figures have the same dead figures.
+  if (reused && sameSet(last.liveFigures, liveFigures)) return claims;
+  const figures = claims.map((claim) => figuresOf(claim.lower).filter((f) => !liveFigures.has(f)));
+  if (reused) {
+    if (claims.every((claim, i) => sameStrings(claim.figures, figures[i] as string[]))) {
+      basis.last = { ...last, liveFigures };
+      return claims;
+    }
+    // A list handed out is never changed: new figures make a new list.
+    claims = claims.map((claim, i): DeadClaim => ({ ...claim, figures: figures[i] as string[] }));
+  } else {
+    for (const [i, claim] of claims.entries()) claim.figures = figures[i] as string[];
+  }
+  basis.last = { held, mid, claims, standingFigures, liveFigures };
+  return claims;
+}
+
+/** Merges runs each sorted longest first; among claims of equal length, earlier runs come first. */
+function mergeByLength(runs: Candidate[][]): Candidate[] {
+  const out: Candidate[] = [];
+  const at = runs.map(() => 0);
+  for (;;) {
+    let pick = -1;
+    for (let r = 0; r < runs.length; r++) {
+      const next = runs[r]?.[at[r] as number];
+      if (!next) continue;
+      const best = pick === -1 ? undefined : runs[pick]?.[at[pick] as number];
+      if (!best || next.text.length > best.text.length) pick = r;
+    }
+    if (pick === -1) return out;
+    out.push(runs[pick]?.[at[pick] as number] as Candidate);
+    at[pick] = (at[pick] as number) + 1;
+  }
+}
+
+const sameCandidates = (a: Candidate[], b: Candidate[]) =>
+  a.length === b.length &&
+  a.every((c, i) => {
+    const d = b[i] as Candidate;
+    return (
+      c === d ||
+      (c.text === d.text &&
+        c.lower === d.lower &&
+        c.reason === d.reason &&
+        c.objectId === d.objectId &&
+        c.diedAt === d.diedAt)
+    );
+  });
+
+const sameStrings = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+
+/** ownFigures per claim list and live claim: a list that carries over keeps what its live claims state. */
+const ownFigureMemo = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
+
+function ownFiguresIn(claims: DeadClaim[], live: string): readonly string[] {
+  let memo = ownFigureMemo.get(claims);
+  if (!memo) {
+    memo = new Map();
+    ownFigureMemo.set(claims, memo);
+  }
+  let found = memo.get(live);
+  if (found === undefined) {
+    found = ownFigures(live, claims);
+    memo.set(live, found);
+  }
+  return found;
 }
 
 /**
@@ -272,18 +457,42 @@ const mergedLists = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
 const MERGED_LIMIT = 64;
 
 const liveVerdicts = new WeakMap<ContextObject[], (lower: string) => boolean>();
+/** Between joined claims: a value holding it is checked claim by claim instead. */
+const APART = "\u0000";
 const VERDICT_LIMIT = 50_000;
 
-/** Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. */
+/**
+ * Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. A
+ * changed fact makes a new list, and thousands of live claims would be scanned for every value: the
+ * claims are joined once, apart, so that one search finds a claim holding the value, and kept by
+ * length, so that the value's own pieces of those lengths are looked up.
+ */
 function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
   let held = liveVerdicts.get(live);
   if (!held) {
     const liveClaims = live.map(lowerClaim).filter(Boolean);
+    const joined = liveClaims.join(APART);
+    const claimSet = new Set(liveClaims);
+    const lengths = [...new Set(liveClaims.map((c) => c.length))].sort((a, b) => a - b);
+    const holds = (lower: string) => {
+      if (!liveClaims.length) return false;
+      if (lower.includes(APART)) return liveClaims.some((c) => c.includes(lower));
+      return joined.includes(lower);
+    };
+    const heldBy = (lower: string) => {
+      for (const length of lengths) {
+        if (length > lower.length) break;
+        for (let at = 0; at + length <= lower.length; at++) {
+          if (claimSet.has(lower.slice(at, at + length))) return true;
+        }
+      }
+      return false;
+    };
     const verdicts = new Map<string, boolean>();
     held = (lower) => {
       let verdict = verdicts.get(lower);
       if (verdict === undefined) {
-        verdict = liveClaims.some((c) => c.includes(lower) || lower.includes(c));
+        verdict = holds(lower) || heldBy(lower);
         if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
         verdicts.set(lower, verdict);
       }

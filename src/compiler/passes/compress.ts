@@ -59,7 +59,9 @@ const sharing = new WeakMap<object, Set<ContextObject>>();
 /**
  * Of a settlement's stored state (every candidate dedupe sees but messages), the objects whose claim,
  * as dedupe compares it, another object also states. Kept per settlement, which is never mutated:
- * a warm thread's stays the same from query to query (src/compiler/compile-cache.ts).
+ * a warm thread's stays the same from query to query (src/compiler/compile-cache.ts). A new turn
+ * mostly brings new items to the same settled facts, working set and environment (the same lists),
+ * so their part is kept per those lists and only the items are weighed against it.
  */
 export function sharedClaims(state: {
   facts: ContextObject[];
@@ -69,24 +71,55 @@ export function sharedClaims(state: {
 }): Set<ContextObject> {
   let shared = sharing.get(state);
   if (!shared) {
+    const standing = standingClaims(state.facts, state.working, state.environment);
+    shared = new Set(standing.shared);
     const first = new Map<string, ContextObject>();
-    shared = new Set();
-    for (const list of [state.facts, state.items, state.working, state.environment]) {
-      for (const o of list) {
-        if (o.kind === "message") continue;
-        const claim = normalized(o);
-        const earlier = first.get(claim);
-        if (earlier) {
-          shared.add(earlier);
-          shared.add(o);
-        } else {
-          first.set(claim, o);
-        }
+    for (const o of state.items) {
+      if (o.kind === "message") continue;
+      const claim = normalized(o);
+      const earlier = standing.first.get(claim) ?? first.get(claim);
+      if (earlier) {
+        shared.add(earlier);
+        shared.add(o);
+      } else {
+        first.set(claim, o);
       }
     }
     sharing.set(state, shared);
   }
   return shared;
+}
+
+interface StandingClaims {
+  working: ContextObject[];
+  environment: ContextObject[];
+  /** The first object stating each claim. */
+  first: Map<string, ContextObject>;
+  /** The objects whose claim another of them states. */
+  shared: Set<ContextObject>;
+}
+
+const standingByFacts = new WeakMap<ContextObject[], StandingClaims>();
+
+function standingClaims(facts: ContextObject[], working: ContextObject[], environment: ContextObject[]) {
+  const known = standingByFacts.get(facts);
+  if (known && known.working === working && known.environment === environment) return known;
+  const standing: StandingClaims = { working, environment, first: new Map(), shared: new Set() };
+  for (const list of [facts, working, environment]) {
+    for (const o of list) {
+      if (o.kind === "message") continue;
+      const claim = normalized(o);
+      const earlier = standing.first.get(claim);
+      if (earlier) {
+        standing.shared.add(earlier);
+        standing.shared.add(o);
+      } else {
+        standing.first.set(claim, o);
+      }
+    }
+  }
+  standingByFacts.set(facts, standing);
+  return standing;
 }
 
 const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;

@@ -1,7 +1,10 @@
 import type { ContextObject, Omission, Quarantine } from "../context-object";
 import {
+  type DeadBasis,
   type DeadClaim,
+  deadBasis,
   deadClaims,
+  deadClaimsWith,
   maskClaims,
   outdatedMessages,
   restatedClaim,
@@ -283,7 +286,7 @@ export function settleItems(
     if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
   }
   const liveItems = items.filter((item) => {
-    const restated = speaksFromDeadState(item, core.deadBeforeItems);
+    const restated = restatedBefore(item, core.deadBeforeItems);
     const from = item.refs?.find((ref) => outdated.has(ref));
     if (restated) {
       omitted.push({ object: item, reason: restated.reason, detail: `restates ${restated.objectId}` });
@@ -296,11 +299,9 @@ export function settleItems(
     }
     return !restated && !from;
   });
-  const dead = deadClaims(
-    [...earlier, ...omitted, ...core.quarantinedAsOmitted],
-    [...facts, ...liveItems, ...working, ...environment],
-    core.validFrom,
-  );
+  // deadClaims([...earlier, ...omitted, ...core.quarantinedAsOmitted], [...core.live, ...liveItems]),
+  // with the facts' part worked out once per settlement of facts: a new turn adds items, not facts.
+  const dead = deadClaimsWith(basisOf(core, earlier), omitted.slice(core.omitted.length), liveItems);
   return {
     facts,
     working,
@@ -312,6 +313,52 @@ export function settleItems(
     outdatedSources: outdated,
     live: core.live,
   };
+}
+
+/**
+ * Whether an item speaks from a state dead before items were weighed, per dead list and item: both are
+ * never changed, and a warm thread's facts' part, with its list, stands while new items arrive.
+ */
+const itemVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
+
+function restatedBefore(item: ContextObject, dead: DeadClaim[]): DeadClaim | undefined {
+  let verdicts = itemVerdicts.get(dead);
+  if (!verdicts) {
+    verdicts = new WeakMap();
+    itemVerdicts.set(dead, verdicts);
+  }
+  let verdict = verdicts.get(item);
+  if (verdict === undefined) {
+    verdict = speaksFromDeadState(item, dead) ?? null;
+    verdicts.set(item, verdict);
+  }
+  return verdict ?? undefined;
+}
+
+/**
+ * The standing part of the items' dead claims, per settlement of facts and the gated omissions it was
+ * settled with (CompileCache hands back a settlement for equal omissions, in new arrays; deadClaims
+ * reads an omission's object and reason only).
+ */
+const bases = new WeakMap<FactSettlement, { earlier: Omission[]; basis: DeadBasis }>();
+
+function basisOf(core: FactSettlement, earlier: Omission[]): DeadBasis {
+  const known = bases.get(core);
+  if (
+    known &&
+    known.earlier.length === earlier.length &&
+    known.earlier.every((o, i) => o.object === earlier[i]?.object && o.reason === earlier[i]?.reason)
+  ) {
+    return known.basis;
+  }
+  const basis = deadBasis(
+    [...earlier, ...core.omitted],
+    core.quarantinedAsOmitted,
+    core.live,
+    core.validFrom,
+  );
+  bases.set(core, { earlier: [...earlier], basis });
+  return basis;
 }
 
 export function settleState(
