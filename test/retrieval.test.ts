@@ -95,6 +95,11 @@ describe("composite score (seed 004)", () => {
 
   it("counts age in days between instants", () => {
     expect(ageInDays("2025-01-01T00:00:00Z", "2025-01-31T00:00:00Z")).toBe(30);
+    // A caller scoring many records parses "now" once and passes the instant, which is what counts.
+    const now = "2025-01-31T00:00:00Z";
+    expect(ageInDays("2025-01-01T00:00:00Z", now, Date.parse(now))).toBe(30);
+    expect(ageInDays("2025-01-01T00:00:00Z", now, Date.parse("2025-01-11T00:00:00Z"))).toBe(10);
+    expect(ageInDays("not a time", now, Date.parse(now))).toBe(0);
   });
 });
 

@@ -205,6 +205,41 @@ describe("held transcript tail", () => {
   });
 });
 
+describe("lexical ranking", () => {
+  it("names each ranked message, after a rolled-back insert gave its FTS row to another message", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const sql = state.storage.sql;
+      const episodes = new EpisodeIndex(sql, new SqliteVectorIndex(sql));
+      const write = (messageId: string, content: string, n: number) => {
+        sql.exec(
+          "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, ?, ?, 1)",
+          messageId,
+          second(n),
+          content,
+          content,
+        );
+        episodes.add({ id: messageId, speaker: null, content });
+      };
+      write("a", "The Lisbon venue is booked.", 1);
+      write("b", "The Porto venue, maybe.", 2);
+      expect(episodes.lexical("Lisbon venue", 10)).toEqual(["a", "b"]);
+      expect(() =>
+        state.storage.transactionSync(() => {
+          write("ghost", "The Madrid venue is cheaper.", 3);
+          // Ranked (and its row's message held) inside the transaction that is then rolled back.
+          expect(episodes.lexical("Madrid", 10)).toEqual(["ghost"]);
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      write("c", "Madrid it is, then.", 4);
+      expect(episodes.lexical("Madrid", 10)).toEqual(["c"]);
+      expect(episodes.lexical("Lisbon venue", 10)).toEqual(["a", "b"]);
+    });
+  });
+});
+
 describe("transcript order", () => {
   it("finds the same neighbours as the SQL seek, ties, unicode ids and late arrivals included", async () => {
     const t = await newThread();

@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../src/adapters/hashing-embedder";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index";
 import { ORIGINAL_ID_KEY, VectorizeVectorIndex, vectorId } from "../src/adapters/vectorize-index";
 import {
@@ -327,6 +328,41 @@ describe("SqliteVectorIndex specifics", () => {
         for (const topK of [1, 5, 17]) {
           const fromStorage = await index.query(probe, { topK, namespace: "t", filter: { k: "v" } });
           expect(await index.query(probe, { topK, namespace: "t" })).toEqual(fromStorage);
+        }
+      }
+    });
+  });
+
+  it("scores hashed text from its decoded copy exactly as from storage, repeated texts tying at the cut", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql);
+      const embedder = new HashingEmbedder();
+      const topics = ["billing", "search", "payments", "auth", "mobile launch", "analytics budget"];
+      // Every text appears twice under different ids, so equal scores must be cut by id alone.
+      const texts = Array.from(
+        { length: 90 },
+        (_, i) =>
+          `We ${i % 2 ? "decided" : "discussed"} the ${topics[Math.floor(i / 2) % topics.length]} plan ${Math.floor(i / 4)}`,
+      );
+      const vectors = await embedder.embed(texts);
+      await index.upsert(
+        vectors.map((values, i) =>
+          record(`m${String((i * 37) % 90).padStart(2, "0")}`, values, { k: "v" }, "t"),
+        ),
+      );
+      const queries = ["what did we decide about billing?", "auth", "payments plan 7", "analytics"];
+      const probes = await embedder.embed(queries);
+      // The columns are summed four dimensions at a time: these queries leave 0, 1, 2 and 3 over.
+      expect(probes.map((p) => p.filter((v) => v !== 0).length % 4)).toEqual([0, 1, 2, 3]);
+      for (const probe of probes) {
+        expect(probe.filter((v) => v !== 0).length).toBeGreaterThan(4);
+        for (const topK of [1, 3, 10, 45, 100]) {
+          const fromStorage = await index.query(probe, { topK, namespace: "t", filter: { k: "v" } });
+          expect(fromStorage.length).toBe(Math.min(topK, 90));
+          expect(await index.query(probe, { topK, namespace: "t" })).toEqual(fromStorage);
+          expect(await new SqliteVectorIndex(sql).query(probe, { topK, namespace: "t" })).toEqual(
+            fromStorage,
+          );
         }
       }
     });

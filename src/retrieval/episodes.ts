@@ -62,14 +62,16 @@ export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
     const scaled = Math.max(0, (score - floor) / (top - floor));
     return { id, score: scaled * (outside ? OUT_OF_PERIOD_SHARE : 1) };
   });
-  const texts = new Map([...input.messages].map(([id, m]) => [id, m.content]));
+  // Texts and times are looked up in the caller's map, not copied: it holds every message named above.
+  const texts = { get: (id: string) => input.messages.get(id)?.content };
+  const nowMs = Date.parse(input.now);
   return rescueNeighbours(similarity, input.adjacency, texts)
     .map((entry) => {
       const ts = input.messages.get(entry.id)?.ts ?? input.now;
       const score = compositeScore({
         semantic: entry.score,
         typePriority: EPISODE_TYPE_PRIORITY,
-        ageDays: ageInDays(ts, input.now),
+        ageDays: ageInDays(ts, input.now, nowMs),
       });
       return { ...entry, score };
     })

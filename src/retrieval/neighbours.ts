@@ -45,7 +45,7 @@ export function asksQuestion(text: string): boolean {
 export function rescueNeighbours(
   retrieved: readonly Scored[],
   adjacency: ReadonlyMap<string, Adjacent>,
-  texts: ReadonlyMap<string, string>,
+  texts: Pick<ReadonlyMap<string, string>, "get">,
   options: NeighbourOptions = NEIGHBOUR_DEFAULTS,
 ): Scored[] {
   const best = new Map<string, Scored>();

@@ -55,7 +55,8 @@ export function compositeScore(signals: ScoreSignals): number {
 
 export const DAY_MS = 86_400_000;
 
-export function ageInDays(ts: string, now: string): number {
-  const age = Date.parse(now) - Date.parse(ts);
+/** `nowMs`, when given, is `Date.parse(now)` parsed once by a caller scoring many records. */
+export function ageInDays(ts: string, now: string, nowMs = Date.parse(now)): number {
+  const age = nowMs - Date.parse(ts);
   return Number.isFinite(age) ? age / DAY_MS : 0;
 }

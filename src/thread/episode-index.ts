@@ -53,6 +53,11 @@ export class EpisodeIndex {
   private readonly cached = new Map<string, EpisodeRow>();
   private readonly recordCacheLimit: number;
   /**
+   * Message ids of FTS rows `lexical` ranked, by rowid. FTS rows are never updated or deleted, but a
+   * rolled-back insert's rowid is given to the next one, so every `add` drops them all.
+   */
+  private readonly ftsIds = new Map<number, string>();
+  /**
    * The transcript's last messages with their detail forms and scope, as `tail` last read them. Dropped
    * by every write to them (a message, its forms and its scope are written only through this object's
    * `add` and `rescoped`), so the next compile reads them again.
@@ -80,6 +85,7 @@ export class EpisodeIndex {
     // A message whose insert rolls back is not found when its turn to be embedded comes.
     for (const added of [...this.embedded.values(), ...this.scanning.values()]) added.add(message.id);
     this.heldTail = undefined;
+    this.ftsIds.clear();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
@@ -127,18 +133,32 @@ export class EpisodeIndex {
     return [...this.heldTail.records];
   }
 
-  /** Message ids by bm25, best first; any query text is safe. */
+  /**
+   * Message ids by bm25, best first; any query text is safe. The ranking asks for FTS rowids only: a
+   * stored column would be read for every match, not just the `limit` kept (SQLite computes a row's
+   * result before its sorter decides to keep it), while a rowid is free. Ranked rows' ids are then
+   * read once and held.
+   */
   lexical(query: string, limit: number): string[] {
     const match = ftsMatchExpression(query);
     if (!match) return [];
-    return this.sql
-      .exec<{ id: string }>(
-        "SELECT id FROM episode_fts WHERE episode_fts MATCH ? ORDER BY bm25(episode_fts) LIMIT ?",
+    const rowids = this.sql
+      .exec<{ r: number }>(
+        "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY bm25(episode_fts) LIMIT ?",
         match,
         limit,
       )
       .toArray()
-      .map((r) => r.id);
+      .map((row) => row.r);
+    const unknown = rowids.filter((r) => !this.ftsIds.has(r));
+    if (this.ftsIds.size + unknown.length > this.recordCacheLimit) this.ftsIds.clear();
+    for (const row of this.byIds<{ r: number; id: string }>(
+      (list) => `SELECT rowid AS r, id FROM episode_fts WHERE rowid IN (${list})`,
+      unknown,
+    )) {
+      this.ftsIds.set(row.r, row.id);
+    }
+    return rowids.map((r) => this.ftsIds.get(r) as string);
   }
 
   /** Nearest messages to the query by embedding, after embedding what is not embedded yet. */
@@ -228,7 +248,7 @@ export class EpisodeIndex {
   /** Rows of `query` for the ids, asked in chunks well under SQLite's bound-parameter limit. */
   private byIds<T extends Record<string, SqlStorageValue>>(
     query: (placeholders: string) => string,
-    ids: readonly string[],
+    ids: readonly SqlStorageValue[],
   ): T[] {
     const rows: T[] = [];
     for (let start = 0; start < ids.length; start += ID_CHUNK) {

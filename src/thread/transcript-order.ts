@@ -79,13 +79,20 @@ export class TranscriptOrder {
     const at = this.locate(ts, id);
     if (!at) return undefined;
     const own = at.self ?? Date.parse(ts);
-    const near = (i: number) =>
-      i >= 0 && i < this.ids.length && Math.abs((this.millis[i] as number) - own) <= gapMs
-        ? (this.ids[i] as string)
-        : undefined;
-    const previous = near(at.before);
-    const next = near(at.after);
-    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+    // Called for every retrieved message of every compile: no closure, no spread.
+    const found: { previous?: string; next?: string } = {};
+    const previous = this.near(at.before, own, gapMs);
+    if (previous) found.previous = previous;
+    const next = this.near(at.after, own, gapMs);
+    if (next) found.next = next;
+    return found;
+  }
+
+  /** The id at index `i` when there is one and its time is within `gapMs` of `own`. */
+  private near(i: number, own: number, gapMs: number): string | undefined {
+    return i >= 0 && i < this.ids.length && Math.abs((this.millis[i] as number) - own) <= gapMs
+      ? (this.ids[i] as string)
+      : undefined;
   }
 
   /**
