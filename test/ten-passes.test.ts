@@ -323,6 +323,56 @@ describe("pass 7: compress and convert", () => {
     expect(run(forms.microTokens + 12)).toEqual(["micro"]);
     expect(run(4)).toEqual([]);
   });
+
+  it("passes over background that cannot fit even at its cheapest level, placing exactly what it would without the bound", () => {
+    const long = "The vendor review covered pricing, support terms, data residency and exit clauses. ".repeat(
+      6,
+    );
+    const withForms = (id: string, text: string) =>
+      object({ objectId: id, text, tokens: countTokens(text), forms: detailForms(text, countTokens, "") });
+    const list = [
+      withForms("long", long),
+      withForms("mid", long.slice(0, 200)),
+      object({
+        objectId: "short",
+        text: "Office closes at 6 PM",
+        tokens: countTokens("Office closes at 6 PM"),
+      }),
+    ];
+    const { ranked: background } = rankGroup(list, { query: "unrelated words", now: NOW }, tiers.facts);
+    const micro = (list[0]?.forms?.microTokens ?? 0) as number;
+    expect(background.find((r) => r.object.objectId === "long")?.floor).toBe(micro);
+    // Scores from the parts kept per list are compositeScore's, to the bit.
+    for (const r of background) expect(r.score).toBe(compositeScore(r.object, 0, NOW));
+    const run = (budget: number, rankedList: Ranked[]) =>
+      pack({
+        budgetTokens: budget,
+        factsShare: 1,
+        fixedTokens: 0,
+        rules: [],
+        environment: [],
+        items: [],
+        working: [],
+        facts: [],
+        retrieved: [],
+        episodes: [],
+        retrievalScore: new Map(),
+        messages: [],
+        background: rankedList,
+        dead: [],
+        count: countTokens,
+      });
+    const unbounded = background.map(({ floor: _, ...r }) => r);
+    for (let budget = 0; budget <= 300; budget += 3) {
+      expect(run(budget, background)).toEqual(run(budget, unbounded));
+    }
+    // Room for the long review's micro form only: placed at that level, not passed over.
+    const placed = run(
+      micro + 12,
+      background.filter((r) => r.object.objectId === "long"),
+    ).placed;
+    expect(placed.map((p) => p.detail)).toEqual(["micro"]);
+  });
 });
 
 describe("detail forms", () => {

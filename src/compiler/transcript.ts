@@ -7,9 +7,19 @@ import { humanDate } from "../retrieval/time-query";
  * step 6: a rescued subunit may carry its session's date).
  */
 
+/** Days by timestamp: retrieval brings back the same earlier messages query after query. Bounded. */
+const days = new Map<string, string>();
+const DAY_MEMO_LIMIT = 20_000;
+
 /** The group a message line belongs to: the UTC day it was said, in words ("8 May 2023"). */
 export function dateGroupOf(ts: string): string {
-  return humanDate(ts);
+  let day = days.get(ts);
+  if (day === undefined) {
+    day = humanDate(ts);
+    if (days.size >= DAY_MEMO_LIMIT) days.clear();
+    days.set(ts, day);
+  }
+  return day;
 }
 
 export const groupHeader = (group: string) => `[${group}]`;

@@ -125,6 +125,12 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     // The section header's cost until its first line is placed, taken once rather than per candidate.
     let sectionHeader = opened.has(section) ? 0 : headerCost(section);
     for (const r of ranked) {
+      // What cannot fit even at its cheapest detail level is left out without looking at the object:
+      // on a large thread, most of the background (see the lower bound below).
+      if (!dated && r.floor !== undefined && spent + r.floor + 1 + sectionHeader > allowance) {
+        omitted.push({ object: r.object, reason: "over_budget", tier: r.tier });
+        continue;
+      }
       const group = dated && r.object.transcript ? dateGroupOf(r.object.ts) : undefined;
       const header = sectionHeader + (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;

@@ -19,6 +19,11 @@ export interface Ranked {
   tier: PriorityTierName;
   relevance: number;
   score: number;
+  /**
+   * The fewest tokens any detail level of the object costs (its stored counts), when known: a lower
+   * bound that lets pass 7 pass over what cannot fit without reading the object.
+   */
+  floor?: number;
 }
 
 const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
@@ -56,17 +61,29 @@ export function compositeScore(
   nowMs = instant(now),
   tsMs = instant(object.ts),
 ): number {
-  const ageDays = Math.max(0, (nowMs - tsMs) / DAY_MS) || 0;
-  const recency = Math.exp((-Math.LN2 * ageDays) / (object.decayHalfLifeDays ?? 30));
+  return scoreOf(
+    semantic,
+    TYPE_PRIORITY[object.objectType],
+    nowMs - tsMs,
+    object.decayHalfLifeDays ?? 30,
+    object.confidence,
+  );
+}
+
+/** compositeScore from the object's parts, as rankGroup keeps them per list. */
+function scoreOf(
+  semantic: number,
+  typePriority: number,
+  ageMs: number,
+  halfLifeDays: number,
+  confidence: number,
+): number {
+  const ageDays = Math.max(0, ageMs / DAY_MS) || 0;
+  const recency = Math.exp((-Math.LN2 * ageDays) / halfLifeDays);
   const outcome = 1;
   const usage = 1;
   return (
-    semantic * 0.5 +
-    TYPE_PRIORITY[object.objectType] * 0.15 +
-    recency * 0.15 +
-    outcome * 0.1 +
-    usage * 0.05 +
-    object.confidence * 0.05
+    semantic * 0.5 + typePriority * 0.15 + recency * 0.15 + outcome * 0.1 + usage * 0.05 + confidence * 0.05
   );
 }
 
@@ -94,22 +111,44 @@ export interface RankContext {
 }
 
 /**
- * The lexical index of a group's texts and why_it_matters, kept per list: a warm thread ranks the same
- * settled lists (src/compiler/compile-cache.ts) against every query. Lists are read as immutable.
+ * What ranking reads of a group's objects, kept per list: a warm thread ranks the same settled lists
+ * (src/compiler/compile-cache.ts) against every query. Besides the lexical index of the texts and
+ * why_it_matters, each object's query-independent parts sit in arrays by position, so ranking a few
+ * thousand background objects reads those rather than the objects themselves, scattered over the heap.
+ * Lists are read as immutable.
  */
-const corpora = new WeakMap<
-  readonly ContextObject[],
-  { texts: Corpus; whys: Corpus | null; timestamps: Float64Array }
->();
+interface GroupParts {
+  texts: Corpus;
+  whys: Corpus | null;
+  /** Each object's timestamp, parsed. */
+  timestamps: Float64Array;
+  typePriorities: Float64Array;
+  halfLives: Float64Array;
+  confidences: Float64Array;
+  /** 1 for an object with applicable task types or why_it_matters, which activation must weigh. */
+  conditional: Uint8Array;
+  critical: Uint8Array;
+  /** The fewest tokens any of the object's detail levels costs (Ranked.floor). */
+  floors: Float64Array;
+}
 
-function corporaOf(objects: readonly ContextObject[]) {
+const corpora = new WeakMap<readonly ContextObject[], GroupParts>();
+
+function corporaOf(objects: readonly ContextObject[]): GroupParts {
   let found = corpora.get(objects);
   if (!found) {
     found = {
       texts: corpusOf(objects.map((o) => o.text)),
       whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
-      // Each object's timestamp, parsed.
       timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
+      typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
+      halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
+      confidences: Float64Array.from(objects, (o) => o.confidence),
+      conditional: Uint8Array.from(objects, (o) => (o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0)),
+      critical: Uint8Array.from(objects, (o) => (isCritical(o) ? 1 : 0)),
+      floors: Float64Array.from(objects, (o) =>
+        o.forms ? Math.min(o.tokens, o.forms.summaryTokens, o.forms.microTokens) : o.tokens,
+      ),
     };
     corpora.set(objects, found);
   }
@@ -143,7 +182,8 @@ export function rankGroup(
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const { texts, whys, timestamps } = corporaOf(objects);
+  const parts = corporaOf(objects);
+  const { texts, whys, timestamps } = parts;
   const relevance = corpusScores(ctx.query, texts);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? corpusScores(ctx.query, whys) : [];
@@ -157,12 +197,14 @@ export function rankGroup(
   for (let i = 0; i < objects.length; i++) {
     const object = objects[i] as ContextObject;
     const r = relevance[i] ?? 0;
-    const inactive = activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0);
+    const inactive = parts.conditional[i]
+      ? activation(object, ctx.taskType, (why[i] ?? 0) > 0 || r > 0)
+      : undefined;
     if (inactive) {
       omitted.push({ object, reason: "irrelevant", detail: inactive, tier: "irrelevant" });
       continue;
     }
-    const tier = isCritical(object) ? "critical" : tierOf(object, r > 0);
+    const tier = parts.critical[i] ? "critical" : tierOf(object, r > 0);
     if (tier === "irrelevant") {
       omitted.push({ object, reason: "irrelevant", detail: "no overlap with the query", tier });
       continue;
@@ -171,7 +213,14 @@ export function rankGroup(
       object,
       tier,
       relevance: r,
-      score: compositeScore(object, top > 0 ? r / top : 0, ctx.now, nowMs, timestamps[i]),
+      score: scoreOf(
+        top > 0 ? r / top : 0,
+        parts.typePriorities[i] as number,
+        nowMs - (timestamps[i] as number),
+        parts.halfLives[i] as number,
+        parts.confidences[i] as number,
+      ),
+      floor: parts.floors[i] as number,
     });
   }
   const ranked: Ranked[] = [];
