@@ -375,6 +375,75 @@ describe("pass 7: compress and convert", () => {
   });
 });
 
+describe("pass 7: date-grouped earlier conversation", () => {
+  const said = (id: string, minute: number, content: string) => {
+    const ts = `2023-05-08T10:${String(minute).padStart(2, "0")}:00.000Z`;
+    const line = `[${ts}] Caroline (user): ${content}`;
+    return messageObject(
+      { id, ts, role: "user", speaker: "Caroline", content, line, tokens: countTokens(line) },
+      origin,
+    );
+  };
+  const episodes = [
+    said("e1", 1, "I went to the LGBTQ support group yesterday and it was powerful."),
+    said("e2", 2, "The transgender stories were so inspiring that I want to volunteer."),
+  ];
+  const run = (budget: number, count: (text: string) => number) =>
+    pack({
+      budgetTokens: budget,
+      factsShare: 1,
+      fixedTokens: 0,
+      rules: [],
+      environment: [],
+      items: [],
+      working: [],
+      facts: [],
+      retrieved: [],
+      episodes: episodes.map((object, i) => ({
+        object,
+        tier: "useful" as const,
+        relevance: 1,
+        score: 2 - i,
+      })),
+      retrievalScore: new Map(),
+      messages: [],
+      background: [],
+      dead: [],
+      count,
+    });
+  const byChars = (text: string) => Math.ceil(text.length / 4);
+
+  it("drops each line's stamp for its speaker and counts what is left with the counter it is given", () => {
+    for (const count of [countTokens, byChars, countTokens]) {
+      const { placed } = run(400, count);
+      expect(placed.map((p) => p.line)).toEqual([
+        "Caroline: I went to the LGBTQ support group yesterday and it was powerful.",
+        "Caroline: The transgender stories were so inspiring that I want to volunteer.",
+      ]);
+      for (const [i, p] of placed.entries()) {
+        const o = episodes[i] as ReturnType<typeof said>;
+        const stamp = o.transcript?.stamp ?? "";
+        expect(p.tokens).toBe(Math.max(1, o.tokens - (count(stamp) - count("Caroline: "))) + 1);
+      }
+    }
+  });
+
+  it("leaves out, at every budget, exactly the lines whose undated form cannot fit", () => {
+    for (let budget = 0; budget <= 80; budget++) {
+      const { placed, omitted } = run(budget, countTokens);
+      expect(placed.length + omitted.length).toBe(2);
+      let spent = 0;
+      for (const p of placed) spent += p.tokens;
+      expect(spent).toBeLessThanOrEqual(budget);
+    }
+    // Room for the first line, its section and day headers, and not the second.
+    const first = run(400, countTokens).placed[0];
+    const headers = countTokens("## Relevant earlier conversation\n") + 2 + countTokens("[8 May 2023]") + 1;
+    const tight = run((first?.tokens ?? 0) + headers, countTokens);
+    expect(tight.placed.map((p) => p.object.objectId)).toEqual(["e1"]);
+  });
+});
+
 describe("detail forms", () => {
   it("keep whole words within their token limits", () => {
     const text = "Alpha beta gamma delta. ".repeat(40);

@@ -58,6 +58,17 @@ function bulleted(body: string): string {
   return line;
 }
 
+/**
+ * Undated forms of date-grouped message lines, by the counter that measured them and the stored text:
+ * retrieval brings back the same earlier messages query after query, and the same string each time
+ * reaches the masking and counting memos already hashed. Bounded.
+ */
+const undatedForms = new WeakMap<
+  (text: string) => number,
+  Map<string, { speaker: string; stamp: string; tokens: number; form: { text: string; tokens: number } }>
+>();
+const UNDATED_LIMIT = 20_000;
+
 /** Sections whose message lines are grouped under the day they were said (see src/compiler/transcript.ts). */
 const grouped = (section: SectionName) => section === "episodes";
 
@@ -91,10 +102,14 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
 
   const groupHeaderCost = (group: string) => input.count(groupHeader(group)) + 1;
 
-  const render = (r: Ranked, detail: DetailLevelName, section: SectionName) => {
+  /** The text a detail level puts on the line, with its stored count: undated in a date-grouped section. */
+  const formIn = (r: Ranked, detail: DetailLevelName, dated: boolean) => {
     const stored = formOf(r.object, detail);
     if (!stored) return null;
-    const form = grouped(section) ? undated(r.object, stored) : stored;
+    return dated ? undated(r.object, stored) : stored;
+  };
+
+  const render = (r: Ranked, form: { text: string; tokens: number }) => {
     const step = ladderStep(r);
     const body = phrase(step, r.object, maskClaims(form.text, input.dead));
     const line = r.object.kind === "message" ? body : bulleted(body);
@@ -109,11 +124,23 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   function undated(o: ContextObject, form: { text: string; tokens: number }) {
     const t = o.transcript;
     if (!t || !form.text.startsWith(t.stamp)) return form;
+    let memo = undatedForms.get(input.count);
+    if (!memo) {
+      memo = new Map();
+      undatedForms.set(input.count, memo);
+    }
+    const held = memo.get(form.text);
+    if (held && held.speaker === t.speaker && held.stamp === t.stamp && held.tokens === form.tokens) {
+      return held.form;
+    }
     const label = `${t.speaker}: `;
-    return {
+    const result = {
       text: `${label}${form.text.slice(t.stamp.length)}`,
       tokens: Math.max(1, form.tokens - (input.count(t.stamp) - input.count(label))),
     };
+    if (memo.size >= UNDATED_LIMIT) memo.clear();
+    memo.set(form.text, { speaker: t.speaker, stamp: t.stamp, tokens: form.tokens, form: result });
+    return result;
   }
 
   /** Fills one section within `allowance`; returns what it spent. */
@@ -135,14 +162,16 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       const header = sectionHeader + (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {
-        // A rendered line costs at least its stored count and one token: what cannot fit even then is
+        // A rendered line costs at least its form's count and one token: what cannot fit even then is
         // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
-        // (A date-grouped message line sheds its stamp, so its stored count is no lower bound.)
-        const tokens = formTokens(r.object, detail);
-        if (tokens === null) continue;
-        if (group === undefined && spent + tokens + 1 + header > allowance) continue;
-        const rendered = render(r, detail, section);
-        if (!rendered) continue;
+        // (A date-grouped message line sheds its stamp, so there the bound is the undated form's count.)
+        let form = dated ? formIn(r, detail, true) : null;
+        const tokens = dated ? form?.tokens : formTokens(r.object, detail);
+        if (tokens === null || tokens === undefined) continue;
+        if (spent + tokens + 1 + header > allowance) continue;
+        form ??= formIn(r, detail, false);
+        if (!form) continue;
+        const rendered = render(r, form);
         const cost = rendered.tokens + header;
         if (spent + cost > allowance) continue;
         spent += cost;
