@@ -4,6 +4,7 @@ import { computeUid } from "../state/items";
 import { renderItemLine } from "../state/render";
 import type { MessageScope, RetiredValue, StateItem } from "../state/types";
 import { compareBinary } from "./binary-collation";
+import { deepFreeze } from "./deep-freeze";
 
 /**
  * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
@@ -409,14 +410,6 @@ export class ExtractionStore {
 /** A state item as read back from its stored JSON, frozen with everything in it. */
 function heldItem(json: string, line: string, tokens: number): StateItemRecord {
   return Object.freeze({ item: deepFreeze(JSON.parse(json) as StateItem), line, tokens });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object") {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** The order of `ORDER BY last_seen_at DESC, uid`. */

@@ -38,6 +38,7 @@ import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import { traceRowFrom } from "../traces/trace-record";
 import { TraceRepository } from "../traces/trace-repository";
+import { deepFreeze } from "./deep-freeze";
 import { EpisodeIndex } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { LayerStore } from "./layer-store";
@@ -137,6 +138,7 @@ export class ThreadObject extends DurableObject<Env> {
   private readonly screens: TurnScreens;
   /** The project's facts between compiles, checked against D1's revision on every read. */
   private readonly factCache = new FactCache();
+  private heldRecord: ThreadRecord | undefined;
   /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
   private readonly compileCache = new CompileCache();
 
@@ -151,9 +153,16 @@ export class ThreadObject extends DurableObject<Env> {
     this.screens = new TurnScreens(this.sql);
   }
 
+  /**
+   * The thread's record, written once by `create` and never changed, so it is read from storage only
+   * until it is found, and then held (frozen: every request shares it).
+   */
   private record(): ThreadRecord | undefined {
+    if (this.heldRecord) return this.heldRecord;
     const row = this.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = 'thread'").toArray()[0];
-    return row ? (JSON.parse(row.v) as ThreadRecord) : undefined;
+    if (!row) return undefined;
+    this.heldRecord = deepFreeze(JSON.parse(row.v) as ThreadRecord);
+    return this.heldRecord;
   }
 
   /** The object's name is derived from the tenant, and it checks the tenant again on every call. */
