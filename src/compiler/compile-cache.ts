@@ -4,7 +4,7 @@ import type { ContextObject, Omission } from "./context-object";
 import type { DeadClaim } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
-import type { Admitted, FactSettlement, StateSettlement } from "./passes/temporal";
+import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
 
 /**
@@ -59,6 +59,8 @@ export class CompileCache {
   };
   private settled?: Settled;
   private factsSettled?: FactsSettled;
+  /** What the last settlement of facts worked out, for the next one to redo only what changed. */
+  private factsMemo = new FactsMemo();
   private dead?: DeadClaim[];
   private verdicts = freshVerdicts("");
   private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
@@ -75,6 +77,7 @@ export class CompileCache {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;
       this.factsSettled = undefined;
+      this.factsMemo = new FactsMemo();
       this.dead = undefined;
       this.verdicts = freshVerdicts("");
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
@@ -121,7 +124,7 @@ export class CompileCache {
     admitted: StateLists,
     earlier: Omission[],
     sourceClaims: Map<string, StatedClaims>,
-    settle: { facts: () => FactSettlement; items: (core: FactSettlement) => StateSettlement },
+    settle: { facts: (memo: FactsMemo) => FactSettlement; items: (core: FactSettlement) => StateSettlement },
   ): StateSettlement {
     const last = this.settled;
     if (
@@ -155,7 +158,11 @@ export class CompileCache {
     return result;
   }
 
-  private factsPart(admitted: StateLists, earlier: Omission[], settle: () => FactSettlement): FactSettlement {
+  private factsPart(
+    admitted: StateLists,
+    earlier: Omission[],
+    settle: (memo: FactsMemo) => FactSettlement,
+  ): FactSettlement {
     const last = this.factsSettled;
     if (
       last &&
@@ -164,7 +171,7 @@ export class CompileCache {
     ) {
       return last.result;
     }
-    let result = settle();
+    let result = settle(this.factsMemo);
     // The same for the dead claims items are weighed against: item verdicts are kept per list.
     if (last && sameClaims(last.result.deadBeforeItems, result.deadBeforeItems)) {
       result = { ...result, deadBeforeItems: last.result.deadBeforeItems };

@@ -128,7 +128,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const gatedState = gated.filter((o) => o.object.kind !== "message");
   const sourceClaims = statedFor(admitted.items, input.statedClaims);
   const state = cache.temporalState(admitted, gatedState, sourceClaims, {
-    facts: () => settleFacts(admitted, gatedState),
+    facts: (memo) => settleFacts(admitted, gatedState, memo),
     items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims),
   });
   const settled = settleTranscript(state, admitted, gated, input.statedClaims, (dead) =>

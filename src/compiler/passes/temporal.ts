@@ -13,7 +13,6 @@ import {
   worthKeeping,
 } from "../hygiene";
 import type { StatedClaims } from "../types";
-import { neighbourhoods } from "./resolve-entities";
 
 /**
  * Pass 4: temporal validity and conflicts. Gates have removed what is expired, out of scope or not
@@ -44,15 +43,16 @@ const normalizeClaim = (claim: string | null) => (claim ?? "").toLowerCase().rep
 const trust = (o: ContextObject) => o.sourceAuthority * o.confidence;
 const validTime = (o: ContextObject) => o.validFrom ?? o.ts;
 
-interface Settlement {
+export interface Settlement {
   displaced: Omission[];
   quarantined: Quarantine[];
 }
 
 /** Seed 001's reconciliation protocol over the live claims for one slot. */
 export function reconcileSlot(slot: string, claims: ContextObject[]): Settlement {
+  if (claims.length < 2) return { displaced: [], quarantined: [] };
   const distinct = new Set(claims.map((c) => normalizeClaim(c.claim)));
-  if (claims.length < 2 || distinct.size < 2) return { displaced: [], quarantined: [] };
+  if (distinct.size < 2) return { displaced: [], quarantined: [] };
   const ordered = [...claims].sort(
     (a, b) =>
       a.authorityLevel - b.authorityLevel || validTime(b).localeCompare(validTime(a)) || trust(b) - trust(a),
@@ -95,30 +95,97 @@ export function reconcileSlot(slot: string, claims: ContextObject[]): Settlement
   return { displaced, quarantined };
 }
 
-function reconcile(keyed: ContextObject[]): Settlement {
+/**
+ * What settleFacts worked out for one thread last time, so that the next settlement redoes only what
+ * changed: a written fact touches one or two slots and leaves the environment as it was. Every entry is
+ * reused only for exactly the input it was made from (objects compared by identity: they are never
+ * changed once made), so a settlement with a memo is the settlement without one. CompileCache holds one
+ * per thread; without it, each settlement starts from an empty memo.
+ */
+export class FactsMemo {
+  /** The stale signals of an environment list. */
+  stale?: { environment: ContextObject[]; stale: Omission[] };
+  /** Per slot, the open claims reconciled last time (two at least) and their settlement. */
+  slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
+}
+
+const SLOT = "slot:";
+
+/** The objects filling each slot, slots in the order neighbourhoods(keyed) meets them. */
+function slotNeighbourhoods(keyed: ContextObject[]): Map<string, ContextObject[]> {
+  const bySlot = new Map<string, ContextObject[]>();
+  for (const object of keyed) {
+    for (const id of object.entityIds) {
+      if (!id.startsWith(SLOT)) continue;
+      const list = bySlot.get(id);
+      if (list) list.push(object);
+      else bySlot.set(id, [object]);
+    }
+  }
+  return bySlot;
+}
+
+/**
+ * Each slot over its open claims, slot by slot in the order neighbourhoods(keyed) gives them (other
+ * entities never settle anything, and leaving them out keeps the slots' order). An object displaced or
+ * quarantined in one slot is no longer open in a later one. A slot whose open claims are the very ones
+ * it settled last time settles the same way: its settlement is taken from the memo.
+ */
+export function reconcile(keyed: ContextObject[], memo = new FactsMemo()): Settlement {
   const settled: Settlement = { displaced: [], quarantined: [] };
   const seen = new Set<string>();
-  for (const [slot, claims] of neighbourhoods(keyed)) {
-    if (!slot.startsWith("slot:")) continue;
-    const open = claims.filter((c) => !seen.has(c.objectId));
-    const { displaced, quarantined } = reconcileSlot(slot.slice("slot:".length), open);
-    for (const d of displaced) seen.add(d.object.objectId);
-    for (const q of quarantined) seen.add(q.object.objectId);
-    settled.displaced.push(...displaced);
-    settled.quarantined.push(...quarantined);
+  const slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
+  for (const [slot, claims] of slotNeighbourhoods(keyed)) {
+    // Fewer than two claims settle nothing (reconcileSlot).
+    if (claims.length < 2) continue;
+    const open = seen.size ? claims.filter((c) => !seen.has(c.objectId)) : claims;
+    if (open.length < 2) continue;
+    const last = memo.slots.get(slot);
+    const settlement =
+      last && sameObjects(last.open, open) ? last.settlement : reconcileSlot(slot.slice(SLOT.length), open);
+    slots.set(slot, { open, settlement });
+    for (const d of settlement.displaced) {
+      seen.add(d.object.objectId);
+      settled.displaced.push(d);
+    }
+    for (const q of settlement.quarantined) {
+      seen.add(q.object.objectId);
+      settled.quarantined.push(q);
+    }
   }
+  // Only the slots met this time are kept: the memo stays the size of the state.
+  memo.slots = slots;
   return settled;
 }
 
-/** An environment signal is the latest word on what it names; an older signal about the same entity is stale. */
-function staleSignals(environment: ContextObject[]): Omission[] {
+const sameObjects = (a: readonly ContextObject[], b: readonly ContextObject[]) =>
+  a === b || (a.length === b.length && a.every((o, i) => o === b[i]));
+
+/**
+ * An environment signal is the latest word on what it names; an older signal about the same entity is
+ * stale: the first of the signals before it, newest first, that is newer and names one of its
+ * identifiers. Each identifier lists the signals naming it in that order, so a signal looks only at
+ * those, not at every signal before it.
+ */
+export function staleSignals(environment: ContextObject[], memo = new FactsMemo()): Omission[] {
+  if (memo.stale && sameObjects(memo.stale.environment, environment)) return memo.stale.stale;
   const stale: Omission[] = [];
   const newestFirst = [...environment].sort((a, b) => b.ts.localeCompare(a.ts));
+  const naming = new Map<string, number[]>();
   for (const [index, older] of newestFirst.entries()) {
-    const identifiers = older.entityIds.filter((e) => e.startsWith("id:"));
-    const newer = newestFirst
-      .slice(0, index)
-      .find((n) => n.ts > older.ts && n.entityIds.some((e) => identifiers.includes(e)));
+    let first = Number.POSITIVE_INFINITY;
+    for (const id of older.entityIds) {
+      if (!id.startsWith("id:")) continue;
+      const earlier = naming.get(id);
+      if (!earlier) {
+        naming.set(id, [index]);
+        continue;
+      }
+      const found = earlier.find((at) => at < first && (newestFirst[at] as ContextObject).ts > older.ts);
+      if (found !== undefined) first = found;
+      earlier.push(index);
+    }
+    const newer = newestFirst[first];
     if (!newer) continue;
     stale.push({
       object: { ...older, contradiction: "overridden", supersededBy: newer.objectId },
@@ -126,6 +193,7 @@ function staleSignals(environment: ContextObject[]): Omission[] {
       detail: `a newer signal (${newer.objectId}) about the same entity`,
     });
   }
+  memo.stale = { environment: [...environment], stale };
   return stale;
 }
 
@@ -202,17 +270,19 @@ export interface FactSettlement {
 export function settleFacts(
   admitted: Omit<Admitted, "messages" | "episodes" | "items">,
   earlier: Omission[],
+  memo = new FactsMemo(),
 ): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
   const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
 
-  const stale = staleSignals(admitted.environment);
+  const stale = staleSignals(admitted.environment, memo);
   const staleIds = new Set(stale.map((s) => s.object.objectId));
   const settled = reconcile(
     [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
       (o) => !staleIds.has(o.objectId),
     ),
+    memo,
   );
   for (const o of [...stale, ...settled.displaced]) {
     omitted.push(o);
