@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
+import { type DeadClaim, deadClaims } from "../src/compiler/hygiene";
 import { neighbourhoods, resolveEntity } from "../src/compiler/passes/resolve-entities";
 import {
   FactsMemo,
@@ -8,6 +9,7 @@ import {
   reconcileSlot,
   type Settlement,
   settleFacts,
+  settleItems,
   staleSignals,
 } from "../src/compiler/passes/temporal";
 import { contextObject } from "./support/context-objects";
@@ -22,7 +24,16 @@ import { contextObject } from "./support/context-objects";
 // Few slots, claims and times, so slots fill with conflicting, equal and tied claims; aliases put an
 // object in two slots; VendorX and TICKET-7 tie environment signals to the same entity.
 const keys = ["budget", "region", "owner"];
-const claims = ["$50k budget", "$60k budget", "EU only", "eu  ONLY", "VendorX in EU", "TICKET-7 open", null];
+const claims = [
+  "$50k budget",
+  "$60k budget",
+  "the $50k budget holds",
+  "EU only",
+  "eu  ONLY",
+  "VendorX in EU",
+  "TICKET-7 open",
+  null,
+];
 const times = ["2025-01-01T00:00:00.000Z", "2025-02-01T00:00:00.000Z", "2025-02-01T00:00:00Z", null];
 
 let next = 0;
@@ -137,6 +148,26 @@ function plainStale(environment: ContextObject[]): Omission[] {
   return stale;
 }
 
+/** Items from what was said, before or after the claims they state changed. */
+const itemsArb = fc
+  .array(
+    fc.record({ claim: fc.constantFrom(...claims), ts: fc.constantFrom(...times.filter((t) => t !== null)) }),
+    { maxLength: 3 },
+  )
+  .map((raw) =>
+    raw.map(({ claim, ts }) => {
+      next += 1;
+      return contextObject({
+        objectId: `i${next}`,
+        kind: "state_item",
+        key: null,
+        claim: null,
+        text: `We said ${claim ?? "nothing"}`,
+        ts,
+      });
+    }),
+  );
+
 const start = fc.record({
   facts: fc.array(objectArb, { maxLength: 6 }),
   working: fc.array(objectArb, { maxLength: 3 }),
@@ -149,14 +180,37 @@ const start = fc.record({
 describe("settling facts with a memo", () => {
   it("gives at every step of a changing thread what a settlement from scratch gives", () => {
     fc.assert(
-      fc.property(start, fc.array(opArb, { minLength: 1, maxLength: 8 }), (initial, ops) => {
+      fc.property(start, fc.array(opArb, { minLength: 1, maxLength: 8 }), itemsArb, (initial, ops, items) => {
         const memo = new FactsMemo();
         let state: State = { ...initial, earlier: [] };
+        const given: { dead: DeadClaim[]; copy: DeadClaim[] }[] = [];
         for (const step of [{ op: "same" as const }, ...ops]) {
           state = apply(state, step);
           const fresh = settleFacts(state, state.earlier);
-          expect(settleFacts(state, state.earlier, memo)).toEqual(fresh);
+          const settled = settleFacts(state, state.earlier, memo);
+          expect(settled).toEqual(fresh);
+          // Items are weighed against the same dead claims as a plain scan of the whole state gives.
+          const withItems = settleItems(settled, items, state.earlier, new Map());
+          expect(withItems.dead).toEqual(
+            deadClaims(
+              [...state.earlier, ...withItems.omitted, ...settled.quarantinedAsOmitted],
+              [...settled.live, ...withItems.items],
+              settled.validFrom,
+            ),
+          );
+          // Last settlement's dead list comes back exactly when it holds the same claims.
+          const last = given.at(-1);
+          if (last) {
+            if (JSON.stringify(last.dead) === JSON.stringify(settled.deadBeforeItems)) {
+              expect(settled.deadBeforeItems).toBe(last.dead);
+            } else {
+              expect(settled.deadBeforeItems).not.toBe(last.dead);
+            }
+          }
+          given.push({ dead: settled.deadBeforeItems, copy: structuredClone(settled.deadBeforeItems) });
         }
+        // No list handed out was changed by a later settlement.
+        for (const { dead, copy } of given) expect(dead).toEqual(copy);
       }),
       { numRuns: 300 },
     );

@@ -1,7 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
-import type { DeadClaim } from "./hygiene";
+import { type DeadClaim, sameClaims } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
@@ -171,11 +171,8 @@ export class CompileCache {
     ) {
       return last.result;
     }
-    let result = settle(this.factsMemo);
-    // The same for the dead claims items are weighed against: item verdicts are kept per list.
-    if (last && sameClaims(last.result.deadBeforeItems, result.deadBeforeItems)) {
-      result = { ...result, deadBeforeItems: last.result.deadBeforeItems };
-    }
+    // The memo hands back last settlement's dead list when it holds the same claims.
+    const result = settle(this.factsMemo);
     this.factsSettled = {
       admitted: { facts: admitted.facts, working: admitted.working, environment: admitted.environment },
       earlier: [...earlier],
@@ -329,9 +326,6 @@ const FACT_LISTS = ["facts", "working", "environment"] as const;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
   a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
-
-const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
-  a === b || (a.length === b.length && a.every((d, i) => sameData(d, b[i])));
 
 const sameOmissions = (a: Omission[], b: Omission[]) =>
   a.length === b.length &&

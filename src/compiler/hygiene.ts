@@ -265,6 +265,23 @@ const sameCandidates = (a: Candidate[], b: Candidate[]) =>
     );
   });
 
+/** Whether two dead lists hold the same claims, in the same order. */
+export const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((c, i) => {
+      const d = b[i] as DeadClaim;
+      return (
+        c === d ||
+        (c.text === d.text &&
+          c.lower === d.lower &&
+          c.reason === d.reason &&
+          c.objectId === d.objectId &&
+          c.diedAt === d.diedAt &&
+          sameStrings(c.figures, d.figures))
+      );
+    }));
+
 const sameStrings = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 

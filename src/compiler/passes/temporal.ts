@@ -3,11 +3,11 @@ import {
   type DeadBasis,
   type DeadClaim,
   deadBasis,
-  deadClaims,
   deadClaimsWith,
   maskClaims,
   outdatedMessages,
   restatedClaim,
+  sameClaims,
   speaksFromDeadState,
   withRetired,
   worthKeeping,
@@ -107,6 +107,19 @@ export class FactsMemo {
   stale?: { environment: ContextObject[]; stale: Omission[] };
   /** Per slot, the open claims reconciled last time (two at least) and their settlement. */
   slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
+  /** The dead claims items are weighed against, last time. */
+  private dead?: DeadClaim[];
+
+  /**
+   * Last settlement's dead list when it holds the same claims: the verdicts on signals and items, and
+   * later passes' memos, are kept per list, and a written fact rarely changes which claims are dead.
+   */
+  sameDead(dead: DeadClaim[]): DeadClaim[] {
+    const last = this.dead;
+    if (last && sameClaims(last, dead)) return last;
+    this.dead = dead;
+    return dead;
+  }
 }
 
 const SLOT = "slot:";
@@ -308,15 +321,22 @@ export function settleFacts(
     reason: "quarantined",
     detail: q.detail,
   }));
-  const deadSoFar = [...earlier, ...omitted, ...quarantinedAsOmitted];
   const liveSignals = keep(admitted.environment);
-  // An item extracted from what was said while a claim was still believed dies with that claim.
-  const deadBeforeItems = deadClaims(deadSoFar, [...facts, ...working, ...liveSignals], validFrom);
+  // An item extracted from what was said while a claim was still believed dies with that claim:
+  // deadClaims([...earlier, ...omitted, ...quarantinedAsOmitted], [...facts, ...working, ...liveSignals]),
+  // in the parts the items' dead claims are later weighed with (settleItems), so both share the work.
+  const basis = deadBasis(
+    [...earlier, ...omitted],
+    quarantinedAsOmitted,
+    [...facts, ...working, ...liveSignals],
+    validFrom,
+  );
+  const deadBeforeItems = memo.sameDead(deadClaimsWith(basis, [], []));
   // So does an environment signal: under whatever key it was filed, a signal that states a value the
   // conversation has since replaced ("window is 2 AM - 4 AM" once the window moved) is no longer the
   // latest word on what it names.
   const environment = liveSignals.filter((signal) => {
-    const restated = speaksFromDeadState(signal, deadBeforeItems);
+    const restated = restatedBefore(signal, deadBeforeItems);
     if (restated) {
       omitted.push({
         object: { ...signal, contradiction: "overridden" },
@@ -326,7 +346,7 @@ export function settleFacts(
     }
     return !restated;
   });
-  return {
+  const result: FactSettlement = {
     facts,
     working,
     environment,
@@ -337,6 +357,9 @@ export function settleFacts(
     deadBeforeItems,
     live: [...facts, ...working, ...environment],
   };
+  // With every signal standing, the items are weighed against the very same omissions and live claims.
+  if (environment.length === liveSignals.length) bases.set(result, { earlier: [...earlier], basis });
+  return result;
 }
 
 /** The rest of the stored state's settlement: items against the settled facts and what was said. */
