@@ -421,4 +421,82 @@ describe("CompileCache", () => {
     expect(third.context).not.toMatch(/budget: \$50,000/);
     expect(third.trace.omitted.find((o) => o.object_id === "f1")?.reason).toBe("superseded");
   });
+
+  it("gives the same envelope as an uncached compile while written facts change how slots settle", () => {
+    const signal = (id: string, key: string, value: string, ts: string) => {
+      const content = `${key}: ${value}`;
+      return {
+        id,
+        key,
+        valueJson: JSON.stringify(value),
+        content,
+        tokens: countTokens(content),
+        ts,
+        expiresAt: null,
+        scope: "global",
+        scopeId: null,
+        classification: "public",
+        allowRolesJson: "[]",
+        denyRolesJson: "[]",
+        replacedBy: null,
+      };
+    };
+    const a1 = row("a1", "budget", "$50,000 approved by finance", { validFrom: "2025-01-01T00:00:00.000Z" });
+    const a2 = row("a2", "region", "EU only", { validFrom: "2025-01-01T00:00:00.000Z" });
+    const a3 = row("a3", "budget", "$80,000 after the review", { validFrom: "2025-03-01T00:00:00.000Z" });
+    const a4 = row("a4", "region", "EU and UK", { validFrom: "2025-01-01T00:00:00.000Z", authorityRank: 4 });
+    const a5 = row("a5", "budget", "$90,000 from the board", { validFrom: "2025-03-01T00:00:00.000Z" });
+    const a6 = row("a6", "budget", "$70,000 per the CFO", { validFrom: "2025-02-01T00:00:00.000Z" });
+    const s1 = signal("s1", "vendor", "VendorX contract signed", "2025-01-01T00:00:00.000Z");
+    const s2 = signal("s2", "vendor_status", "VendorX contract paused", "2025-02-01T00:00:00.000Z");
+    const s3 = signal("s3", "vendor_news", "VendorX contract renewed", "2025-03-01T00:00:00.000Z");
+    // Each step writes facts (newest first, as storage returns them) or signals, as a turn would.
+    const writes: Partial<CompileInput>[] = [
+      { facts: [a2, a1], environmentFacts: [s1, s2] },
+      // A later budget: the slot settles by valid time, the region's slot stays as it was.
+      { facts: [a3, a2, a1] },
+      // As many budgets, but another one replaces the old budget now.
+      { facts: [a6, a2, a1] },
+      // A region from a more trusted source disputes the one there.
+      { facts: [a4, a3, a2, a1] },
+      // A second budget from the same time and source: the two quarantine each other.
+      { facts: [a5, a4, a3, a2, a1] },
+      // The oldest budget and the rival leave: the budget's slot holds one claim again.
+      { facts: [a4, a3, a2] },
+      // A newer signal about VendorX: the one before it is stale now.
+      { environmentFacts: [s1, s2, s3] },
+      { query: "who is the vendor?" },
+    ];
+    const cache = new CompileCache();
+    let input: CompileInput = { ...base, budgetTokens: 800 };
+    const settled: string[][] = [];
+    for (const write of writes) {
+      input = { ...input, ...write };
+      const uncached = compileContext(input);
+      const cached = compileContext({
+        ...input,
+        facts: structuredClone(input.facts),
+        environmentFacts: structuredClone(input.environmentFacts),
+        cache,
+      });
+      expect(cached).toEqual(uncached);
+      settled.push([
+        ...uncached.trace.omitted
+          .filter((o) => /^[as]\d$/.test(o.object_id))
+          .map((o) => `${o.object_id} ${o.reason}`),
+        ...uncached.trace.quarantined.map((q) => `${q.object_id} quarantined`),
+      ]);
+    }
+    // Every write changed how some slot settled, and the cache followed each one.
+    expect(settled).toEqual([
+      ["s1 superseded"],
+      ["s1 superseded", "a1 superseded"],
+      ["s1 superseded", "a1 superseded"],
+      ["s1 superseded", "a2 disputed", "a1 superseded"],
+      ["s1 superseded", "a1 superseded", "a2 disputed", "a5 quarantined", "a3 quarantined"],
+      ["s1 superseded", "a2 disputed"],
+      ["s2 superseded", "s1 superseded", "a2 disputed"],
+      ["s2 superseded", "s1 superseded", "a2 disputed"],
+    ]);
+  });
 });

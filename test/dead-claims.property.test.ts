@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OmitReasonName } from "../src/api/schemas";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
-import { type DeadClaim, deadBasis, deadClaims, deadClaimsWith, withRetired } from "../src/compiler/hygiene";
+import {
+  type DeadClaim,
+  deadBasis,
+  deadClaims,
+  deadClaimsWith,
+  followsClaims,
+  restatedClaim,
+  speaksFromDeadState,
+  withRetired,
+} from "../src/compiler/hygiene";
 import { contextObject } from "./support/context-objects";
 
 /**
@@ -153,6 +162,70 @@ describe("dead claims settled in parts", () => {
             values.map((v, i) => [`m${i}`, { ts: "2026-01-01T00:00:00.000Z", retired: v }]),
           );
           expect(withRetired(dead, stated, live)).toEqual(reference(dead, stated, live));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("finds in a list that follows another what it finds in that list alone", () => {
+    // Messages quote claims, from before or after they died, with figures of their own.
+    const text = fc.array(fc.oneof(phrase, fc.constantFrom("we said", "25%", "(note)")), { maxLength: 4 });
+    const messages = fc.array(
+      fc.record({ words: text, ts }).map(({ words, ts: at }) => {
+        next += 1;
+        return contextObject({
+          objectId: `m${next}`,
+          kind: "message",
+          text: words.join(" "),
+          ts: at ?? "2025-06-01T00:00:00.000Z",
+        });
+      }),
+      { maxLength: 6 },
+    );
+    // Each step settles again: some omissions stay, some go, some come, as a written fact does.
+    // A successor's valid time may change too, and with it when the same claim died.
+    const step = fc.record({
+      keep: fc.array(fc.boolean(), { maxLength: 8 }),
+      more: omissions,
+      live,
+      valid: fc.option(validFrom, { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        omissions,
+        validFrom,
+        fc.array(step, { minLength: 1, maxLength: 5 }),
+        messages,
+        fc.boolean(),
+        (first, valid, steps, said, early) => {
+          let omitted = first;
+          let list = deadClaims(omitted, [], valid);
+          const check = (claims: DeadClaim[], ask: boolean) => {
+            // The same list, with nothing remembered: a copy.
+            const alone = structuredClone(claims);
+            for (const message of ask ? said : said.slice(0, 1)) {
+              const found = speaksFromDeadState(message, claims);
+              const expected = speaksFromDeadState(message, alone);
+              expect(found === undefined ? -1 : claims.indexOf(found)).toBe(
+                expected === undefined ? -1 : alone.indexOf(expected),
+              );
+              const restated = restatedClaim(message.text, claims);
+              const plain = restatedClaim(message.text, alone);
+              expect(restated === undefined ? -1 : claims.indexOf(restated)).toBe(
+                plain === undefined ? -1 : alone.indexOf(plain),
+              );
+            }
+          };
+          // Verdicts against the first list, or not, before the next follows it.
+          check(list, early);
+          for (const { keep, more, live: stated, valid: changed } of steps) {
+            omitted = [...omitted.filter((_, i) => keep[i] ?? true), ...more];
+            const nextList = deadClaims(omitted, stated, changed ?? valid);
+            followsClaims(nextList, list);
+            check(nextList, true);
+            list = nextList;
+          }
         },
       ),
       { numRuns: 400 },

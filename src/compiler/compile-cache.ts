@@ -1,7 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
-import { type DeadClaim, sameClaims } from "./hygiene";
+import { type DeadClaim, followsClaims, sameClaims } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
@@ -141,8 +141,9 @@ export class CompileCache {
     let result = settle.items(core);
     // A changed fact rarely changes which claims are dead: last compile's equal list keeps the memos
     // later passes hold per list (withRetired's merged lists, message verdicts, masked texts).
-    if (last && last.result.dead !== result.dead && sameClaims(last.result.dead, result.dead)) {
-      result = { ...result, dead: last.result.dead };
+    if (last && last.result.dead !== result.dead) {
+      if (sameClaims(last.result.dead, result.dead)) result = { ...result, dead: last.result.dead };
+      else followsClaims(result.dead, last.result.dead);
     }
     this.settled = {
       admitted: {
@@ -188,6 +189,8 @@ export class CompileCache {
   sameDead(dead: DeadClaim[]): DeadClaim[] {
     const last = this.dead;
     if (last && sameClaims(last, dead)) return last;
+    // Else it follows last compile's: verdicts found against that list carry over (hygiene.ts).
+    if (last) followsClaims(dead, last);
     this.dead = dead;
     return dead;
   }

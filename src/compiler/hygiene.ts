@@ -521,7 +521,148 @@ function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
 }
 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
-  return firstIn(text.toLowerCase(), claims, () => true);
+  let verdicts = restatedVerdicts.get(claims);
+  if (!verdicts) {
+    verdicts = new Map();
+    restatedVerdicts.set(claims, verdicts);
+  }
+  let verdict = verdicts.get(text);
+  if (verdict === undefined) {
+    verdict = firstAfter(claims, text, anyClaim, (before) => before.restated.get(text)) ?? null;
+    if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
+    verdicts.set(text, verdict);
+  }
+  return verdict ?? undefined;
+}
+
+const anyClaim = () => true;
+
+/**
+ * The first claim of a list that a text quotes, per list: by text for restatedClaim, by object for the
+ * claims an object quotes from while they were believed (speaksFromDeadState; an object's text and time
+ * never change).
+ */
+const restatedVerdicts = new WeakMap<DeadClaim[], Map<string, DeadClaim | null>>();
+const quotedVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
+
+function quotedBelieved(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
+  let verdicts = quotedVerdicts.get(claims);
+  if (!verdicts) {
+    verdicts = new WeakMap();
+    quotedVerdicts.set(claims, verdicts);
+  }
+  let verdict = verdicts.get(message);
+  if (verdict === undefined) {
+    const believed = (c: DeadClaim) => c.diedAt === null || message.ts < c.diedAt;
+    verdict = firstAfter(claims, message.text, believed, (before) => before.quoted.get(message)) ?? null;
+    verdicts.set(message, verdict);
+  }
+  return verdict ?? undefined;
+}
+
+/**
+ * A dead list that follows another: the next settlement's, when a written fact or a new turn changed
+ * a few of its claims. Which claim a text quotes first depends only on each claim's text and when it
+ * died (firstIn), so a claim with the same two, in the same order among the claims both lists share,
+ * answers the same: what a text quoted from the list before carries over, weighed against the few
+ * claims added, and a text not seen before is looked up in the list before's index when it has one.
+ * Either way, no verdict is worked out again and no index is built for a list that hardly changed.
+ */
+interface Succession {
+  /** The list before, and the verdicts found against it. */
+  before: DeadClaim[];
+  quoted: WeakMap<ContextObject, DeadClaim | null>;
+  restated: Map<string, DeadClaim | null>;
+  /** Of its claims, those this list keeps, each with its claim here. */
+  kept: Map<DeadClaim, DeadClaim>;
+  /** This list's positions of the kept claims. */
+  at: Map<DeadClaim, number>;
+  /** The claims this list adds, in list order, with their positions. */
+  added: { claim: DeadClaim; at: number }[];
+}
+
+const successions = new WeakMap<DeadClaim[], Succession>();
+/** Past this many added claims a list is looked up on its own. */
+const SUCCESSION_LIMIT = 64;
+
+/**
+ * Notes that `next` follows `before` (settlements of one thread, in turn). Claims pair off in order
+ * by their text and the time they died; those of `next` left unpaired are added. Only the latest
+ * step is kept: the list before forgets its own predecessor, so no chain of lists stays alive.
+ */
+export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
+  if (next === before || successions.has(next)) return;
+  const keyOf = (c: DeadClaim) => `${c.diedAt}\u0000${c.lower}`;
+  const positions = new Map<string, number[]>();
+  for (const [i, claim] of before.entries()) {
+    const key = keyOf(claim);
+    const list = positions.get(key);
+    if (list) list.push(i);
+    else positions.set(key, [i]);
+  }
+  const kept = new Map<DeadClaim, DeadClaim>();
+  const at = new Map<DeadClaim, number>();
+  const added: Succession["added"] = [];
+  let floor = -1;
+  for (const [j, claim] of next.entries()) {
+    const queue = positions.get(keyOf(claim));
+    while (queue?.length && (queue[0] as number) <= floor) queue.shift();
+    const i = queue?.shift();
+    if (i === undefined) {
+      added.push({ claim, at: j });
+      if (added.length > SUCCESSION_LIMIT) return;
+      continue;
+    }
+    floor = i;
+    kept.set(before[i] as DeadClaim, claim);
+    at.set(claim, j);
+  }
+  let quoted = quotedVerdicts.get(before);
+  if (!quoted) {
+    quoted = new WeakMap();
+    quotedVerdicts.set(before, quoted);
+  }
+  let restated = restatedVerdicts.get(before);
+  if (!restated) {
+    restated = new Map();
+    restatedVerdicts.set(before, restated);
+  }
+  successions.delete(before);
+  successions.set(next, { before, quoted, restated, kept, at, added });
+}
+
+/**
+ * firstIn(text, claims, accept), from the list `claims` follows when there is one: the claim the text
+ * quoted first there (`known`, or looked up in its index), if this list keeps it, unless an added claim
+ * before it is quoted too.
+ */
+function firstAfter(
+  claims: DeadClaim[],
+  text: string,
+  accept: (claim: DeadClaim) => boolean,
+  known: (before: Succession) => DeadClaim | null | undefined,
+): DeadClaim | undefined {
+  const succession = successions.get(claims);
+  if (!succession) return firstIn(text.toLowerCase(), claims, accept);
+  const lower = text.toLowerCase();
+  let best = known(succession);
+  if (best === undefined) {
+    // A text not seen before: the list before's index, if built, serves for the claims kept.
+    if (!indexes.has(succession.before)) return firstIn(lower, claims, accept);
+    best = firstIn(lower, succession.before, (c) => succession.kept.has(c) && accept(c)) ?? null;
+  }
+  let here: DeadClaim | undefined;
+  if (best) {
+    here = succession.kept.get(best);
+    // The claim quoted before is gone: what comes after it was never looked at.
+    if (!here) return firstIn(lower, claims, accept);
+  }
+  const until = here ? (succession.at.get(here) as number) : Number.POSITIVE_INFINITY;
+  for (const { claim, at } of succession.added) {
+    if (at >= until) break;
+    if (lower.includes(claim.lower) && accept(claim)) return claim;
+  }
+  return here;
 }
 
 /**
@@ -531,8 +672,7 @@ export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | un
  * live claim states is the same belief.
  */
 export function speaksFromDeadState(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
-  const believed = (c: DeadClaim) => c.diedAt === null || message.ts < c.diedAt;
-  const quoted = firstIn(message.text.toLowerCase(), claims, believed);
+  const quoted = quotedBelieved(message, claims);
   if (quoted || !FIGURE_PRESENT.test(message.text)) return quoted;
   const byFigure = replacedFiguresOf(claims);
   if (!byFigure.size) return undefined;

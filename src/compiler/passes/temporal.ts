@@ -4,6 +4,7 @@ import {
   type DeadClaim,
   deadBasis,
   deadClaimsWith,
+  followsClaims,
   maskClaims,
   outdatedMessages,
   restatedClaim,
@@ -117,6 +118,7 @@ export class FactsMemo {
   sameDead(dead: DeadClaim[]): DeadClaim[] {
     const last = this.dead;
     if (last && sameClaims(last, dead)) return last;
+    if (last) followsClaims(dead, last);
     this.dead = dead;
     return dead;
   }
