@@ -8,6 +8,7 @@ import {
   deadClaims,
   deadClaimsWith,
   followsClaims,
+  maskClaims,
   restatedClaim,
   speaksFromDeadState,
   withRetired,
@@ -21,9 +22,10 @@ import { contextObject } from "./support/context-objects";
  * a list it handed out before.
  */
 
-// Claims overlap, repeat, quote each other and carry figures (some in asides), as threads do.
+// Claims overlap, repeat, quote each other and carry figures (some in asides) or brackets, as threads do.
 const word = fc.constantFrom(
   "budget",
+  "[draft]",
   "Budget",
   "$50,000",
   "$80k",
@@ -170,7 +172,9 @@ describe("dead claims settled in parts", () => {
 
   it("finds in a list that follows another what it finds in that list alone", () => {
     // Messages quote claims, from before or after they died, with figures of their own.
-    const text = fc.array(fc.oneof(phrase, fc.constantFrom("we said", "25%", "(note)")), { maxLength: 4 });
+    const text = fc.array(fc.oneof(phrase, fc.constantFrom("we said", "25%", "(note)", "(25% off) [x]")), {
+      maxLength: 4,
+    });
     const messages = fc.array(
       fc.record({ words: text, ts }).map(({ words, ts: at }) => {
         next += 1;
@@ -215,6 +219,7 @@ describe("dead claims settled in parts", () => {
               expect(restated === undefined ? -1 : claims.indexOf(restated)).toBe(
                 plain === undefined ? -1 : alone.indexOf(plain),
               );
+              expect(maskClaims(message.text, claims)).toBe(maskClaims(message.text, alone));
             }
           };
           // Verdicts against the first list, or not, before the next follows it.

@@ -579,6 +579,12 @@ interface Succession {
   at: Map<DeadClaim, number>;
   /** The claims this list adds, in list order, with their positions. */
   added: { claim: DeadClaim; at: number }[];
+  /**
+   * Masked texts carry over too, for a text none of the claims added or dropped occurs in, when the
+   * kept claims have the same texts, no claim added or dropped holds a bracket, and the dead figures
+   * are the same (maskWith then masks with the same claims, in the same order).
+   */
+  masked?: { texts: Map<string, string>; changed: string[] };
 }
 
 const successions = new WeakMap<DeadClaim[], Succession>();
@@ -592,27 +598,27 @@ const SUCCESSION_LIMIT = 64;
  */
 export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
   if (next === before || successions.has(next)) return;
-  const keyOf = (c: DeadClaim) => `${c.diedAt}\u0000${c.lower}`;
+  // By text; a claim pairs off only with one that died at the same time.
   const positions = new Map<string, number[]>();
   for (const [i, claim] of before.entries()) {
-    const key = keyOf(claim);
-    const list = positions.get(key);
+    const list = positions.get(claim.lower);
     if (list) list.push(i);
-    else positions.set(key, [i]);
+    else positions.set(claim.lower, [i]);
   }
   const kept = new Map<DeadClaim, DeadClaim>();
   const at = new Map<DeadClaim, number>();
   const added: Succession["added"] = [];
   let floor = -1;
   for (const [j, claim] of next.entries()) {
-    const queue = positions.get(keyOf(claim));
-    while (queue?.length && (queue[0] as number) <= floor) queue.shift();
-    const i = queue?.shift();
-    if (i === undefined) {
+    const queue = positions.get(claim.lower);
+    const k = queue ? queue.findIndex((i) => i > floor && before[i]?.diedAt === claim.diedAt) : -1;
+    if (k === -1) {
       added.push({ claim, at: j });
       if (added.length > SUCCESSION_LIMIT) return;
       continue;
     }
+    const i = (queue as number[])[k] as number;
+    (queue as number[]).splice(k, 1);
     floor = i;
     kept.set(before[i] as DeadClaim, claim);
     at.set(claim, j);
@@ -627,8 +633,26 @@ export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
     restated = new Map();
     restatedVerdicts.set(before, restated);
   }
+  const changed = [...added.map((a) => a.claim), ...before.filter((c) => !kept.has(c))];
+  const maskable =
+    [...kept].every(([was, is]) => was.text === is.text) &&
+    changed.every((c) => !/[[\]]/.test(c.lower)) &&
+    sameSet(deadFiguresOf(before), deadFiguresOf(next));
+  let texts = maskedTexts.get(before);
+  if (maskable && !texts) {
+    texts = new Map();
+    maskedTexts.set(before, texts);
+  }
   successions.delete(before);
-  successions.set(next, { before, quoted, restated, kept, at, added });
+  successions.set(next, {
+    before,
+    quoted,
+    restated,
+    kept,
+    at,
+    added,
+    masked: maskable && texts ? { texts, changed: changed.map((c) => c.lower) } : undefined,
+  });
 }
 
 /**
@@ -716,7 +740,7 @@ export function maskClaims(text: string, claims: DeadClaim[]): string {
   }
   let out = masked.get(text);
   if (out === undefined) {
-    out = maskWith(text, claims);
+    out = maskedBefore(text, claims) ?? maskWith(text, claims);
     if (masked.size >= MASKED_LIMIT) masked.clear();
     masked.set(text, out);
   }
@@ -752,6 +776,18 @@ function maskWith(text: string, claims: DeadClaim[]): string {
   const deadFigures = deadFiguresOf(claims);
   if (!deadFigures.size) return out;
   return out.replace(ASIDE, (aside) => (figuresOf(aside).some((f) => deadFigures.has(f)) ? "" : aside));
+}
+
+/** The masked text from the list `claims` follows, when it carries over (see Succession). */
+function maskedBefore(text: string, claims: DeadClaim[]): string | undefined {
+  const masked = successions.get(claims)?.masked;
+  const before = masked?.texts.get(text);
+  if (before === undefined || !masked) return undefined;
+  if (masked.changed.length) {
+    const lower = text.toLowerCase();
+    if (masked.changed.some((c) => lower.includes(c))) return undefined;
+  }
+  return before;
 }
 
 const figureSets = new WeakMap<DeadClaim[], Set<string>>();
