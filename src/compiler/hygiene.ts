@@ -588,6 +588,7 @@ interface Succession {
 }
 
 const successions = new WeakMap<DeadClaim[], Succession>();
+const noted = new WeakSet<DeadClaim[]>();
 /** Past this many added claims a list is looked up on its own. */
 const SUCCESSION_LIMIT = 64;
 
@@ -597,7 +598,11 @@ const SUCCESSION_LIMIT = 64;
  * step is kept: the list before forgets its own predecessor, so no chain of lists stays alive.
  */
 export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
-  if (next === before || successions.has(next)) return;
+  // A list seen before keeps what was found against it (lists come back: withRetired's merged list
+  // per query, a settlement handed back whole), so only a list new to this step follows another.
+  if (next === before || noted.has(next)) return;
+  noted.add(next);
+  noted.add(before);
   // By text; a claim pairs off only with one that died at the same time.
   const positions = new Map<string, number[]>();
   for (const [i, claim] of before.entries()) {
