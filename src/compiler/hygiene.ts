@@ -603,31 +603,56 @@ export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
   if (next === before || noted.has(next)) return;
   noted.add(next);
   noted.add(before);
-  // By text; a claim pairs off only with one that died at the same time.
-  const positions = new Map<string, number[]>();
-  for (const [i, claim] of before.entries()) {
-    const list = positions.get(claim.lower);
-    if (list) list.push(i);
-    else positions.set(claim.lower, [i]);
-  }
+  // Both lists are sorted longest first and differ by a few claims: they are walked side by side, and
+  // where they part, the nearer claim further on that pairs off is taken (any pairing in order will do).
   const kept = new Map<DeadClaim, DeadClaim>();
   const at = new Map<DeadClaim, number>();
   const added: Succession["added"] = [];
-  let floor = -1;
-  for (const [j, claim] of next.entries()) {
-    const queue = positions.get(claim.lower);
-    const k = queue ? queue.findIndex((i) => i > floor && before[i]?.diedAt === claim.diedAt) : -1;
-    if (k === -1) {
-      added.push({ claim, at: j });
-      if (added.length > SUCCESSION_LIMIT) return;
+  const dropped: DeadClaim[] = [];
+  const pairs = (a: DeadClaim, b: DeadClaim) => a === b || (a.lower === b.lower && a.diedAt === b.diedAt);
+  let i = 0;
+  let j = 0;
+  while (j < next.length) {
+    const claim = next[j] as DeadClaim;
+    const was = before[i];
+    if (was && pairs(was, claim)) {
+      kept.set(was, claim);
+      at.set(claim, j);
+      i++;
+      j++;
       continue;
     }
-    const i = (queue as number[])[k] as number;
-    (queue as number[]).splice(k, 1);
-    floor = i;
-    kept.set(before[i] as DeadClaim, claim);
-    at.set(claim, j);
+    let ahead = -1;
+    for (let k = i + 1; k < Math.min(before.length, i + SUCCESSION_LIMIT); k++) {
+      if (pairs(before[k] as DeadClaim, claim)) {
+        ahead = k;
+        break;
+      }
+    }
+    let behind = -1;
+    if (was) {
+      for (let k = j + 1; k < Math.min(next.length, j + SUCCESSION_LIMIT); k++) {
+        if (pairs(was, next[k] as DeadClaim)) {
+          behind = k;
+          break;
+        }
+      }
+    }
+    if (ahead !== -1 && (behind === -1 || ahead - i <= behind - j)) {
+      // Claims of the list before up to the pair are gone.
+      for (; i < ahead; i++) dropped.push(before[i] as DeadClaim);
+    } else {
+      added.push({ claim, at: j });
+      j++;
+      if (behind === -1 && was) {
+        dropped.push(was);
+        i++;
+      }
+    }
+    if (added.length + dropped.length > SUCCESSION_LIMIT) return;
   }
+  for (; i < before.length; i++) dropped.push(before[i] as DeadClaim);
+  if (added.length + dropped.length > SUCCESSION_LIMIT) return;
   let quoted = quotedVerdicts.get(before);
   if (!quoted) {
     quoted = new WeakMap();
@@ -638,7 +663,7 @@ export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
     restated = new Map();
     restatedVerdicts.set(before, restated);
   }
-  const changed = [...added.map((a) => a.claim), ...before.filter((c) => !kept.has(c))];
+  const changed = [...added.map((a) => a.claim), ...dropped];
   const maskable =
     [...kept].every(([was, is]) => was.text === is.text) &&
     changed.every((c) => !/[[\]]/.test(c.lower)) &&
