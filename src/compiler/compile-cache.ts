@@ -1,7 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
-import { type DeadClaim, followsClaims, sameClaims } from "./hygiene";
+import { type DeadClaim, DeadListKeeper, followsClaims, sameClaims } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
@@ -61,7 +61,7 @@ export class CompileCache {
   private factsSettled?: FactsSettled;
   /** What the last settlement of facts worked out, for the next one to redo only what changed. */
   private factsMemo = new FactsMemo();
-  private dead?: DeadClaim[];
+  private deadLists = new DeadListKeeper();
   private verdicts = freshVerdicts("");
   private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
   /** The records each kind's list was last resolved from, and whether all were deeply frozen. */
@@ -78,7 +78,7 @@ export class CompileCache {
       this.settled = undefined;
       this.factsSettled = undefined;
       this.factsMemo = new FactsMemo();
-      this.dead = undefined;
+      this.deadLists = new DeadListKeeper();
       this.verdicts = freshVerdicts("");
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
@@ -187,12 +187,7 @@ export class CompileCache {
    * are memoised per list (src/compiler/hygiene.ts), so a list that stays the same keeps them.
    */
   sameDead(dead: DeadClaim[]): DeadClaim[] {
-    const last = this.dead;
-    if (last && sameClaims(last, dead)) return last;
-    // Else it follows last compile's: verdicts found against that list carry over (hygiene.ts).
-    if (last) followsClaims(dead, last);
-    this.dead = dead;
-    return dead;
+    return this.deadLists.same(dead);
   }
 
   /**

@@ -251,19 +251,17 @@ function mergeByLength(runs: Candidate[][]): Candidate[] {
   }
 }
 
+/** The same claim, said the same way, of the same object, dead for the same reason since the same time. */
+const sameClaim = (c: Candidate, d: Candidate) =>
+  c === d ||
+  (c.text === d.text &&
+    c.lower === d.lower &&
+    c.reason === d.reason &&
+    c.objectId === d.objectId &&
+    c.diedAt === d.diedAt);
+
 const sameCandidates = (a: Candidate[], b: Candidate[]) =>
-  a.length === b.length &&
-  a.every((c, i) => {
-    const d = b[i] as Candidate;
-    return (
-      c === d ||
-      (c.text === d.text &&
-        c.lower === d.lower &&
-        c.reason === d.reason &&
-        c.objectId === d.objectId &&
-        c.diedAt === d.diedAt)
-    );
-  });
+  a.length === b.length && a.every((c, i) => sameClaim(c, b[i] as Candidate));
 
 /** Whether two dead lists hold the same claims, in the same order. */
 export const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
@@ -271,15 +269,7 @@ export const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
   (a.length === b.length &&
     a.every((c, i) => {
       const d = b[i] as DeadClaim;
-      return (
-        c === d ||
-        (c.text === d.text &&
-          c.lower === d.lower &&
-          c.reason === d.reason &&
-          c.objectId === d.objectId &&
-          c.diedAt === d.diedAt &&
-          sameStrings(c.figures, d.figures))
-      );
+      return c === d || (sameClaim(c, d) && sameStrings(c.figures, d.figures));
     }));
 
 const sameStrings = (a: readonly string[], b: readonly string[]) =>
@@ -876,4 +866,20 @@ function slotsOf(current: ContextObject[]): Map<string, ContextObject> {
     slotIndexes.set(current, bySlot);
   }
   return bySlot;
+}
+
+/**
+ * The last dead list handed out, handed back while an equal one comes in: verdicts and masked texts are
+ * kept per list, so an equal list keeps them, and a list that differs follows the last (followsClaims).
+ */
+export class DeadListKeeper {
+  private last?: DeadClaim[];
+
+  same(dead: DeadClaim[]): DeadClaim[] {
+    const last = this.last;
+    if (last && sameClaims(last, dead)) return last;
+    if (last) followsClaims(dead, last);
+    this.last = dead;
+    return dead;
+  }
 }

@@ -2,13 +2,12 @@ import type { ContextObject, Omission, Quarantine } from "../context-object";
 import {
   type DeadBasis,
   type DeadClaim,
+  DeadListKeeper,
   deadBasis,
   deadClaimsWith,
-  followsClaims,
   maskClaims,
   outdatedMessages,
   restatedClaim,
-  sameClaims,
   speaksFromDeadState,
   withRetired,
   worthKeeping,
@@ -109,18 +108,14 @@ export class FactsMemo {
   /** Per slot, the open claims reconciled last time (two at least) and their settlement. */
   slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
   /** The dead claims items are weighed against, last time. */
-  private dead?: DeadClaim[];
+  private readonly deadLists = new DeadListKeeper();
 
   /**
    * Last settlement's dead list when it holds the same claims: the verdicts on signals and items, and
    * later passes' memos, are kept per list, and a written fact rarely changes which claims are dead.
    */
   sameDead(dead: DeadClaim[]): DeadClaim[] {
-    const last = this.dead;
-    if (last && sameClaims(last, dead)) return last;
-    if (last) followsClaims(dead, last);
-    this.dead = dead;
-    return dead;
+    return this.deadLists.same(dead);
   }
 }
 
