@@ -5,7 +5,7 @@ import { dedupe, ladderStep, phrase, sharedClaims } from "../src/compiler/passes
 import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
 import { SECTION_ORDER } from "../src/compiler/passes/order";
-import { pack } from "../src/compiler/passes/pack";
+import { type PackInput, pack } from "../src/compiler/passes/pack";
 import {
   activation,
   compositeScore,
@@ -22,6 +22,25 @@ import { factRow, contextObject as object } from "./support/context-objects";
 
 const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5 };
 const NOW = "2025-06-01T00:00:00.000Z";
+
+/** Pass 7 with only the lists a test names; the rest empty, the whole budget open to facts. */
+const packOnly = (over: Partial<PackInput> & Pick<PackInput, "budgetTokens" | "count">) =>
+  pack({
+    factsShare: 1,
+    fixedTokens: 0,
+    rules: [],
+    environment: [],
+    items: [],
+    working: [],
+    facts: [],
+    retrieved: [],
+    episodes: [],
+    retrievalScore: new Map(),
+    messages: [],
+    background: [],
+    dead: [],
+    ...over,
+  });
 
 const ranked = (o: ReturnType<typeof object>, tier: Ranked["tier"] = "important", relevance = 1): Ranked => ({
   object: o,
@@ -301,23 +320,7 @@ describe("pass 7: compress and convert", () => {
       forms,
     });
     const run = (budget: number) =>
-      pack({
-        budgetTokens: budget,
-        factsShare: 1,
-        fixedTokens: 0,
-        rules: [],
-        environment: [],
-        items: [],
-        working: [],
-        facts: [ranked(o)],
-        retrieved: [],
-        episodes: [],
-        retrievalScore: new Map(),
-        messages: [],
-        background: [],
-        dead: [],
-        count: countTokens,
-      }).placed.map((p) => p.detail);
+      packOnly({ budgetTokens: budget, facts: [ranked(o)], count: countTokens }).placed.map((p) => p.detail);
     expect(run(400)).toEqual(["full"]);
     expect(run(forms.summaryTokens + 12)).toEqual(["summary"]);
     expect(run(forms.microTokens + 12)).toEqual(["micro"]);
@@ -345,23 +348,7 @@ describe("pass 7: compress and convert", () => {
     // Scores from the parts kept per list are compositeScore's, to the bit.
     for (const r of background) expect(r.score).toBe(compositeScore(r.object, 0, NOW));
     const run = (budget: number, rankedList: Ranked[]) =>
-      pack({
-        budgetTokens: budget,
-        factsShare: 1,
-        fixedTokens: 0,
-        rules: [],
-        environment: [],
-        items: [],
-        working: [],
-        facts: [],
-        retrieved: [],
-        episodes: [],
-        retrievalScore: new Map(),
-        messages: [],
-        background: rankedList,
-        dead: [],
-        count: countTokens,
-      });
+      packOnly({ budgetTokens: budget, background: rankedList, count: countTokens });
     const unbounded = background.map(({ floor: _, ...r }) => r);
     for (let budget = 0; budget <= 300; budget += 3) {
       expect(run(budget, background)).toEqual(run(budget, unbounded));
@@ -389,26 +376,14 @@ describe("pass 7: date-grouped earlier conversation", () => {
     said("e2", 2, "The transgender stories were so inspiring that I want to volunteer."),
   ];
   const run = (budget: number, count: (text: string) => number) =>
-    pack({
+    packOnly({
       budgetTokens: budget,
-      factsShare: 1,
-      fixedTokens: 0,
-      rules: [],
-      environment: [],
-      items: [],
-      working: [],
-      facts: [],
-      retrieved: [],
       episodes: episodes.map((object, i) => ({
         object,
         tier: "useful" as const,
         relevance: 1,
         score: 2 - i,
       })),
-      retrievalScore: new Map(),
-      messages: [],
-      background: [],
-      dead: [],
       count,
     });
   const byChars = (text: string) => Math.ceil(text.length / 4);
