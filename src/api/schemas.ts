@@ -417,7 +417,8 @@ export const ContextResult = z
           facts_read: z.enum(["held", "changes", "full"]).openapi({
             description:
               "How the facts were read. `held`: the object's copy, with no I/O, because every write to the project since " +
-              "was announced to it and it had seen them all. `changes`: a D1 query for the rows changed since the copy, " +
+              "was announced to it and it had seen them all (a write through this thread brings the copy up to date in " +
+              "its own D1 batch). `changes`: a D1 query for the rows changed since the copy, " +
               "after an announced write, or at least every 30 s in case an announcement was lost. `full`: the first " +
               "load after the object started.",
           }),
