@@ -28,6 +28,19 @@ export interface DeadClaim {
   figures: string[];
 }
 
+/**
+ * The memo a table keeps for one dead list, made on first use. Dead lists are never changed once made,
+ * so whatever is worked out against one stays true for as long as the list lives.
+ */
+export function perList<T>(tables: WeakMap<DeadClaim[], T>, list: DeadClaim[], make: () => T): T {
+  let table = tables.get(list);
+  if (table === undefined) {
+    table = make();
+    tables.set(list, table);
+  }
+  return table;
+}
+
 const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;
 const ASIDE = /\s*\([^()]*\)/g;
 /**
@@ -281,11 +294,7 @@ const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].
 const ownFigureMemo = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
 
 function ownFiguresIn(claims: DeadClaim[], live: string): readonly string[] {
-  let memo = ownFigureMemo.get(claims);
-  if (!memo) {
-    memo = new Map();
-    ownFigureMemo.set(claims, memo);
-  }
+  const memo = perList(ownFigureMemo, claims, () => new Map());
   let found = memo.get(live);
   if (found === undefined) {
     found = ownFigures(live, claims);
@@ -434,11 +443,7 @@ export function withRetired(
   if (!added.length) return dead;
   // The merged list is a function of `dead` and of `added` in order: the same pair gets the same
   // list back, so the per-list index and masked texts below carry over from compile to compile.
-  let merged = mergedLists.get(dead);
-  if (!merged) {
-    merged = new Map();
-    mergedLists.set(dead, merged);
-  }
+  const merged = perList(mergedLists, dead, () => new Map());
   const key = added.map((a) => `${a.objectId}\u0000${a.diedAt}\u0000${a.text}`).join("\u0001");
   let list = merged.get(key);
   if (!list) {
@@ -452,11 +457,7 @@ export function withRetired(
 const knownTexts = new WeakMap<DeadClaim[], Set<string>>();
 
 function knownOf(dead: DeadClaim[]): Set<string> {
-  let known = knownTexts.get(dead);
-  if (!known) {
-    known = new Set(dead.map((d) => d.lower));
-    knownTexts.set(dead, known);
-  }
+  const known = perList(knownTexts, dead, () => new Set(dead.map((d) => d.lower)));
   return known;
 }
 
@@ -511,11 +512,7 @@ function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
 }
 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
-  let verdicts = restatedVerdicts.get(claims);
-  if (!verdicts) {
-    verdicts = new Map();
-    restatedVerdicts.set(claims, verdicts);
-  }
+  const verdicts = perList(restatedVerdicts, claims, () => new Map());
   let verdict = verdicts.get(text);
   if (verdict === undefined) {
     verdict = firstAfter(claims, text, anyClaim, (before) => before.restated.get(text)) ?? null;
@@ -536,11 +533,7 @@ const restatedVerdicts = new WeakMap<DeadClaim[], Map<string, DeadClaim | null>>
 const quotedVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
 
 function quotedBelieved(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
-  let verdicts = quotedVerdicts.get(claims);
-  if (!verdicts) {
-    verdicts = new WeakMap();
-    quotedVerdicts.set(claims, verdicts);
-  }
+  const verdicts = perList(quotedVerdicts, claims, () => new WeakMap());
   let verdict = verdicts.get(message);
   if (verdict === undefined) {
     const believed = (c: DeadClaim) => c.diedAt === null || message.ts < c.diedAt;
@@ -643,16 +636,8 @@ export function followsClaims(next: DeadClaim[], before: DeadClaim[]): void {
   }
   for (; i < before.length; i++) dropped.push(before[i] as DeadClaim);
   if (added.length + dropped.length > SUCCESSION_LIMIT) return;
-  let quoted = quotedVerdicts.get(before);
-  if (!quoted) {
-    quoted = new WeakMap();
-    quotedVerdicts.set(before, quoted);
-  }
-  let restated = restatedVerdicts.get(before);
-  if (!restated) {
-    restated = new Map();
-    restatedVerdicts.set(before, restated);
-  }
+  const quoted = perList(quotedVerdicts, before, () => new WeakMap());
+  const restated = perList(restatedVerdicts, before, () => new Map());
   const changed = [...added.map((a) => a.claim), ...dropped];
   const maskable =
     [...kept].every(([was, is]) => was.text === is.text) &&
@@ -753,11 +738,7 @@ export const MASK = "[superseded]";
  * of the replaced value in other words.
  */
 export function maskClaims(text: string, claims: DeadClaim[]): string {
-  let masked = maskedTexts.get(claims);
-  if (!masked) {
-    masked = new Map();
-    maskedTexts.set(claims, masked);
-  }
+  const masked = perList(maskedTexts, claims, () => new Map());
   let out = masked.get(text);
   if (out === undefined) {
     out = maskedBefore(text, claims) ?? maskWith(text, claims);
@@ -814,11 +795,7 @@ const figureSets = new WeakMap<DeadClaim[], Set<string>>();
 
 /** The dead figures of a claim list, gathered once per list: maskClaims runs for every compiled line. */
 function deadFiguresOf(claims: DeadClaim[]): Set<string> {
-  let found = figureSets.get(claims);
-  if (!found) {
-    found = new Set(claims.flatMap((c) => c.figures));
-    figureSets.set(claims, found);
-  }
+  const found = perList(figureSets, claims, () => new Set(claims.flatMap((c) => c.figures)));
   return found;
 }
 

@@ -7,6 +7,7 @@ import {
   deadClaimsWith,
   maskClaims,
   outdatedMessages,
+  perList,
   restatedClaim,
   speaksFromDeadState,
   withRetired,
@@ -412,11 +413,7 @@ export function settleItems(
 const itemVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
 
 function restatedBefore(item: ContextObject, dead: DeadClaim[]): DeadClaim | undefined {
-  let verdicts = itemVerdicts.get(dead);
-  if (!verdicts) {
-    verdicts = new WeakMap();
-    itemVerdicts.set(dead, verdicts);
-  }
+  const verdicts = perList(itemVerdicts, dead, () => new WeakMap());
   let verdict = verdicts.get(item);
   if (verdict === undefined) {
     verdict = speaksFromDeadState(item, dead) ?? null;
@@ -527,11 +524,7 @@ export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>)
 const deadStateVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
 
 function deadStateVerdict(message: ContextObject, dead: DeadClaim[]): Omission | null {
-  let verdicts = deadStateVerdicts.get(dead);
-  if (!verdicts) {
-    verdicts = new WeakMap();
-    deadStateVerdicts.set(dead, verdicts);
-  }
+  const verdicts = perList(deadStateVerdicts, dead, () => new WeakMap());
   let verdict = verdicts.get(message);
   if (verdict === undefined) {
     const fromDeadState = speaksFromDeadState(message, dead);
