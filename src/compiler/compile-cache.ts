@@ -1,7 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
-import { type DeadClaim, DeadListKeeper, followsClaims, sameClaims } from "./hygiene";
+import { type DeadClaim, DeadListKeeper } from "./hygiene";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
@@ -62,6 +62,8 @@ export class CompileCache {
   /** What the last settlement of facts worked out, for the next one to redo only what changed. */
   private factsMemo = new FactsMemo();
   private deadLists = new DeadListKeeper();
+  /** The dead list of the last settlement of stored state. */
+  private settledDead = new DeadListKeeper();
   private verdicts = freshVerdicts("");
   private readonly lists: Partial<Record<Kind, ContextObject[]>> = {};
   /** The records each kind's list was last resolved from, and whether all were deeply frozen. */
@@ -79,6 +81,7 @@ export class CompileCache {
       this.factsSettled = undefined;
       this.factsMemo = new FactsMemo();
       this.deadLists = new DeadListKeeper();
+      this.settledDead = new DeadListKeeper();
       this.verdicts = freshVerdicts("");
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
@@ -141,10 +144,8 @@ export class CompileCache {
     let result = settle.items(core);
     // A changed fact rarely changes which claims are dead: last compile's equal list keeps the memos
     // later passes hold per list (withRetired's merged lists, message verdicts, masked texts).
-    if (last && last.result.dead !== result.dead) {
-      if (sameClaims(last.result.dead, result.dead)) result = { ...result, dead: last.result.dead };
-      else followsClaims(result.dead, last.result.dead);
-    }
+    const dead = this.settledDead.same(result.dead);
+    if (dead !== result.dead) result = { ...result, dead };
     this.settled = {
       admitted: {
         facts: admitted.facts,
