@@ -28,22 +28,29 @@ export function encodeEntries(entries: readonly TraceEntry[]): EntryTable {
   const shapeIndex = new Map<string, number>();
   const runs: [number, unknown[], string[]][] = [];
   let last: [number, unknown[], string[]] | undefined;
+  let lastKeys: string[] = [];
   for (const entry of entries) {
-    const { object_id: id, ...rest } = entry;
+    const id = entry.object_id;
     if (typeof id !== "string") throw new TypeError("a trace entry needs a string object_id");
-    const keys = Object.keys(rest);
-    const signature = keys.join("\u0000");
-    let shape = shapeIndex.get(signature);
-    if (shape === undefined) {
-      shape = shapes.length;
-      shapes.push(keys);
-      shapeIndex.set(signature, shape);
+    // Neighbours nearly always share their keys, so the shape is looked up only when they change.
+    const keys = Object.keys(entry);
+    let shape = last?.[0];
+    if (shape === undefined || !sameKeys(keys, lastKeys)) {
+      const own = keys.filter((key) => key !== "object_id");
+      const signature = own.join("\u0000");
+      shape = shapeIndex.get(signature);
+      if (shape === undefined) {
+        shape = shapes.length;
+        shapes.push(own);
+        shapeIndex.set(signature, shape);
+      }
+      lastKeys = keys;
     }
-    const values = keys.map((key) => rest[key]);
-    if (last && last[0] === shape && sameValues(last[1], values)) {
+    const shapeKeys = shapes[shape] as string[];
+    if (last && last[0] === shape && sameValues(last[1], entry, shapeKeys)) {
       last[2].push(id);
     } else {
-      last = [shape, values, [id]];
+      last = [shape, shapeKeys.map((key) => entry[key]), [id]];
       runs.push(last);
     }
   }
@@ -65,11 +72,17 @@ export function decodeEntries(table: EntryTable): TraceEntry[] {
   return entries;
 }
 
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Only plain values merge runs; an array or object (refs...) starts a new run rather than being compared deeply. */
-function sameValues(a: unknown[], b: unknown[]): boolean {
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    if (x !== b[i] || (typeof x === "object" && x !== null)) return false;
+function sameValues(values: unknown[], entry: TraceEntry, keys: string[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const x = values[i];
+    if (x !== entry[keys[i] as string] || (typeof x === "object" && x !== null)) return false;
   }
   return true;
 }
