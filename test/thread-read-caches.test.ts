@@ -125,6 +125,7 @@ describe("thread read caches", () => {
       now: second(100),
       facts_share: 0.7,
       format: "text" as const,
+      trace_detail: "full" as const,
     };
     await t.events([...filler(40, 0), fact("launch_owner", "Dana", { layer: "working", ts: second(50) })]);
     await t.context(query);

@@ -46,6 +46,38 @@ describe("compile traces", () => {
     });
   });
 
+  it("trace_detail summary answers with counts per reason; the stored trace still lists every omitted object", async () => {
+    const t = await newThread();
+    await t.events([
+      // Rewrites of one key leave superseded versions; many facts and a small budget leave some over budget.
+      ...Array.from({ length: 8 }, (_, i) => fact("launch_budget", `$${(i + 1) * 1000}`, { id: `b-${i}` })),
+      ...Array.from({ length: 30 }, (_, i) => fact(`service_${i}_owner`, `owner ${i} of service ${i}`)),
+    ]);
+    const body = {
+      query: "what is the launch budget and who owns the services?",
+      budget_tokens: 120,
+      now: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const full = await t.context(body);
+    const summary = await t.context({ ...body, trace_detail: "summary" });
+    expect(summary.status).toBe(200);
+    expect(summary.json.context).toBe(full.json.context);
+    expect(ids(summary.json.trace.compiled)).toEqual(ids(full.json.trace.compiled));
+    expect(summary.json.trace).not.toHaveProperty("omitted");
+
+    const reasons = full.json.trace.omitted.map((e: { reason: string }) => e.reason);
+    expect(reasons).toContain("superseded");
+    expect(reasons).toContain("over_budget");
+    const counts: Record<string, number> = {};
+    for (const reason of reasons) counts[reason] = (counts[reason] ?? 0) + 1;
+    expect(summary.json.trace.omitted_by_reason).toEqual(counts);
+
+    const stored = await call("GET", `/v1/tenants/acme/traces/${summary.json.trace_id}`);
+    expect(stored.status).toBe(200);
+    expect(stored.json.trace.omitted).toEqual(full.json.trace.omitted);
+    expect(stored.json.candidates.omitted).toBe(reasons.length);
+  });
+
   it("keeps the query's hash, never its text", async () => {
     const { compiled } = await compiledThread();
     const res = await call("GET", `/v1/tenants/acme/traces/${compiled.trace_id}`);

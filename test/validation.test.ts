@@ -93,6 +93,7 @@ describe("malformed input gets a 4xx problem naming the field", () => {
     ["now not a date", { query: "q", now: "later" }, "now"],
     ["roles not a list", { query: "q", roles: "admin" }, "roles"],
     ["facts_share above 1", { query: "q", facts_share: 1.5 }, "facts_share"],
+    ["trace_detail unknown", { query: "q", trace_detail: "verbose" }, "trace_detail"],
   ])("POST context: %s", async (_name, body, field) => {
     const t = await newThread();
     await expectProblem(await call("POST", `/threads/${t.thread}/context`, body), field);

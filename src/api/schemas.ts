@@ -258,6 +258,16 @@ export const ContextBody = z
       .max(128)
       .optional()
       .openapi({ description: "Tool definitions for zone 3, rendered in the given order." }),
+    trace_detail: z
+      .enum(["full", "summary"])
+      .default("full")
+      .openapi({
+        description:
+          "`full`: the response's trace lists every omitted candidate with its reason. `summary`: it gives " +
+          "`omitted_by_reason` counts instead, which keeps the response small on a large thread (at 10,000 " +
+          "objects the omitted list is most of the response). The stored trace, `GET /traces/{trace_id}`, " +
+          "always lists every omitted candidate.",
+      }),
   })
   .openapi("ContextRequest", {
     description:
@@ -456,6 +466,23 @@ export const ContextResult = z
 /** The compile trace as returned with the context; TraceView carries the same shape. */
 export const CompileTrace = ContextResult.shape.trace;
 
+/** The context response: the compiled result, its trace's omitted list optional (`trace_detail`). */
+export const ContextResponse = ContextResult.extend({
+  trace: CompileTrace.extend({
+    omitted: CompileTrace.shape.omitted.optional().openapi({
+      description:
+        "Every candidate left out, with the reason. Absent when the request asked for `trace_detail: " +
+        "summary`, which gives `omitted_by_reason` instead; the stored trace always has it.",
+    }),
+    omitted_by_reason: z
+      .partialRecord(OmitReason, z.number().int())
+      .optional()
+      .openapi({
+        description: "With `trace_detail: summary`: how many candidates were left out for each reason.",
+      }),
+  }),
+}).openapi("ContextResponse");
+
 export const TraceParams = TenantParams.extend({
   trace_id: z
     .string()
@@ -647,6 +674,7 @@ export type FactEventInput = z.infer<typeof FactEvent>;
 export type MessageEventInput = z.infer<typeof MessageEvent>;
 export type ContextInput = z.infer<typeof ContextBody>;
 export type ContextOutput = z.infer<typeof ContextResult>;
+export type ContextResponseOutput = z.infer<typeof ContextResponse>;
 export type StoredFactView = z.infer<typeof StoredFact>;
 export type WatermarkView = z.infer<typeof Watermark>;
 export type IngestOutput = z.infer<typeof IngestResult>;

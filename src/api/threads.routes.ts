@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   ContextBody,
-  ContextResult,
+  ContextResponse,
   CreateThreadBody,
   ExpandedItemView,
   ExtractionLogView,
@@ -65,7 +65,7 @@ export const postContext = createRoute({
     params: ThreadParams,
     body: { content: { "application/json": { schema: ContextBody } }, required: true },
   },
-  responses: { 200: json(ContextResult, "The compiled context and its trace"), ...errors },
+  responses: { 200: json(ContextResponse, "The compiled context and its trace"), ...errors },
 });
 
 export const getState = createRoute({

@@ -4,6 +4,7 @@ import { SqliteVectorIndex } from "../adapters/sqlite-vector-index";
 import type {
   ContextInput,
   ContextOutput,
+  ContextResponseOutput,
   CreateThreadInput,
   EventInput,
   FactEventInput,
@@ -36,6 +37,7 @@ import type { ExtractionMessage, StateItem } from "../state/types";
 import { sha256Hex } from "../tenancy/keys";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
+import { withTraceDetail } from "../traces/trace-detail";
 import { traceRowFrom } from "../traces/trace-record";
 import { TraceRepository } from "../traces/trace-repository";
 import { deepFreeze } from "./deep-freeze";
@@ -562,7 +564,11 @@ export class ThreadObject extends DurableObject<Env> {
     };
   }
 
-  async compile(tenant: string, thread: string, request: ContextInput): Promise<Outcome<ContextOutput>> {
+  async compile(
+    tenant: string,
+    thread: string,
+    request: ContextInput,
+  ): Promise<Outcome<ContextResponseOutput>> {
     const record = this.owned(tenant, thread);
     if (!record) return notFound(thread);
     const tenantEntry = lookupTenant(this.env, tenant);
@@ -652,7 +658,7 @@ export class ThreadObject extends DurableObject<Env> {
       trace_id: ulid(),
     };
     await this.persistTrace(tenantEntry, record, request.query, value);
-    return { ok: true, value };
+    return { ok: true, value: withTraceDetail(value, request.trace_detail) };
   }
 
   /**
