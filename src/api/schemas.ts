@@ -474,12 +474,9 @@ export const ContextResponse = ContextResult.extend({
         "Every candidate left out, with the reason. Absent when the request asked for `trace_detail: " +
         "summary`, which gives `omitted_by_reason` instead; the stored trace always has it.",
     }),
-    omitted_by_reason: z
-      .partialRecord(OmitReason, z.number().int())
-      .optional()
-      .openapi({
-        description: "With `trace_detail: summary`: how many candidates were left out for each reason.",
-      }),
+    omitted_by_reason: z.partialRecord(OmitReason, z.number().int()).optional().openapi({
+      description: "With `trace_detail: summary`: how many candidates were left out for each reason.",
+    }),
   }),
 }).openapi("ContextResponse");
 
