@@ -11,7 +11,8 @@
 //    deployed Worker it would stand still during CPU work and show only the I/O waits. Each row also
 //    prints trace.timings' split (p50 of: the D1 facts wait, none while the object's copy is current;
 //    the thread's own SQLite reads; the passes), how the facts were read, the client's round trip (which adds trace persistence and HTTP), and ingest
-//    events/s while filling.
+//    events/s while filling. When the bench started the server itself, it then restarts it and prints
+//    each thread's first compile: the cost of a cold object (one evicted from memory).
 // Targets (issue 4): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that (30 ms). Figures only; no assertions.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -186,7 +187,9 @@ class PhaseLog {
   }
 }
 
-async function benchServer(url: string): Promise<(Row & { eventsPerSecond: number })[]> {
+type ServerRow = Row & { eventsPerSecond: number; thread: string };
+
+async function benchServer(url: string): Promise<ServerRow[]> {
   const headers = { "content-type": "application/json", authorization: `Bearer ${options.key}` };
   const base = `${url}/v1/tenants/${options.tenant}`;
   const call = async (method: string, path: string, body?: unknown) => {
@@ -202,7 +205,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
     return json;
   };
 
-  const rows: (Row & { eventsPerSecond: number })[] = [];
+  const rows: ServerRow[] = [];
   const nonce = Date.now().toString(36);
   for (const size of SIZES) {
     const chance = random(size);
@@ -299,6 +302,7 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
     for (const list of [server, roundTrip]) list.sort((a, b) => a - b);
     rows.push({
       size,
+      thread,
       p50: percentile(server, 50),
       p95: percentile(server, 95),
       utilisation: utilisation.reduce((s, u) => s + u, 0) / utilisation.length,
@@ -314,6 +318,35 @@ async function benchServer(url: string): Promise<(Row & { eventsPerSecond: numbe
     });
   }
   return rows;
+}
+
+/**
+ * The first compile of each thread after the dev server restarts: nothing of the thread is in memory,
+ * so its object reads its SQLite copies, the project's facts come from D1 in full, and every compiler
+ * memo starts empty; what a thread pays after its object was evicted. Threads go smallest first, so the
+ * first one also pays the isolate's own start (code not yet compiled by V8); later ones find it warm,
+ * as an evicted object usually would.
+ */
+async function benchRestart(url: string, rows: ServerRow[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const [i, row] of rows.entries()) {
+    const response = await fetch(`${url}/v1/tenants/${options.tenant}/threads/${row.thread}/context`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${options.key}` },
+      body: JSON.stringify({ query: QUERIES[2], budget_tokens: BUDGET, trace_detail: "summary" }),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const output = await response.json();
+    if (!response.ok)
+      throw new Error(`cold compile of ${row.thread}: ${response.status} ${JSON.stringify(output)}`);
+    const t: Timings = output.trace.timings ?? {};
+    lines.push(
+      `${String(row.size).padStart(7)}  ${String(output.trace.compile_ms).padStart(7)} ms  ` +
+        `(thread SQLite ${t.thread_reads_ms} ms, D1 facts ${t.facts_ms} ms read ${t.facts_read}, passes ${t.passes_ms} ms)` +
+        (i === 0 ? "  — also the isolate's start" : ""),
+    );
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -350,13 +383,25 @@ async function main(): Promise<void> {
   if (options["cpu-only"]) return;
   const devServer = options.url ? undefined : new DevServer("compile");
   const url = options.url ?? (await devServer?.start(120_000)) ?? "";
+  let rows: ServerRow[] = [];
   try {
+    rows = await benchServer(url);
     print(
       `server (HTTP via ${url}; p50/p95 are the server's trace.compile_ms: storage reads + passes, wall time in whole ms)`,
-      await benchServer(url),
+      rows,
     );
   } finally {
     await devServer?.stop();
+  }
+  // Only a server this bench started can be restarted; its local state persists across the restart.
+  if (!devServer) return;
+  const restarted = new DevServer("compile-restart");
+  const again = await restarted.start(120_000);
+  try {
+    console.log("\nserver, first compile of each thread after a restart (cold object; trace.compile_ms)");
+    for (const line of await benchRestart(again, rows)) console.log(`  ${line}`);
+  } finally {
+    await restarted.stop();
   }
 }
 
