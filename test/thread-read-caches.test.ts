@@ -206,6 +206,75 @@ describe("held transcript tail", () => {
   });
 });
 
+describe("held transcript tail, carried over a write", () => {
+  it("equals a fresh read after each turn, batch, late arrival, scope and rolled-back insert", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject, state) => {
+      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      const fresh = () => new EpisodeIndex(state.storage.sql, new SqliteVectorIndex(state.storage.sql));
+      // Field order too: the envelope's bytes follow the records' keys.
+      const check = () => {
+        for (const limit of [3]) {
+          expect(JSON.stringify(episodes.tail(limit))).toBe(JSON.stringify(fresh().tail(limit)));
+        }
+      };
+      const turn = (n: number, content: string, speaker?: string) =>
+        ({ type: "message", id: `m${n}`, ts: second(n), role: "user", content, speaker }) as const;
+      await instance.ingest("acme", t.thread, [turn(1, "Morning, all.")]);
+      check();
+      await instance.ingest("acme", t.thread, [
+        turn(2, "Let's do a drafting proposal. This is just exploratory."),
+      ]);
+      check();
+      await instance.ingest("acme", t.thread, [
+        turn(4, "Draft: 24-month contract with the Lisbon venue, paid quarterly.", "Ada"),
+        turn(3, "Which venue, and who signs?"),
+      ]);
+      check();
+      await instance.extract("acme", t.thread, {});
+      check();
+      // Earlier than the held tail's last turn: it takes its place inside.
+      await instance.ingest("acme", t.thread, [turn(3.5, "The Porto one.")]);
+      check();
+      await instance.ingest("acme", t.thread, [turn(5, "Ada signs by Friday.")]);
+      check();
+      const sql = state.storage.sql;
+      expect(() =>
+        state.storage.transactionSync(() => {
+          sql.exec(
+            "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES ('ghost', ?, 'user', NULL, 'Boo', 'Boo', 1)",
+            second(9),
+          );
+          episodes.add({
+            id: "ghost",
+            speaker: null,
+            content: "Boo",
+            record: Object.freeze({
+              id: "ghost",
+              ts: second(9),
+              role: "user",
+              speaker: null,
+              content: "Boo",
+              line: "Boo",
+              tokens: 1,
+              scope: null,
+              scope_id: null,
+              forms: null,
+            }),
+          });
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      check();
+      await instance.ingest("acme", t.thread, [turn(6, "And the deposit is due in March.")]);
+      check();
+      await instance.ingest("acme", t.thread, [turn(7, "Noted."), turn(8, "Thanks.")]);
+      check();
+    });
+  });
+});
+
 describe("lexical ranking", () => {
   it("names each ranked message, after a rolled-back insert gave its FTS row to another message", async () => {
     const t = await newThread();

@@ -93,10 +93,16 @@ export function compileContext(compileInput: CompileInput): Envelope {
   // A list split before for this caller is gated by the clock alone; when the clock holds none of
   // its open objects, the result is the split itself, in the same order as gating one by one.
   const admit = (objects: ContextObject[]) => {
-    const { open, held } = cache.standingSplit(caller, objects, () => ({
-      open: objects.filter((object) => !standingOf(object)),
-      held: objects.flatMap((object) => standingOf(object) ?? []),
-    }));
+    // One pass over the list: a new turn's changed list is split afresh, every object looked up once.
+    const { open, held } = cache.standingSplit(caller, objects, () => {
+      const split: { open: ContextObject[]; held: Omission[] } = { open: [], held: [] };
+      for (const object of objects) {
+        const omission = standingOf(object);
+        if (omission) split.held.push(omission);
+        else split.open.push(object);
+      }
+      return split;
+    });
     if (clockHoldsNone(open, gateContext.now)) {
       for (const omission of held) gated.push(omission);
       return open;

@@ -4,6 +4,7 @@ import type { VectorIndex } from "../ports/vector-index";
 import { MAX_TOP_K } from "../ports/vector-index";
 import { ftsMatchExpression } from "../retrieval/query-terms";
 import type { MessageScope } from "../state/types";
+import { compareBinary } from "./binary-collation";
 import { TranscriptOrder } from "./transcript-order";
 
 /**
@@ -58,11 +59,18 @@ export class EpisodeIndex {
    */
   private readonly ftsIds = new Map<number, string>();
   /**
-   * The transcript's last messages with their detail forms and scope, as `tail` last read them. Dropped
-   * by every write to them (a message, its forms and its scope are written only through this object's
-   * `add` and `rescoped`), so the next compile reads them again.
+   * The transcript's last messages with their detail forms and scope, as `tail` last read them. A
+   * message, its forms and its scope are written only through this object's `add` and `rescoped`, which
+   * keep it exact: a new turn is appended once its transaction is in (see `added`), a new scope replaces
+   * the held record's; anything else drops it, and the next compile reads it again.
    */
-  private heldTail: { limit: number; records: readonly MessageRecord[] } | undefined;
+  private heldTail: HeldTail | undefined;
+  /**
+   * While a transaction adds messages: the tail held before its first `add`, and the records added so
+   * far. A rolled-back transaction leaves them behind; its records then never match the next `added`.
+   */
+  private tailBeforeAdd: HeldTail | undefined;
+  private addedRecords: MessageRecord[] = [];
 
   constructor(
     private readonly sql: SqlStorage,
@@ -80,11 +88,22 @@ export class EpisodeIndex {
     }
   }
 
-  /** Call inside the transaction that inserts the message, only when the insert took effect. */
-  add(message: { id: string; speaker: string | null; content: string }): void {
+  /**
+   * Call inside the transaction that inserts the message, only when the insert took effect. `record` is
+   * the message as `tail` would read it back (frozen, forms included, no scope yet); without it, the
+   * held tail is read again by the next compile.
+   */
+  add(message: { id: string; speaker: string | null; content: string; record?: MessageRecord }): void {
     // A message whose insert rolls back is not found when its turn to be embedded comes.
     for (const added of [...this.embedded.values(), ...this.scanning.values()]) added.add(message.id);
-    this.heldTail = undefined;
+    if (this.heldTail) {
+      // Set aside until the transaction is in: until then `tail` reads storage, new turn included.
+      this.tailBeforeAdd = this.heldTail;
+      this.addedRecords = [];
+      this.heldTail = undefined;
+    }
+    if (message.record) this.addedRecords.push(message.record);
+    else this.tailBeforeAdd = undefined;
     this.ftsIds.clear();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
@@ -100,11 +119,41 @@ export class EpisodeIndex {
    */
   added(messages: readonly { id: string; ts: string }[]): void {
     this.order.added(messages);
+    const before = this.tailBeforeAdd;
+    const records = this.addedRecords;
+    this.tailBeforeAdd = undefined;
+    this.addedRecords = [];
+    // Exactly this transaction's messages, none read back meanwhile, all after the held tail's last
+    // turn: the tail is then the held one with them appended. Anything else is read again.
+    if (
+      !before ||
+      this.heldTail ||
+      records.length !== messages.length ||
+      records.some((record, i) => record.id !== messages[i]?.id)
+    ) {
+      return;
+    }
+    const sorted = [...records].sort(byTranscriptOrder);
+    const last = before.records[before.records.length - 1];
+    const first = sorted[0];
+    if (last && first && byTranscriptOrder(last, first) >= 0) return;
+    this.heldTail = { limit: before.limit, records: [...before.records, ...sorted].slice(-before.limit) };
   }
 
   /** Call last in the transaction that wrote these message scopes (extraction's commit). */
   rescoped(scopes: readonly MessageScope[]): void {
-    if (scopes.length) this.heldTail = undefined;
+    if (scopes.length) this.tailBeforeAdd = undefined;
+    const held = this.heldTail;
+    if (held && scopes.length) {
+      const given = new Map(scopes.map((s) => [s.id, s]));
+      this.heldTail = {
+        limit: held.limit,
+        records: held.records.map((record) => {
+          const s = given.get(record.id);
+          return s ? Object.freeze({ ...record, scope: s.scope, scope_id: s.scope_id }) : record;
+        }),
+      };
+    }
     for (const { id, scope, scope_id } of scopes) {
       const held = this.cached.get(id);
       if (held) this.cached.set(id, Object.freeze({ ...held, scope, scope_id }));
@@ -129,6 +178,8 @@ export class EpisodeIndex {
         .reverse()
         .map(tailRecord);
       this.heldTail = { limit, records };
+      this.tailBeforeAdd = undefined;
+      this.addedRecords = [];
     }
     return [...this.heldTail.records];
   }
@@ -341,6 +392,40 @@ export class EpisodeIndex {
       .toArray()[0];
     return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
   }
+}
+
+interface HeldTail {
+  limit: number;
+  records: readonly MessageRecord[];
+}
+
+/** ORDER BY ts, id (BINARY collation). */
+const byTranscriptOrder = (a: MessageRecord, b: MessageRecord) =>
+  compareBinary(a.ts, b.ts) || compareBinary(a.id, b.id);
+
+/**
+ * A just-written message as `tail` reads it back: the same fields in the same order (the envelope's
+ * bytes follow them), no scope until extraction gives one.
+ */
+export function writtenTailRecord(
+  message: Omit<MessageRecord, "forms" | "scope" | "scope_id" | "screen">,
+  forms: MessageRecord["forms"],
+): MessageRecord {
+  return tailRecord({
+    id: message.id,
+    ts: message.ts,
+    role: message.role,
+    speaker: message.speaker,
+    content: message.content,
+    line: message.line,
+    tokens: message.tokens,
+    scope: null,
+    scope_id: null,
+    summary: forms ? forms.summary : null,
+    summary_tokens: forms ? forms.summaryTokens : null,
+    micro: forms ? forms.micro : null,
+    micro_tokens: forms ? forms.microTokens : null,
+  } as TailRow);
 }
 
 type TailRow = Omit<MessageRecord, "forms"> & {

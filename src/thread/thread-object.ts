@@ -41,7 +41,7 @@ import { withTraceDetail } from "../traces/trace-detail";
 import { traceRowFrom } from "../traces/trace-record";
 import { TraceRepository } from "../traces/trace-repository";
 import { deepFreeze } from "./deep-freeze";
-import { EpisodeIndex } from "./episode-index";
+import { EpisodeIndex, writtenTailRecord } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
 import { LayerStore } from "./layer-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
@@ -236,6 +236,7 @@ export class ThreadObject extends DurableObject<Env> {
         for (const m of messages) {
           const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
           const line = `${prefix}${m.content}`;
+          const tokens = countTokens(line);
           const cursor = this.sql.exec(
             "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             m.id,
@@ -244,7 +245,7 @@ export class ThreadObject extends DurableObject<Env> {
             m.speaker ?? null,
             m.content,
             line,
-            countTokens(line),
+            tokens,
           );
           if (cursor.rowsWritten > 0) {
             accepted++;
@@ -257,7 +258,16 @@ export class ThreadObject extends DurableObject<Env> {
               forms.micro,
               forms.microTokens,
             );
-            this.episodes.add({ id: m.id, speaker: m.speaker ?? null, content: m.content });
+            const speaker = m.speaker ?? null;
+            this.episodes.add({
+              id: m.id,
+              speaker,
+              content: m.content,
+              record: writtenTailRecord(
+                { id: m.id, ts: m.ts, role: m.role, speaker, content: m.content, line, tokens },
+                forms,
+              ),
+            });
             insertedMessages.push({ id: m.id, ts: m.ts });
             if (m.role === "user") written.push({ id: m.id, ts: m.ts, content: m.content, prefix });
           } else duplicates++;
