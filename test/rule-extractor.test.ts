@@ -109,6 +109,21 @@ describe("slot facts", () => {
     });
   });
 
+  it("'get back to' someone or something is a reply or a resumption, not a return to an old value", () => {
+    const out = run([
+      "The design is card-based UI.",
+      "The vendor quoted $100,000 for the license.",
+      "They said they'd get back to us by Friday.",
+      "I'll get back to you on the budget.",
+      "OK, let's get back to work.",
+      "Let's try list-based UI instead.",
+      "Let's get things back to card-based UI.",
+    ]);
+    for (const ref of ["m3", "m4", "m5"]) expect(out.facts.filter((f) => f.ref === ref)).toEqual([]);
+    // With an object, "get ... back to X" is still a return to a value the slot held.
+    expect(only(out, "m7")).toMatchObject({ key: "design", value: "card-based UI", supersedes: "design" });
+  });
+
   it("'switch to Memcached instead of Redis' supersedes the caching slot and the Redis decision", () => {
     const out = run(["Let's use Redis for caching.", "Let's switch to Memcached instead of Redis."]);
     expect(only(out, "m1")).toMatchObject({ key: "caching", value: "Redis", supersedes: null });

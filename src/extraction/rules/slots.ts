@@ -322,8 +322,10 @@ const SWITCH_FROM_TO =
   /\b(?:switch|switched|switching|move|moved|moving|change|changed|changing|migrate|migrated|migrating|go|going|went)\s+from\s+(.+?)\s+to\s+(.+)$/i;
 const SWITCH_TO =
   /\b(?:switch(?:ed|ing)?|migrat(?:e|ed|ing)|transition(?:ed|ing)?|pivot(?:ed|ing)?|mov(?:e|ed|ing)|chang(?:e|ed|ing))\s+(?:over\s+)?to\s+(.+?)(?:,?\s+(?:instead(?:\s+of\s+(.+))?|rather than\s+(.+)))?$/i;
+// "get back to" needs an object to mean a return ("get things back to normal"): without one it is a
+// reply ("they'd get back to us") or resuming an activity ("get back to work"), never a slot's value.
 const GO_BACK =
-  /\b(?:go|going|went|switch|switching|revert|reverting|return|returning|roll|rolling|change|changing|move|moving|get|getting)\s+(?:it\s+|that\s+|things\s+)?back\s+to\s+(.+)$/i;
+  /\b(?:(?:go|going|went|switch|switching|revert|reverting|return|returning|roll|rolling|change|changing|move|moving)\s+(?:it\s+|that\s+|things\s+)?|(?:get|getting|got)\s+(?:it|that|things)\s+)back\s+to\s+(.+)$/i;
 const REVERT_TO = /\brevert(?:ed|ing)?\s+to\s+(.+)$/i;
 const REPLACE_WITH = /\breplac(?:e|ed|ing)\s+(.+?)\s+with\s+(.+)$/i;
 const REPLACED_BY = /^(.+?)\s+(?:was|is|has been|will be|gets|got)\s+replaced\s+(?:by|with)\s+(.+)$/i;
