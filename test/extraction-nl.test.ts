@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, message, newThread } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
 
 /**
  * Issue 3's natural-language cases, end to end through the public HTTP API with the offline rule
@@ -55,6 +55,28 @@ describe("natural-language supersession", () => {
     );
     expect(caps).toContainEqual(
       expect.objectContaining({ value: "25%", contradiction_status: "disputed", authority_rank: 1 }),
+    );
+  });
+});
+
+describe("what the client recorded itself", () => {
+  it("a turn announcing a change the client also wrote as a fact keeps the client's fact, unmasked", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("launch_date", "March 1", { ts: at(0) }),
+      message("Correction: the launch moved to April 15 per the executive decision.", {
+        id: "l1",
+        ts: at(5),
+      }),
+      fact("launch_date", "Launch moved to April 15 per the executive decision", { ts: at(5) }),
+    ]);
+    const ctx = await t.context({ query: "When is the launch?" });
+    expect(ctx.json.trace.extraction).toEqual({ status: "current", pending_messages: 0 });
+    expect(ctx.json.context).toContain("- launch_date: Launch moved to April 15 per the executive decision");
+    expect(ctx.json.context).toContain("the launch moved to April 15 per the executive decision");
+    expect(ctx.json.context).not.toContain("March 1");
+    expect(ctx.json.trace.compiled.map((c: { object_id: string }) => c.object_id)).not.toContain(
+      "x:l1:launch_date",
     );
   });
 });

@@ -44,4 +44,27 @@ describe("newFactsOnly", () => {
     const out = newFactsOnly([fact("vendor", "GlobalTech", "vendor")], [], [], { vendor: "selected_vendor" });
     expect(out.facts[0]).toMatchObject({ key: "selected_vendor", supersedes: "selected_vendor" });
   });
+
+  it("a change the client already recorded for the turn's time is a restatement, not a new change", () => {
+    const recorded = {
+      key: "launch_date",
+      value: "Launch moved to April 15 (per executive decision)",
+      validFrom: "2025-01-01T00:00:00.000Z",
+      recorded: true,
+    };
+    const change = fact("launch_date", "April 15 (per executive decision)", "launch_date");
+    const out = newFactsOnly([change], [recorded], [], {});
+    expect(out.facts).toEqual([]);
+    // The turn still states that slot's value, so a later change of the slot dates it.
+    expect(out.claims).toEqual([{ message_id: "m1", key: "launch_date", value: change.value }]);
+
+    // The same change stays new when the fact was extracted, recorded before the turn, or says otherwise.
+    for (const other of [
+      { ...recorded, recorded: false },
+      { ...recorded, validFrom: "2024-12-31T23:59:00.000Z" },
+      { ...recorded, value: "Launch moved to May 2" },
+    ]) {
+      expect(newFactsOnly([change], [other], [], {}).facts).toEqual([change]);
+    }
+  });
 });

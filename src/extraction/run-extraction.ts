@@ -31,7 +31,7 @@ export interface ExtractionRunInput {
   messages: ExtractionMessage[];
   /** Every item of the thread, superseded ones included, so none is ever resurrected. */
   existing: StateItem[];
-  existingFacts: { key: string; value: string }[];
+  existingFacts: ExistingFact[];
   /** Values that were superseded or replaced (facts, working-set and environment entries). */
   deadValues: string[];
   /** Extractor key → stored fact key, learned from earlier restatements. */
@@ -60,6 +60,15 @@ export interface MessageClaim {
   value: string;
 }
 
+/** A current fact of the project, as extraction weighs a message's facts against it. */
+export interface ExistingFact {
+  key: string;
+  value: string;
+  /** When it holds from; with `recorded`, a fact the client wrote itself rather than one extracted. */
+  validFrom?: string;
+  recorded?: boolean;
+}
+
 export class ExtractionTimeout extends Error {}
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -78,14 +87,29 @@ const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ").tr
  * replaced would resurrect it. Only explicit change language (the extractor's `supersedes`) may bring
  * a value back. A restatement of a current fact also teaches an alias (the extractor's key names the
  * stored fact's slot), so a later correction of that key lands on the stored fact.
+ *
+ * Change language does not make a change the client already recorded new again: when the slot holds a
+ * fact the client wrote for the message's own time or later, and that fact already says the extracted
+ * value ("Launch moved to April 15" for "April 15"), the extracted fact is a restatement of it. The
+ * client's write is the record; an inference from the same turn would replace it with a paraphrase.
  */
 export function newFactsOnly(
   facts: ExtractedFact[],
-  existing: { key: string; value: string }[],
+  existing: ExistingFact[],
   deadValues: string[],
   knownAliases: Record<string, string>,
 ): { facts: ExtractedFact[]; aliases: Record<string, string>; claims: MessageClaim[] } {
   const known = existing.map((f) => ({ key: f.key, value: normalize(f.value) }));
+  const recorded = existing
+    .filter((f) => f.recorded && f.validFrom)
+    .map((f) => ({ key: f.key, value: normalize(f.value), from: Date.parse(f.validFrom as string) }));
+  const alreadyRecorded = (key: string, value: string, at: string) =>
+    recorded.some(
+      (r) =>
+        r.key === key &&
+        r.from >= Date.parse(at) &&
+        (r.value === value || (value.length >= 4 && r.value.includes(value))),
+    );
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
   const aliases = { ...knownAliases };
   const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
@@ -98,6 +122,10 @@ export function newFactsOnly(
       supersedes: resolve(original.supersedes),
     };
     const value = normalize(fact.value);
+    if (fact.scope === "global" && alreadyRecorded(fact.key, value, fact.ts)) {
+      claims.push({ message_id: fact.ref, key: fact.key, value: fact.value });
+      continue;
+    }
     if (!fact.supersedes) {
       const holder = known.find((k) =>
         k.key === fact.key ? k.value === value : value.length >= 4 && k.value.includes(value),

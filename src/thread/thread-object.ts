@@ -445,7 +445,12 @@ export class ThreadObject extends DurableObject<Env> {
           now,
           messages,
           existing: this.extraction.allItems(),
-          existingFacts: current.map((f) => ({ key: f.key, value: valueText(JSON.parse(f.valueJson)) })),
+          existingFacts: current.map((f) => ({
+            key: f.key,
+            value: valueText(JSON.parse(f.valueJson)),
+            validFrom: f.validFrom,
+            recorded: f.sourceType !== "conversation",
+          })),
           deadValues,
           slotAliases: this.extraction.slotAliases(),
           openScope: this.extraction.openScope(),
