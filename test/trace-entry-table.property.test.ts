@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeEntries, encodeEntries, type TraceEntry } from "../src/traces/entry-table";
-import { traceRowFrom, traceViewFrom } from "../src/traces/trace-record";
 
 /**
  * Entries drawn from a few keys and a few values, so that neighbours often share everything but their
@@ -72,39 +71,5 @@ describe("stored trace entry lists", () => {
 
   it("refuse an entry without a string id", () => {
     expect(() => encodeEntries([{ kind: "fact" } as unknown as TraceEntry])).toThrow(/object_id/);
-  });
-});
-
-describe("trace rows", () => {
-  const facts = {
-    tenant: "acme",
-    traceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
-    projectId: "p",
-    thread: "t",
-    createdAt: "2026-01-01T00:00:00.000Z",
-    querySha256: "0".repeat(64),
-    queryChars: 5,
-    budgetTokens: 100,
-    tokens: 50,
-    compileMs: 1,
-  };
-
-  it("are read back whole, compact or written flat before the compact form", () => {
-    const trace = {
-      compiled: [{ object_id: "f1", kind: "fact", refs: ["m1"] }],
-      omitted: Array.from({ length: 50 }, (_, i) => ({
-        object_id: `f${i + 2}`,
-        kind: "fact",
-        reason: "superseded",
-      })),
-      quarantined: [],
-      candidates: { considered: 51 },
-    };
-    const row = traceRowFrom({ ...facts, trace: trace as never });
-    expect(row.omittedCount).toBe(50);
-    expect(row.traceJson.length).toBeLessThan(JSON.stringify(trace).length / 2);
-    expect(traceViewFrom(row).trace).toEqual(trace);
-    // A row stored by an earlier version holds the trace itself.
-    expect(traceViewFrom({ ...row, traceJson: JSON.stringify(trace) }).trace).toEqual(trace);
   });
 });

@@ -148,6 +148,19 @@ describe("compile traces", () => {
   });
 });
 
+const RECORD = {
+  tenant: "acme",
+  traceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+  projectId: "p",
+  thread: "t",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  querySha256: "0".repeat(64),
+  queryChars: 5,
+  budgetTokens: 100,
+  tokens: 50,
+  compileMs: 1,
+};
+
 describe("trace records", () => {
   it("carry fields the compiler adds to its trace without knowing them", () => {
     const trace = {
@@ -167,38 +180,31 @@ describe("trace records", () => {
       cache_metadata: { prompt_cache_key: "k", static_prefix_tokens: 100 },
       compile_ms: 1.5,
     };
-    const row = traceRowFrom({
-      tenant: "acme",
-      traceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
-      projectId: "p",
-      thread: "t",
-      createdAt: "2026-01-01T00:00:00.000Z",
-      querySha256: "0".repeat(64),
-      queryChars: 5,
-      budgetTokens: 100,
-      tokens: 50,
-      compileMs: 1.5,
-      trace: trace as never,
-    });
+    const row = traceRowFrom({ ...RECORD, compileMs: 1.5, trace: trace as never });
     expect(row.candidateCount).toBe(3);
     expect(traceViewFrom(row).trace).toEqual(trace);
   });
 
   it("refuse a trace body without its lists", () => {
-    expect(() =>
-      traceRowFrom({
-        tenant: "acme",
-        traceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
-        projectId: "p",
-        thread: "t",
-        createdAt: "2026-01-01T00:00:00.000Z",
-        querySha256: "0".repeat(64),
-        queryChars: 5,
-        budgetTokens: 100,
-        tokens: 50,
-        compileMs: 1,
-        trace: { compiled: [] } as never,
-      }),
-    ).toThrow();
+    expect(() => traceRowFrom({ ...RECORD, trace: { compiled: [] } as never })).toThrow();
+  });
+
+  it("are read back whole, compact or written flat before the compact form", () => {
+    const trace = {
+      compiled: [{ object_id: "f1", kind: "fact", refs: ["m1"] }],
+      omitted: Array.from({ length: 50 }, (_, i) => ({
+        object_id: `f${i + 2}`,
+        kind: "fact",
+        reason: "superseded",
+      })),
+      quarantined: [],
+      candidates: { considered: 51 },
+    };
+    const row = traceRowFrom({ ...RECORD, trace: trace as never });
+    expect(row.omittedCount).toBe(50);
+    expect(row.traceJson.length).toBeLessThan(JSON.stringify(trace).length / 2);
+    expect(traceViewFrom(row).trace).toEqual(trace);
+    // A row stored by an earlier version holds the trace itself.
+    expect(traceViewFrom({ ...row, traceJson: JSON.stringify(trace) }).trace).toEqual(trace);
   });
 });
