@@ -277,7 +277,8 @@ async function run(options, url) {
   const newestFirst = turns.map((_, i) => turns.length - 1 - i);
 
   const rows = [];
-  const timings = [];
+  const roundTrips = [];
+  const compileMs = [];
   for (const budget of options.budgets) {
     const perQuestion = await mapLimit(questions, options.concurrency, async (q, index) => {
       const started = Date.now();
@@ -285,8 +286,10 @@ async function run(options, url) {
         query: q.question,
         budget_tokens: budget,
         now,
+        trace_detail: "summary",
       });
-      timings.push(Date.now() - started);
+      roundTrips.push(Date.now() - started);
+      compileMs.push(compiled.trace.compile_ms);
       const scores = bm25(q.question);
       const bm25Order = scores
         .map((score, i) => ({ score, i }))
@@ -303,7 +306,6 @@ async function run(options, url) {
     });
     rows.push({ budget, questions: perQuestion.filter((r) => r.tenure !== null) });
   }
-  timings.sort((a, b) => a - b);
   return {
     sample,
     thread,
@@ -311,7 +313,8 @@ async function run(options, url) {
     conversation_tokens: lines.reduce((sum, l) => sum + l.tokens, 0),
     questions: questions.length,
     ingest_ms: ingestMs,
-    compile_ms_median: timings[Math.floor(timings.length / 2)] ?? null,
+    compile_ms_median: median(compileMs),
+    round_trip_ms_median: median(roundTrips),
     budgets: rows.map(({ budget, questions: scored }) => ({
       budget,
       scored_questions: scored.length,
@@ -338,12 +341,18 @@ function summary(rows) {
 
 const fmt = (x) => (x === null ? "-" : x.toFixed(3));
 
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : null;
+}
+
 function print(result) {
   console.log(
     `LoCoMo ${result.sample}: ${result.turns} turns (${result.conversation_tokens} tokens), ${result.questions} non-adversarial questions`,
   );
   console.log(
-    `thread ${result.thread}: ingest ${result.ingest_ms} ms, median compile ${result.compile_ms_median} ms`,
+    `thread ${result.thread}: ingest ${result.ingest_ms} ms, median compile ${result.compile_ms_median} ms ` +
+      `(server trace.compile_ms; client round trip ${result.round_trip_ms_median} ms)`,
   );
   console.log("evidence recall (share of evidence turns whose text is in the context, mean over questions)");
   for (const b of result.budgets) {
