@@ -464,52 +464,120 @@ function knownOf(dead: DeadClaim[]): Set<string> {
 const mergedLists = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
 const MERGED_LIMIT = 64;
 
-const liveVerdicts = new WeakMap<ContextObject[], (lower: string) => boolean>();
+const liveVerdicts = new WeakMap<ContextObject[], LiveClaims>();
 /** Between joined claims: a value holding it is checked claim by claim instead. */
 const APART = "\u0000";
 const VERDICT_LIMIT = 50_000;
+/** Past this many claims changed, a new live list checks values afresh rather than from the last one. */
+const CARRY_LIMIT = 64;
+
+/** A live list's distinct claims and the verdicts given on values against them. */
+interface LiveClaims {
+  claims: Set<string>;
+  verdicts: Map<string, boolean>;
+  held: (lower: string) => boolean;
+}
+
+/** The live list whose claims were gathered last: a new turn's list mostly holds the same claims. */
+let lastLive: LiveClaims | undefined;
+
+/** Whether claim and value hold one another: the claim holds the value or the value the claim. */
+const related = (claim: string, lower: string) => claim.includes(lower) || lower.includes(claim);
 
 /**
  * Whether some live claim holds a (lower-cased) value or is held by it, remembered per live list. A
  * changed fact makes a new list, and thousands of live claims would be scanned for every value: the
  * claims are joined once, apart, so that one search finds a claim holding the value, and kept by
  * length, so that the value's own pieces of those lengths are looked up.
+ *
+ * A new turn's list mostly holds the last list's claims; a value checked against that one is then
+ * weighed against the claims that changed alone. Its verdict stands unless an added claim makes it
+ * held, or a dropped claim was related to it (it may have been the only one holding it): that value
+ * is checked afresh.
  */
 function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
-  let held = liveVerdicts.get(live);
-  if (!held) {
-    const liveClaims = live.map(lowerClaim).filter(Boolean);
-    const joined = liveClaims.join(APART);
-    const claimSet = new Set(liveClaims);
-    const lengths = [...new Set(liveClaims.map((c) => c.length))].sort((a, b) => a - b);
-    const holds = (lower: string) => {
-      if (!liveClaims.length) return false;
-      if (lower.includes(APART)) return liveClaims.some((c) => c.includes(lower));
-      return joined.includes(lower);
-    };
-    const heldBy = (lower: string) => {
-      for (const length of lengths) {
-        if (length > lower.length) break;
-        for (let at = 0; at + length <= lower.length; at++) {
-          if (claimSet.has(lower.slice(at, at + length))) return true;
-        }
-      }
-      return false;
-    };
-    const verdicts = new Map<string, boolean>();
-    held = (lower) => {
-      let verdict = verdicts.get(lower);
-      if (verdict === undefined) {
-        verdict = holds(lower) || heldBy(lower);
-        if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
-        verdicts.set(lower, verdict);
-      }
-      return verdict;
-    };
-    liveVerdicts.set(live, held);
+  let found = liveVerdicts.get(live);
+  if (!found) {
+    found = liveClaimsOf(live, lastLive);
+    liveVerdicts.set(live, found);
+    lastLive = found;
   }
-  return held;
+  return found.held;
 }
+
+function liveClaimsOf(live: ContextObject[], previous: LiveClaims | undefined): LiveClaims {
+  const claims = new Set<string>();
+  for (const object of live) {
+    const lower = lowerClaim(object);
+    if (lower) claims.add(lower);
+  }
+  // The claims that differ from the last list's, when few do.
+  let base: { verdicts: Map<string, boolean>; added: string[]; dropped: string[] } | undefined;
+  if (previous && Math.abs(previous.claims.size - claims.size) <= CARRY_LIMIT) {
+    const added: string[] = [];
+    const dropped: string[] = [];
+    for (const claim of claims) if (!previous.claims.has(claim)) added.push(claim);
+    if (added.length <= CARRY_LIMIT) {
+      for (const claim of previous.claims) if (!claims.has(claim)) dropped.push(claim);
+      if (added.length + dropped.length <= CARRY_LIMIT)
+        base = { verdicts: previous.verdicts, added, dropped };
+    }
+  }
+  // Built when a value is first checked afresh.
+  let search: ((lower: string) => boolean) | undefined;
+  const afresh = (lower: string) => {
+    search ??= searchOf([...claims]);
+    return search(lower);
+  };
+  const verdicts = new Map<string, boolean>();
+  const held = (lower: string) => {
+    let verdict = verdicts.get(lower);
+    if (verdict === undefined) {
+      const before = base?.verdicts.get(lower);
+      if (base && before === false) verdict = base.added.some((claim) => related(claim, lower));
+      else if (base && before === true && !base.dropped.some((claim) => related(claim, lower)))
+        verdict = true;
+      else verdict = afresh(lower);
+      if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
+      verdicts.set(lower, verdict);
+    }
+    return verdict;
+  };
+  return { claims, verdicts, held };
+}
+
+/** Whether one of these (distinct, non-empty) claims and the value hold one another, by one search. */
+function searchOf(liveClaims: string[]): (lower: string) => boolean {
+  const joined = liveClaims.join(APART);
+  const claimSet = new Set(liveClaims);
+  const lengths = [...new Set(liveClaims.map((c) => c.length))].sort((a, b) => a - b);
+  const holds = (lower: string) => {
+    if (!liveClaims.length) return false;
+    if (lower.includes(APART)) return liveClaims.some((c) => c.includes(lower));
+    return joined.includes(lower);
+  };
+  const heldBy = (lower: string) => {
+    for (const length of lengths) {
+      if (length > lower.length) break;
+      for (let at = 0; at + length <= lower.length; at++) {
+        if (claimSet.has(lower.slice(at, at + length))) return true;
+      }
+    }
+    return false;
+  };
+  return (lower) => holds(lower) || heldBy(lower);
+}
+
+/** Whether some claim of a live list and the value hold one another, computed afresh; for tests. */
+export function heldLivePlain(live: ContextObject[], lower: string): boolean {
+  return live.some((object) => {
+    const claim = lowerClaim(object);
+    return claim !== "" && related(claim, lower);
+  });
+}
+
+/** heldLiveOf, for tests. */
+export const heldLive = (live: ContextObject[], lower: string) => heldLiveOf(live)(lower);
 
 export function restatedClaim(text: string, claims: DeadClaim[]): DeadClaim | undefined {
   const verdicts = perList(restatedVerdicts, claims, () => new Map());
