@@ -476,7 +476,12 @@ interface LiveClaims {
   claims: Set<string>;
   verdicts: Map<string, boolean>;
   held: (lower: string) => boolean;
+  /** The list this one followed, and the claims it added and dropped, when few changed. */
+  base?: { parent: LiveClaims; added: string[]; dropped: string[] };
 }
+
+/** How many lists back a value's verdict is looked for (retrieval asks about other values per query). */
+const CARRY_DEPTH = 8;
 
 /** The live list whose claims were gathered last: a new turn's list mostly holds the same claims. */
 let lastLive: LiveClaims | undefined;
@@ -490,10 +495,11 @@ const related = (claim: string, lower: string) => claim.includes(lower) || lower
  * claims are joined once, apart, so that one search finds a claim holding the value, and kept by
  * length, so that the value's own pieces of those lengths are looked up.
  *
- * A new turn's list mostly holds the last list's claims; a value checked against that one is then
- * weighed against the claims that changed alone. Its verdict stands unless an added claim makes it
- * held, or a dropped claim was related to it (it may have been the only one holding it): that value
- * is checked afresh.
+ * A new turn's list mostly holds the claims of the lists before it; a value checked against one of
+ * those is weighed against the claims that changed since alone. No related claim there: a value not
+ * held stays so unless a claim added since, and still live, relates to it; a held value stays held
+ * unless a claim dropped since relates to it (it may have been the only one): that value, like one
+ * never checked, is checked afresh.
  */
 function heldLiveOf(live: ContextObject[]): (lower: string) => boolean {
   let found = liveVerdicts.get(live);
@@ -511,39 +517,53 @@ function liveClaimsOf(live: ContextObject[], previous: LiveClaims | undefined): 
     const lower = lowerClaim(object);
     if (lower) claims.add(lower);
   }
-  // The claims that differ from the last list's, when few do.
-  let base: { verdicts: Map<string, boolean>; added: string[]; dropped: string[] } | undefined;
+  const self: LiveClaims = { claims, verdicts: new Map(), held: () => false };
   if (previous && Math.abs(previous.claims.size - claims.size) <= CARRY_LIMIT) {
     const added: string[] = [];
     const dropped: string[] = [];
     for (const claim of claims) if (!previous.claims.has(claim)) added.push(claim);
     if (added.length <= CARRY_LIMIT) {
       for (const claim of previous.claims) if (!claims.has(claim)) dropped.push(claim);
-      if (added.length + dropped.length <= CARRY_LIMIT)
-        base = { verdicts: previous.verdicts, added, dropped };
+      if (added.length + dropped.length <= CARRY_LIMIT) self.base = { parent: previous, added, dropped };
     }
   }
+  // Lists further back than are looked at are let go.
+  let last = self;
+  for (let depth = 0; depth < CARRY_DEPTH && last.base; depth++) last = last.base.parent;
+  last.base = undefined;
   // Built when a value is first checked afresh.
   let search: ((lower: string) => boolean) | undefined;
-  const afresh = (lower: string) => {
-    search ??= searchOf([...claims]);
-    return search(lower);
+  const carried = (lower: string): boolean | undefined => {
+    for (let at = self.base; at; at = at.parent.base) {
+      const before = at.parent.verdicts.get(lower);
+      if (before === undefined) continue;
+      // The claims changed between that list and this one: those on the way from it.
+      const steps: { added: string[]; dropped: string[] }[] = [];
+      for (let step = self.base; step; step = step.parent.base) {
+        steps.push(step);
+        if (step === at) break;
+      }
+      if (!before) {
+        return steps.some((step) => step.added.some((claim) => claims.has(claim) && related(claim, lower)));
+      }
+      return steps.some((step) => step.dropped.some((claim) => related(claim, lower))) ? undefined : true;
+    }
+    return undefined;
   };
-  const verdicts = new Map<string, boolean>();
-  const held = (lower: string) => {
-    let verdict = verdicts.get(lower);
+  self.held = (lower: string) => {
+    let verdict = self.verdicts.get(lower);
     if (verdict === undefined) {
-      const before = base?.verdicts.get(lower);
-      if (base && before === false) verdict = base.added.some((claim) => related(claim, lower));
-      else if (base && before === true && !base.dropped.some((claim) => related(claim, lower)))
-        verdict = true;
-      else verdict = afresh(lower);
-      if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
-      verdicts.set(lower, verdict);
+      verdict = carried(lower);
+      if (verdict === undefined) {
+        search ??= searchOf([...claims]);
+        verdict = search(lower);
+      }
+      if (self.verdicts.size >= VERDICT_LIMIT) self.verdicts.clear();
+      self.verdicts.set(lower, verdict);
     }
     return verdict;
   };
-  return { claims, verdicts, held };
+  return self;
 }
 
 /** Whether one of these (distinct, non-empty) claims and the value hold one another, by one search. */
