@@ -1,3 +1,5 @@
+import type { ListEdits } from "./list-edits";
+
 /**
  * Lexical relevance: BM25 over the candidates of one compile. Terms are lower-cased words with common
  * English suffixes folded and stop words dropped, so "approved" meets "approval" and "budgets" "budget".
@@ -106,6 +108,52 @@ export function corpusOf(documents: readonly string[]): Corpus {
       }
     }
   }
+  return { lengths, avgLength: totalLength / documents.length || 1, postings };
+}
+
+/**
+ * corpusOf(documents) from the index of a list it follows by a few edits (src/compiler/list-edits.ts):
+ * kept documents keep their lengths and postings under their new index, and only added documents are
+ * read. The postings may list documents in another order than corpusOf's, which scoring cannot see: a
+ * document is in a term's postings once, so it still gets one addition per query term, in query-term
+ * order, and the same lengths and average; the scores are the same to the bit.
+ */
+export function corpusAfter(previous: Corpus, edits: ListEdits, documents: readonly string[]): Corpus {
+  const { moved, added } = edits;
+  const lengths = new Array<number>(documents.length);
+  for (let d = 0; d < moved.length; d++) {
+    const to = moved[d] as number;
+    if (to >= 0) lengths[to] = previous.lengths[d] as number;
+  }
+  const postings: Corpus["postings"] = new Map();
+  for (const [term, posting] of previous.postings) {
+    const docs: number[] = [];
+    const counts: number[] = [];
+    for (let i = 0; i < posting.docs.length; i++) {
+      const to = moved[posting.docs[i] as number] as number;
+      if (to >= 0) {
+        docs.push(to);
+        counts.push(posting.counts[i] as number);
+      }
+    }
+    if (docs.length) postings.set(term, { docs, counts });
+  }
+  for (const d of added) {
+    const doc = documentOf(documents[d] as string);
+    lengths[d] = doc.terms.length;
+    for (const [term, count] of doc.frequency) {
+      const posting = postings.get(term);
+      if (posting) {
+        posting.docs.push(d);
+        posting.counts.push(count);
+      } else {
+        postings.set(term, { docs: [d], counts: [count] });
+      }
+    }
+  }
+  // Integer lengths: their sum, and so the average, does not depend on the order of addition.
+  let totalLength = 0;
+  for (const length of lengths) totalLength += length;
   return { lengths, avgLength: totalLength / documents.length || 1, postings };
 }
 

@@ -1,6 +1,7 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
-import { type Corpus, corpusOf, corpusScores } from "../lexical";
+import { type Corpus, corpusAfter, corpusOf, corpusScores } from "../lexical";
+import { listEdits } from "../list-edits";
 
 /**
  * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
@@ -117,7 +118,7 @@ export interface RankContext {
  * thousand background objects reads those rather than the objects themselves, scattered over the heap.
  * Lists are read as immutable.
  */
-interface GroupParts {
+export interface GroupParts {
   texts: Corpus;
   whys: Corpus | null;
   /** Each object's timestamp, parsed. */
@@ -134,26 +135,94 @@ interface GroupParts {
 
 const corpora = new WeakMap<readonly ContextObject[], GroupParts>();
 
+/**
+ * The lists whose parts were built last, newest first: a new turn's list mostly holds the objects of
+ * one of them (the same group last compile), and its parts are carried over from that list's.
+ */
+const recent: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
+/** A compile ranks six lists; this keeps two compiles' worth. */
+const RECENT_LISTS = 12;
+
 function corporaOf(objects: readonly ContextObject[]): GroupParts {
   let found = corpora.get(objects);
   if (!found) {
-    found = {
-      texts: corpusOf(objects.map((o) => o.text)),
-      whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
-      timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
-      typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
-      halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
-      confidences: Float64Array.from(objects, (o) => o.confidence),
-      conditional: Uint8Array.from(objects, (o) => (o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0)),
-      critical: Uint8Array.from(objects, (o) => (isCritical(o) ? 1 : 0)),
-      floors: Float64Array.from(objects, (o) =>
-        o.forms ? Math.min(o.tokens, o.forms.summaryTokens, o.forms.microTokens) : o.tokens,
-      ),
-    };
+    found = carriedOver(objects) ?? partsOf(objects);
     corpora.set(objects, found);
+    recent.unshift({ objects, parts: found });
+    if (recent.length > RECENT_LISTS) recent.pop();
   }
   return found;
 }
+
+/** Each object's parts, read from the objects. */
+export function partsOf(objects: readonly ContextObject[]): GroupParts {
+  return {
+    texts: corpusOf(objects.map((o) => o.text)),
+    whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+    timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
+    typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
+    halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
+    confidences: Float64Array.from(objects, (o) => o.confidence),
+    conditional: Uint8Array.from(objects, (o) => (o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0)),
+    critical: Uint8Array.from(objects, (o) => (isCritical(o) ? 1 : 0)),
+    floors: Float64Array.from(objects, floorOf),
+  };
+}
+
+const floorOf = (o: ContextObject) =>
+  o.forms ? Math.min(o.tokens, o.forms.summaryTokens, o.forms.microTokens) : o.tokens;
+
+/**
+ * partsOf(objects) from the parts of a recent list that differs from it by a few edits: kept objects'
+ * entries are copied to their new place, added objects' read (the same values, so the same ranking).
+ * Undefined when no recent list is close enough.
+ */
+function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined {
+  // Past about an eighth of the list changed, rebuilding costs little more than carrying over.
+  const maxEdits = Math.max(8, objects.length >> 3);
+  for (const { objects: previous, parts } of recent) {
+    if (Math.abs(previous.length - objects.length) > maxEdits) continue;
+    const edits = listEdits(previous, objects, maxEdits);
+    if (!edits) continue;
+    if (edits.added.length === 0 && previous.length === objects.length) return parts;
+    const after = <A extends Float64Array | Uint8Array>(
+      before: A,
+      fresh: A,
+      of: (o: ContextObject) => number,
+    ): A => {
+      for (let d = 0; d < edits.moved.length; d++) {
+        const to = edits.moved[d] as number;
+        if (to >= 0) fresh[to] = before[d] as number;
+      }
+      for (const d of edits.added) fresh[d] = of(objects[d] as ContextObject);
+      return fresh;
+    };
+    const size = objects.length;
+    const hasWhy = objects.some((o) => o.whyItMatters);
+    const whys = objects.map((o) => o.whyItMatters ?? "");
+    return {
+      texts: corpusAfter(
+        parts.texts,
+        edits,
+        objects.map((o) => o.text),
+      ),
+      whys: !hasWhy ? null : parts.whys ? corpusAfter(parts.whys, edits, whys) : corpusOf(whys),
+      timestamps: after(parts.timestamps, new Float64Array(size), (o) => instant(o.ts)),
+      typePriorities: after(parts.typePriorities, new Float64Array(size), (o) => TYPE_PRIORITY[o.objectType]),
+      halfLives: after(parts.halfLives, new Float64Array(size), (o) => o.decayHalfLifeDays ?? 30),
+      confidences: after(parts.confidences, new Float64Array(size), (o) => o.confidence),
+      conditional: after(parts.conditional, new Uint8Array(size), (o) =>
+        o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0,
+      ),
+      critical: after(parts.critical, new Uint8Array(size), (o) => (isCritical(o) ? 1 : 0)),
+      floors: after(parts.floors, new Float64Array(size), floorOf),
+    };
+  }
+  return undefined;
+}
+
+/** The parts rankGroup reads of a list (kept per list, carried over between close lists); for tests. */
+export const groupParts = corporaOf;
 
 const trustSplits = new WeakMap<
   readonly ContextObject[],
