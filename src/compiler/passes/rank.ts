@@ -1,6 +1,6 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
-import { type Corpus, corpusOf, corpusScores } from "../lexical";
+import { LazyCorpus } from "../lexical";
 
 /**
  * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
@@ -118,8 +118,8 @@ export interface RankContext {
  * Lists are read as immutable.
  */
 interface GroupParts {
-  texts: Corpus;
-  whys: Corpus | null;
+  texts: LazyCorpus;
+  whys: LazyCorpus | null;
   /** Each object's timestamp, parsed. */
   timestamps: Float64Array;
   typePriorities: Float64Array;
@@ -138,8 +138,10 @@ function corporaOf(objects: readonly ContextObject[]): GroupParts {
   let found = corpora.get(objects);
   if (!found) {
     found = {
-      texts: corpusOf(objects.map((o) => o.text)),
-      whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+      texts: new LazyCorpus(objects.map((o) => o.text)),
+      whys: objects.some((o) => o.whyItMatters)
+        ? new LazyCorpus(objects.map((o) => o.whyItMatters ?? ""))
+        : null,
       timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
       typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
       halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
@@ -184,9 +186,9 @@ export function rankGroup(
 ): { ranked: Ranked[]; omitted: Omission[] } {
   const parts = corporaOf(objects);
   const { texts, whys, timestamps } = parts;
-  const relevance = corpusScores(ctx.query, texts);
+  const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
-  const why = whys ? corpusScores(ctx.query, whys) : [];
+  const why = whys ? whys.scores(ctx.query) : [];
   let top = 0;
   for (const r of relevance) if (r > top) top = r;
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
