@@ -177,3 +177,67 @@ export function corpusScores(query: string, corpus: Corpus, k1 = 1.2, b = 0.75):
   }
   return scores;
 }
+
+/**
+ * corpusScores without building the index: each query term's document frequency and weights are found
+ * by looking the term up in every document's own term counts. Cheaper than indexing a list that is
+ * scored once (a cold object's first compile of thousands of objects), dearer for a list scored query
+ * after query. The same additions in the same order as corpusScores, so the same scores to the bit.
+ */
+export function directScores(query: string, documents: readonly string[], k1 = 1.2, b = 0.75): number[] {
+  const size = documents.length;
+  const docs = new Array<Document>(size);
+  let totalLength = 0;
+  for (let d = 0; d < size; d++) {
+    const doc = documentOf(documents[d] as string);
+    docs[d] = doc;
+    totalLength += doc.terms.length;
+  }
+  const avgLength = totalLength / size || 1;
+  const scores = new Array<number>(size).fill(0);
+  for (const term of new Set(terms(query))) {
+    let df = 0;
+    for (let d = 0; d < size; d++) if ((docs[d] as Document).frequency.has(term)) df++;
+    if (df === 0) continue;
+    const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
+    for (let d = 0; d < size; d++) {
+      const doc = docs[d] as Document;
+      const tf = doc.frequency.get(term);
+      if (tf === undefined) continue;
+      scores[d] =
+        (scores[d] as number) +
+        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.terms.length) / avgLength));
+    }
+  }
+  return scores;
+}
+
+/**
+ * A list's BM25 scorer that indexes the list only when it is scored a second time: the first query
+ * (all a cold object's first compile asks) is scored directly; a warm thread's unchanged list, scored
+ * query after query, gets its index from the second on. Either way the scores of corpusScores.
+ */
+export class LazyCorpus {
+  private scored = false;
+
+  /** `corpus`: the list's index when it is already known (carried over from a close list). */
+  constructor(
+    private readonly documents: readonly string[],
+    private corpus?: Corpus,
+  ) {}
+
+  /** The index, once built; a list carried over from this one reuses it. */
+  get index(): Corpus | undefined {
+    return this.corpus;
+  }
+
+  scores(query: string): number[] {
+    if (this.corpus) return corpusScores(query, this.corpus);
+    if (!this.scored) {
+      this.scored = true;
+      return directScores(query, this.documents);
+    }
+    this.corpus = corpusOf(this.documents);
+    return corpusScores(query, this.corpus);
+  }
+}

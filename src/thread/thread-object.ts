@@ -592,13 +592,14 @@ export class ThreadObject extends DurableObject<Env> {
     // Catch-up extraction is reported in trace.extraction; compile_ms starts after it. The laps below
     // split it for trace.timings; what a deployed Worker's clock shows of them is said in schemas.ts.
     const started = performance.now();
-    const countTokens = await loadTokenCounter();
     // When the facts changed, their D1 round trip is in flight while the thread's own (synchronous)
-    // reads run, so its wait overlaps them instead of adding to them.
+    // reads run, so its wait overlaps them instead of adding to them. It is sent first: the token
+    // counter's first load (once per isolate, a large rank table) overlaps it too.
     const factsPending = this.factCache.forCompile(
       new FactRepository(tenantEntry.database),
       readerOf(record),
     );
+    const countTokens = await loadTokenCounter();
     const messages = this.episodes.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
     const retrieved = await this.retrieveEpisodes(thread, request.query, now);

@@ -1,7 +1,7 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import type { ContextObject, Omission } from "../context-object";
-import { type Corpus, corpusAfter, corpusOf, corpusScores } from "../lexical";
-import { listEdits } from "../list-edits";
+import { corpusAfter, LazyCorpus } from "../lexical";
+import { type ListEdits, listEdits } from "../list-edits";
 
 /**
  * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
@@ -119,8 +119,8 @@ export interface RankContext {
  * Lists are read as immutable.
  */
 export interface GroupParts {
-  texts: Corpus;
-  whys: Corpus | null;
+  texts: LazyCorpus;
+  whys: LazyCorpus | null;
   /** Each object's timestamp, parsed. */
   timestamps: Float64Array;
   typePriorities: Float64Array;
@@ -157,8 +157,10 @@ function corporaOf(objects: readonly ContextObject[]): GroupParts {
 /** Each object's parts, read from the objects. */
 export function partsOf(objects: readonly ContextObject[]): GroupParts {
   return {
-    texts: corpusOf(objects.map((o) => o.text)),
-    whys: objects.some((o) => o.whyItMatters) ? corpusOf(objects.map((o) => o.whyItMatters ?? "")) : null,
+    texts: new LazyCorpus(objects.map((o) => o.text)),
+    whys: objects.some((o) => o.whyItMatters)
+      ? new LazyCorpus(objects.map((o) => o.whyItMatters ?? ""))
+      : null,
     timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
     typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
     halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
@@ -201,12 +203,12 @@ function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined 
     const hasWhy = objects.some((o) => o.whyItMatters);
     const whys = objects.map((o) => o.whyItMatters ?? "");
     return {
-      texts: corpusAfter(
+      texts: carriedCorpus(
         parts.texts,
         edits,
         objects.map((o) => o.text),
       ),
-      whys: !hasWhy ? null : parts.whys ? corpusAfter(parts.whys, edits, whys) : corpusOf(whys),
+      whys: !hasWhy ? null : parts.whys ? carriedCorpus(parts.whys, edits, whys) : new LazyCorpus(whys),
       timestamps: after(parts.timestamps, new Float64Array(size), (o) => instant(o.ts)),
       typePriorities: after(parts.typePriorities, new Float64Array(size), (o) => TYPE_PRIORITY[o.objectType]),
       halfLives: after(parts.halfLives, new Float64Array(size), (o) => o.decayHalfLifeDays ?? 30),
@@ -219,6 +221,15 @@ function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined 
     };
   }
   return undefined;
+}
+
+/**
+ * A list's scorer from a recent list's: its index carried over when that list was indexed, else a
+ * fresh lazy scorer (indexing the old list first would cost what indexing the new one does).
+ */
+function carriedCorpus(previous: LazyCorpus, edits: ListEdits, documents: readonly string[]): LazyCorpus {
+  const index = previous.index;
+  return new LazyCorpus(documents, index ? corpusAfter(index, edits, documents) : undefined);
 }
 
 /** The parts rankGroup reads of a list (kept per list, carried over between close lists); for tests. */
@@ -253,9 +264,9 @@ export function rankGroup(
 ): { ranked: Ranked[]; omitted: Omission[] } {
   const parts = corporaOf(objects);
   const { texts, whys, timestamps } = parts;
-  const relevance = corpusScores(ctx.query, texts);
+  const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
-  const why = whys ? corpusScores(ctx.query, whys) : [];
+  const why = whys ? whys.scores(ctx.query) : [];
   let top = 0;
   for (const r of relevance) if (r > top) top = r;
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order

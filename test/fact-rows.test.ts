@@ -1,0 +1,96 @@
+import { env } from "cloudflare:test";
+import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FactRepository } from "../src/facts/fact-repository";
+import { facts, type StoredFactRow } from "../src/facts/fact-schema";
+
+/**
+ * The compile read maps D1's rows itself (src/facts/fact-rows.ts) instead of through drizzle. Rows of
+ * every shape the columns allow must come out exactly as drizzle's own select makes them: same fields,
+ * same values, same key order.
+ */
+const text = fc.string({ maxLength: 12 });
+const maybe = fc.option(text, { nil: null });
+const row = (projectId: string, id: string) =>
+  fc.record({
+    projectId: fc.constant(projectId),
+    id: fc.constant(id),
+    lineageId: text,
+    key: text,
+    valueJson: text,
+    content: text,
+    tokens: fc.integer({ min: 0, max: 5000 }),
+    memoryType: fc.constantFrom("user", "capability", "organizational" as const),
+    userId: fc.option(fc.constantFrom("u1", "u2"), { nil: null }),
+    threadId: text,
+    sourceType: text,
+    sourceAuthority: maybe,
+    sourceIdentity: maybe,
+    authorityRank: fc.integer({ min: 0, max: 10 }),
+    scope: fc.constantFrom("global", "task", "hypothetical", "draft", "session" as const),
+    scopeId: maybe,
+    supersedes: maybe,
+    supersededBy: maybe,
+    isValid: fc.boolean(),
+    contradictionStatus: fc.constantFrom("clean", "disputed", "overridden", "quarantined" as const),
+    statusReason: maybe,
+    dependsOnJson: text,
+    needsReview: fc.boolean(),
+    isConstraint: fc.boolean(),
+    constraintType: maybe,
+    classification: fc.constantFrom("public", "restricted", "confidential", "highly_restricted" as const),
+    allowRolesJson: text,
+    denyRolesJson: text,
+    validFrom: text,
+    validUntil: maybe,
+    txStart: fc.constantFrom("2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"),
+    txEnd: maybe,
+    summary: text,
+    summaryTokens: fc.integer({ min: 0, max: 500 }),
+    micro: text,
+    microTokens: fc.integer({ min: 0, max: 100 }),
+    contextJson: text,
+    revision: fc.integer({ min: 0, max: 20 }),
+  });
+
+describe("the compile read's own row mapping", () => {
+  it("gives drizzle's rows, field for field and in order, for full and changed-row reads", async () => {
+    const db = drizzle(env.TENANT_ACME_DB);
+    const repository = new FactRepository(env.TENANT_ACME_DB);
+    const visible = (userId: string) => or(isNull(facts.userId), eq(facts.userId, userId));
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .integer({ min: 1, max: 12 })
+          .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => row(`fr-${run}`, `r${i}`)))),
+        async (rows) => {
+          const projectId = `fr-${run++}`;
+          const stored: StoredFactRow[] = rows.map((r) => ({ ...r, projectId }));
+          for (const r of stored) await db.insert(facts).values(r);
+          const watcher = { thread: "t", token: "k" };
+
+          const full = await repository.forCompile(projectId, "u1", 5000, watcher);
+          const expected = await db
+            .select()
+            .from(facts)
+            .where(and(eq(facts.projectId, projectId), visible("u1")))
+            .orderBy(desc(facts.txStart), desc(facts.id))
+            .limit(5000);
+          expect(full.rows).toStrictEqual(expected);
+          expect(full.rows.map((r) => Object.keys(r))).toStrictEqual(expected.map((r) => Object.keys(r)));
+
+          const changed = await repository.changedSince(projectId, "u2", 10, watcher);
+          const expectedChanged = await db
+            .select()
+            .from(facts)
+            .where(and(eq(facts.projectId, projectId), gt(facts.revision, 10), visible("u2")));
+          expect(changed.rows).toStrictEqual(expectedChanged);
+        },
+      ),
+      { numRuns: 25, seed: 4242 },
+    );
+  });
+});
