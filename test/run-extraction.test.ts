@@ -45,7 +45,7 @@ describe("newFactsOnly", () => {
     expect(out.facts[0]).toMatchObject({ key: "selected_vendor", supersedes: "selected_vendor" });
   });
 
-  it("a change the client already recorded for the turn's time is a restatement, not a new change", () => {
+  it("a change the client already recorded, for the turn's time or later, is not a new change", () => {
     const recorded = {
       key: "launch_date",
       value: "Launch moved to April 15 (per executive decision)",
@@ -58,7 +58,12 @@ describe("newFactsOnly", () => {
     // The turn still states that slot's value, so a later change of the slot dates it.
     expect(out.claims).toEqual([{ message_id: "m1", key: "launch_date", value: change.value }]);
 
-    // The same change stays new when the fact was extracted, recorded before the turn, or says otherwise.
+    // Whatever it says, a fact the client recorded for a later time is newer than the turn.
+    const later = { ...recorded, value: "Launch moved to May 2", validFrom: "2025-01-02T00:00:00.000Z" };
+    expect(newFactsOnly([change], [later], [], {}).facts).toEqual([]);
+
+    // The change stays new when the fact was extracted, recorded before the turn, or, recorded for the
+    // turn's own time, says something else.
     for (const other of [
       { ...recorded, recorded: false },
       { ...recorded, validFrom: "2024-12-31T23:59:00.000Z" },

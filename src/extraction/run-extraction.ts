@@ -88,10 +88,11 @@ const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ").tr
  * a value back. A restatement of a current fact also teaches an alias (the extractor's key names the
  * stored fact's slot), so a later correction of that key lands on the stored fact.
  *
- * Change language does not make a change the client already recorded new again: when the slot holds a
- * fact the client wrote for the message's own time or later, and that fact already says the extracted
- * value ("Launch moved to April 15" for "April 15"), the extracted fact is a restatement of it. The
- * client's write is the record; an inference from the same turn would replace it with a paraphrase.
+ * Nor does change language let a turn override what the client recorded itself for the slot. A fact the
+ * client wrote for a later time than the turn is newer than anything the turn says (extraction runs
+ * after the write, so without this an older turn's inference would supersede it). One written for the
+ * turn's own time that already says the extracted value ("Launch moved to April 15" for "April 15")
+ * records that very change; the inference would only replace it with a paraphrase.
  */
 export function newFactsOnly(
   facts: ExtractedFact[],
@@ -103,13 +104,15 @@ export function newFactsOnly(
   const recorded = existing
     .filter((f) => f.recorded && f.validFrom)
     .map((f) => ({ key: f.key, value: normalize(f.value), from: Date.parse(f.validFrom as string) }));
-  const alreadyRecorded = (key: string, value: string, at: string) =>
-    recorded.some(
+  const alreadyRecorded = (key: string, value: string, at: string) => {
+    const turn = Date.parse(at);
+    return recorded.some(
       (r) =>
         r.key === key &&
-        r.from >= Date.parse(at) &&
-        (r.value === value || (value.length >= 4 && r.value.includes(value))),
+        (r.from > turn ||
+          (r.from === turn && (r.value === value || (value.length >= 4 && r.value.includes(value))))),
     );
+  };
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
   const aliases = { ...knownAliases };
   const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
