@@ -245,7 +245,27 @@ function identityOf(timeline) {
 // ---------------------------------------------------------------------------------------------------
 // Scoring
 
-const contains = (haystackLower, phrase) => haystackLower.includes(phrase.toLowerCase());
+// Numbers match whole: "500" is not in "1500" or "1,500", nor "$150" in "$1500" (a timeline may ask
+// for "1500" and forbid "500", which plain substring matching makes impossible to satisfy). Words
+// still match inside longer words ("approve" in "approved"), as the answer wording varies.
+const matchers = new Map();
+
+function matcherOf(phrase) {
+  let re = matchers.get(phrase);
+  if (!re) {
+    const lower = phrase.toLowerCase();
+    const body = lower.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const head = /^\p{N}/u.test(lower) ? "(?<!\\p{N})(?<!\\p{N}[.,])" : "";
+    const tail = /\p{N}$/u.test(lower) ? "(?!\\p{N})(?![.,]\\p{N})" : "";
+    re = new RegExp(`${head}${body}${tail}`, "u");
+    matchers.set(phrase, re);
+  }
+  return re;
+}
+
+const contains = (haystackLower, phrase) => matcherOf(phrase).test(haystackLower);
+/** The plain substring test, reported beside the figures for comparison. */
+const containsSubstring = (haystackLower, phrase) => haystackLower.includes(phrase.toLowerCase());
 
 function phrases(list) {
   return Array.isArray(list) ? list.filter((p) => typeof p === "string" && p.trim() !== "") : [];
@@ -260,6 +280,7 @@ function emptyTotals() {
     found: 0,
     unattainable: 0,
     leaks: 0,
+    substring_leaks: 0,
     tokens: 0,
     naive_found: 0,
     naive_leaks: 0,
@@ -272,6 +293,7 @@ function addQuery(totals, q) {
   totals.found += q.found.length;
   totals.unattainable += q.unattainable.length;
   if (q.leaked.length) totals.leaks++;
+  if (q.leaked_substring.length) totals.substring_leaks++;
   totals.tokens += q.tokens;
   totals.naive_found += q.naive_found;
   if (q.naive_leaked.length) totals.naive_leaks++;
@@ -283,6 +305,7 @@ function finish(totals) {
     ...totals,
     recall: ratio(totals.found, totals.attainable),
     leak_rate: ratio(totals.leaks, totals.queries),
+    substring_leak_rate: ratio(totals.substring_leaks, totals.queries),
     avg_tokens: ratio(totals.tokens, totals.queries),
     naive_recall: ratio(totals.naive_found, totals.attainable),
     naive_leak_rate: ratio(totals.naive_leaks, totals.queries),
@@ -486,6 +509,7 @@ async function replay(timeline, ctx) {
         found: attainable.filter((p) => contains(contextLower, p)),
         missing: attainable.filter((p) => !contains(contextLower, p)),
         leaked: mustNot.filter((p) => contains(contextLower, p)),
+        leaked_substring: mustNot.filter((p) => containsSubstring(contextLower, p)),
         tokens: Number(compiled.tokens) || 0,
         naive_found: attainable.filter((p) => contains(naiveLower, p)).length,
         naive_leaked: mustNot.filter((p) => contains(naiveLower, p)),
@@ -537,6 +561,7 @@ function printTable(rows) {
     "queries",
     "recall",
     "leak rate",
+    "substr leak",
     "avg tokens",
     "naive recall",
     "naive leak",
@@ -550,6 +575,7 @@ function printTable(rows) {
           String(r.queries),
           fmtRatio(r.recall),
           fmtPercent(r.leak_rate),
+          fmtPercent(r.substring_leak_rate),
           fmtTokens(r.avg_tokens),
           fmtRatio(r.naive_recall),
           fmtPercent(r.naive_leak_rate),
@@ -614,7 +640,9 @@ function report(results, errors, tally, options, meta) {
   console.log(
     `recall counts attainable must-mention phrases only (${summary.all_tracks.unattainable} of ` +
       `${summary.all_tracks.unattainable + summary.all_tracks.attainable} were never told to the system); ` +
-      `naive = every fact value ever written + last ${NAIVE_TURNS} turns` +
+      `naive = every fact value ever written + last ${NAIVE_TURNS} turns; ` +
+      `phrases match as substrings except that numbers match whole ("500" is not in "1500"); ` +
+      `substr leak counts plain substrings` +
       (failed ? `; ${failed} queries not scored (request failed)` : ""),
   );
   console.log(`time: ${meta.seconds.toFixed(1)} s`);
