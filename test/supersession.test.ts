@@ -69,6 +69,44 @@ describe("supersession chains", () => {
     expect(ctx.json.context).toContain("expects 25% growth");
   });
 
+  it("a turn that restated a replaced claim in other words leaves even when a live policy states its figure", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("discount_policy", "Max 25% discount without VP approval", {
+        id: "pp1",
+        ts: "2025-06-01T00:00:00Z",
+      }),
+      message("Reminder from finance: max 25% discount unless a VP signs off.", {
+        id: "p0",
+        ts: "2025-12-02T15:00:00Z",
+      }),
+      message("I'm working on the Umbrella deal. They want a 25% discount. I got VP approval.", {
+        id: "p1",
+        ts: "2025-12-02T15:02:00Z",
+      }),
+      fact("umbrella_discount", "25% discount approved for Umbrella", {
+        id: "pd1",
+        ts: "2025-12-02T15:03:00Z",
+      }),
+    ]);
+    await t.events([
+      fact("umbrella_discount_v2", "discount for Umbrella revoked; margin requirements", {
+        id: "pd2",
+        ts: "2025-12-02T15:36:00Z",
+        supersedes: "umbrella_discount",
+      }),
+    ]);
+    const ctx = await t.context({ query: "Can I offer Umbrella the discount we discussed?" });
+    expect(ctx.json.context).toContain("revoked");
+    // The policy is live, so its 25% is not dead; the turn still said the replaced claim's every term.
+    expect(ctx.json.context).toContain("Max 25% discount without VP approval");
+    expect(ctx.json.context).not.toContain("They want a");
+    const omitted = ctx.json.trace.omitted.find((o: { object_id: string }) => o.object_id === "p1");
+    expect(omitted).toMatchObject({ reason: "superseded", detail: "restates pd1" });
+    // A turn with the same figure about the policy, not the deal, is not that claim.
+    expect(ctx.json.context).toContain("Reminder from finance");
+  });
+
   it("superseding an id that is already superseded displaces the chain's current head", async () => {
     const t = await newThread();
     await t.events([

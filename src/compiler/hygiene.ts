@@ -1,5 +1,6 @@
 import type { OmitReasonName } from "../api/schemas";
 import type { ContextObject, Omission } from "./context-object";
+import { terms } from "./lexical";
 
 /**
  * Dead claims must not come back as live text by another route. A message that restates a value the
@@ -791,12 +792,22 @@ function firstAfter(
 export function speaksFromDeadState(message: ContextObject, claims: DeadClaim[]): DeadClaim | undefined {
   const quoted = quotedBelieved(message, claims);
   if (quoted || !FIGURE_PRESENT.test(message.text)) return quoted;
+  const figures = figuresOf(message.text);
+  // Only before a known replacement: later text citing the old figure is a correction, masked instead.
+  const believed = (c: DeadClaim) => c.diedAt !== null && message.ts < c.diedAt;
   const byFigure = replacedFiguresOf(claims);
-  if (!byFigure.size) return undefined;
-  for (const figure of figuresOf(message.text)) {
-    // Only before a known replacement: later text citing the old figure is a correction, masked instead.
-    const claim = byFigure.get(figure)?.find((c) => c.diedAt !== null && message.ts < c.diedAt);
+  for (const figure of byFigure.size ? figures : []) {
+    const claim = byFigure.get(figure)?.find(believed);
     if (claim) return claim;
+  }
+  const reworded = rewordableOf(claims);
+  let said: Set<string> | undefined;
+  for (const figure of reworded.size ? figures : []) {
+    for (const { claim, claimTerms } of reworded.get(figure) ?? []) {
+      if (!believed(claim)) continue;
+      said ??= new Set(terms(message.text));
+      if (claimTerms.every((t) => saysTerm(said as Set<string>, t))) return claim;
+    }
   }
   return undefined;
 }
@@ -816,6 +827,45 @@ function replacedFiguresOf(claims: DeadClaim[]): Map<string, DeadClaim[]> {
     replacedFigures.set(claims, found);
   }
   return found;
+}
+
+/**
+ * A replaced claim restated in other words keeps its figure even when a live claim states that figure
+ * too: "They want a 15% discount. I got VP approval." on the Umbrella Corp deal, before the discount was
+ * revoked, says "15% discount approved for Umbrella Corp" although the policy "Max 15% discount without
+ * VP approval" still stands. The figure alone cannot tell the two apart, so the message must also say
+ * every other term of the replaced claim; claims of fewer terms than this are left to quotation.
+ */
+const REWORDED_MIN_TERMS = 3;
+const rewordables = new WeakMap<DeadClaim[], Map<string, { claim: DeadClaim; claimTerms: string[] }[]>>();
+
+/** Replaced claims of enough terms, by each figure they state, dead or still live elsewhere. */
+function rewordableOf(claims: DeadClaim[]): Map<string, { claim: DeadClaim; claimTerms: string[] }[]> {
+  return perList(rewordables, claims, () => {
+    const found = new Map<string, { claim: DeadClaim; claimTerms: string[] }[]>();
+    for (const claim of claims) {
+      if (!REPLACED.has(claim.reason) || claim.diedAt === null || !FIGURE_PRESENT.test(claim.lower)) continue;
+      const claimTerms = [...new Set(terms(claim.text))];
+      if (claimTerms.length < REWORDED_MIN_TERMS) continue;
+      for (const figure of new Set(figuresOf(claim.lower))) {
+        found.set(figure, [...(found.get(figure) ?? []), { claim, claimTerms }]);
+      }
+    }
+    return found;
+  });
+}
+
+/**
+ * Whether a text's terms hold a term, or another inflection of it: terms fold only common suffixes, so
+ * "approv" (approved) and "approval" share a stem; both must be long enough that a prefix is a stem.
+ */
+function saysTerm(said: Set<string>, term: string): boolean {
+  if (said.has(term)) return true;
+  if (term.length < 5) return false;
+  for (const other of said) {
+    if (other.length >= 5 && (other.startsWith(term) || term.startsWith(other))) return true;
+  }
+  return false;
 }
 
 export const MASK = "[superseded]";

@@ -2,7 +2,7 @@ import type { ListEdits } from "./list-edits";
 
 /**
  * Lexical relevance: BM25 over the candidates of one compile. Terms are lower-cased words with common
- * English suffixes folded and stop words dropped, so "approved" meets "approval" and "budgets" "budget".
+ * English suffixes folded and stop words dropped, so "approved" meets "approves" and "budgets" "budget".
  */
 const STOP_WORDS = new Set(
   (
