@@ -314,7 +314,7 @@ async function benchServer(url: string): Promise<ServerRow[]> {
         `${state.watermark.pending_messages} messages still pending extraction; ` +
         `right after a new turn (${TURN_ROUNDS} turns): p50 ${percentile(afterTurn, 50).toFixed(1)} ms, p95 ${percentile(afterTurn, 95).toFixed(1)} ms ` +
         `(split p50: ${turnPhases.summary()}); ` +
-        `last trace ${stored.ok ? `stored (${(storedBytes / 1024).toFixed(0)} KiB)` : `NOT stored (${stored.status})`}`,
+        `last trace ${stored.ok ? `stored, served as ${(storedBytes / 1024).toFixed(0)} KiB of JSON` : `NOT stored (${stored.status})`}`,
     });
   }
   return rows;
