@@ -415,6 +415,46 @@ describe("SqliteVectorIndex specifics", () => {
       await agree();
       await index.deleteByIds("t", ["v41", "v150"]);
       await agree();
+      // Deletes of laid-out rows and of vectors added since, a deleted id written again, then enough
+      // deletes for the copy to fold them away.
+      await index.upsert(wave(500, 10));
+      await index.deleteByIds("t", ["v2", "v503", "v504", "never-stored"]);
+      await agree();
+      await index.upsert([record("v2", [0, 1, 0, 0], { k: "v", n: "2b" }, "t"), ...wave(503, 1)]);
+      await agree();
+      await index.deleteByIds(
+        "t",
+        Array.from({ length: 120 }, (_, i) => `v${100 + i * 2}`),
+      );
+      await agree();
+      await index.upsert(wave(600, 3));
+      await index.deleteByIds("t", ["v601"]);
+      await agree();
+    });
+  });
+
+  it("keeps its decoded copy across its own deletes instead of reading storage again", async () => {
+    await inObject(async (sql) => {
+      const index = new SqliteVectorIndex(sql);
+      await index.upsert([
+        record("a", [1, 0, 0, 0], { k: "v" }, "t"),
+        record("b", [0.9, 0.1, 0, 0], { k: "v" }, "t"),
+        record("c", [0, 1, 0, 0], { k: "v" }, "t"),
+      ]);
+      const probe = [1, 0, 0, 0];
+      expect((await index.query(probe, { topK: 3, namespace: "t" })).map((m) => m.id)).toEqual([
+        "a",
+        "b",
+        "c",
+      ]);
+      await index.deleteByIds("t", ["a"]);
+      // Storage changed behind the index's back (no version bump): a copy decoded afresh would see it.
+      sql.exec("UPDATE vector_index SET vec = ? WHERE id = 'c'", Float32Array.from([1, 0, 0, 0]).buffer);
+      expect((await index.query(probe, { topK: 3, namespace: "t" })).map((m) => m.id)).toEqual(["b", "c"]);
+      // Another instance, or a fresh one, reads storage as it is.
+      expect(
+        (await new SqliteVectorIndex(sql).query(probe, { topK: 3, namespace: "t" })).map((m) => m.id),
+      ).toEqual(["c", "b"]);
     });
   });
 

@@ -74,6 +74,9 @@ interface Decoded {
   added: { id: string; values: Float32Array; norm: number; metadata: string }[];
   /** Where each id is: a row of the columns (n ≥ 0), or entry -n - 1 of `added`. */
   rowOf: Map<string, number>;
+  /** Rows of the columns deleted since they were laid out (1), skipped by queries until the next fold. */
+  dropped: Uint8Array;
+  droppedCount: number;
 }
 
 /** Added vectors are folded into the columns once there are this many, or an eighth of the rows. */
@@ -144,10 +147,15 @@ export class SqliteVectorIndex implements VectorIndex {
         continue;
       }
       for (const record of records) if (record.namespace === namespace) place(held, record);
-      held.version = after.get(namespace) as number;
-      if (held.added.length >= Math.max(ADDED_FOLD, held.ids.length / 8))
-        this.decoded.set(namespace, folded(held));
+      this.settle(namespace, held, after.get(namespace) as number);
     }
+  }
+
+  /** The copy brought to a write's version, folded once its additions or deletions pile up. */
+  private settle(namespace: string, held: Decoded, version: number): void {
+    held.version = version;
+    const pile = Math.max(ADDED_FOLD, held.ids.length / 8);
+    if (held.added.length >= pile || held.droppedCount >= pile) this.decoded.set(namespace, folded(held));
   }
 
   /**
@@ -220,7 +228,9 @@ export class SqliteVectorIndex implements VectorIndex {
       const count = ids.length;
       const dots = columnDots(vector, columns, count);
       const best = new TopK(options.topK);
+      const { dropped } = held;
       for (let row = 0; row < count; row++) {
+        if (dropped[row]) continue;
         best.offer(ids[row] as string, cosine(dots[row] as number, queryNorm, norms[row] as number), row);
       }
       if (held.added.length) {
@@ -265,6 +275,10 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async deleteByIds(namespace: string, ids: string[]): Promise<void> {
     const unique = [...new Set(ids)];
+    if (!unique.length) return;
+    const before = this.version(namespace);
+    // Versions first, as for upsert.
+    const after = this.bump(namespace);
     for (let start = 0; start < unique.length; start += DELETE_CHUNK) {
       const chunk = unique.slice(start, start + DELETE_CHUNK);
       this.sql.exec(
@@ -273,7 +287,14 @@ export class SqliteVectorIndex implements VectorIndex {
         ...chunk,
       );
     }
-    if (unique.length) this.bump(namespace);
+    // The held copy drops the same ids rather than being decoded afresh on the next query.
+    const held = this.decoded.get(namespace);
+    if (!held || held.version !== before) {
+      this.decoded.delete(namespace);
+      return;
+    }
+    for (const id of unique) drop(held, id);
+    this.settle(namespace, held, after);
   }
 }
 
@@ -295,6 +316,8 @@ function laidOut(version: number, dims: number, entries: Entry[]): Decoded {
     columns: new Float32Array(count * dims),
     added: [],
     rowOf: new Map(entries.map((e, i) => [e.id, i])),
+    dropped: new Uint8Array(count),
+    droppedCount: 0,
   };
   entries.forEach((entry, i) => {
     for (let d = 0; d < dims; d++) decoded.columns[d * count + i] = entry.values[d] as number;
@@ -302,16 +325,41 @@ function laidOut(version: number, dims: number, entries: Entry[]): Decoded {
   return decoded;
 }
 
-/** The copy with its added vectors laid into the columns. */
+/** The copy with its added vectors laid into the columns and its dropped rows left out. */
 function folded(held: Decoded): Decoded {
   const count = held.ids.length;
-  const entries: Entry[] = held.ids.map((id, row) => ({
-    id,
-    values: Float32Array.from({ length: held.dims }, (_, d) => held.columns[d * count + row] as number),
-    norm: held.norms[row] as number,
-    metadata: held.metadata[row] as string,
-  }));
+  const entries: Entry[] = held.ids.flatMap((id, row) =>
+    held.dropped[row]
+      ? []
+      : [
+          {
+            id,
+            values: Float32Array.from(
+              { length: held.dims },
+              (_, d) => held.columns[d * count + row] as number,
+            ),
+            norm: held.norms[row] as number,
+            metadata: held.metadata[row] as string,
+          },
+        ],
+  );
   return laidOut(held.version, held.dims, [...entries, ...held.added]);
+}
+
+/** Removes one deleted id from the copy: its row is marked dropped, or its added entry taken out. */
+function drop(held: Decoded, id: string): void {
+  const at = held.rowOf.get(id);
+  if (at === undefined) return;
+  held.rowOf.delete(id);
+  if (at >= 0) {
+    held.dropped[at] = 1;
+    held.droppedCount++;
+    return;
+  }
+  const index = -at - 1;
+  held.added.splice(index, 1);
+  // Added entries after it moved up by one.
+  for (let i = index; i < held.added.length; i++) held.rowOf.set((held.added[i] as Entry).id, -i - 1);
 }
 
 /** Writes one upserted record into the copy: over its row when held, else as an added vector. */
