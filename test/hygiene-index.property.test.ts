@@ -2,11 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type DeadClaim,
+  figuresOf,
   MASK,
   maskClaims,
   restatedClaim,
   speaksFromDeadState,
 } from "../src/compiler/hygiene";
+import { terms } from "../src/compiler/lexical";
 import { contextObject } from "./support/context-objects";
 
 /**
@@ -20,7 +22,30 @@ function referenceRestated(text: string, claims: DeadClaim[]) {
 
 function referenceSpeaks(message: { text: string; ts: string }, claims: DeadClaim[]) {
   const lower = message.text.toLowerCase();
-  return claims.find((c) => lower.includes(c.lower) && (c.diedAt === null || message.ts < c.diedAt));
+  const quoted = claims.find((c) => lower.includes(c.lower) && (c.diedAt === null || message.ts < c.diedAt));
+  if (quoted) return quoted;
+  // Before a replacement, a turn stating one of the claim's dead figures, or one of its figures and every
+  // other term of it (a stem, or a longer or shorter form of one of at least five letters), said it.
+  const before = (c: DeadClaim) => c.diedAt !== null && message.ts < c.diedAt;
+  const figures = figuresOf(message.text);
+  for (const figure of figures) {
+    const claim = claims.find((c) => c.figures.includes(figure) && before(c));
+    if (claim) return claim;
+  }
+  const said = terms(message.text);
+  const says = (t: string) =>
+    said.some((s) => s === t || (t.length >= 5 && s.length >= 5 && (s.startsWith(t) || t.startsWith(s))));
+  for (const figure of figures) {
+    const claim = claims.find(
+      (c) =>
+        before(c) &&
+        figuresOf(c.lower).includes(figure) &&
+        new Set(terms(c.text)).size >= 3 &&
+        terms(c.text).every(says),
+    );
+    if (claim) return claim;
+  }
+  return undefined;
 }
 
 function referenceMask(text: string, claims: DeadClaim[]) {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rankEpisodes } from "../src/retrieval/episodes";
-import { reciprocalRankFusion } from "../src/retrieval/fuse";
+import { fusedByPosition, reciprocalRankFusion, spreadFused } from "../src/retrieval/fuse";
 import { asksQuestion, rescueNeighbours } from "../src/retrieval/neighbours";
 import { ftsMatchExpression, queryTerms } from "../src/retrieval/query-terms";
 import { ageInDays, compositeScore, recencyWeight, usageBoost } from "../src/retrieval/score";
@@ -56,6 +56,41 @@ describe("reciprocal rank fusion", () => {
         },
       ),
     );
+  });
+});
+
+describe("reciprocal rank fusion by position", () => {
+  it("gives each position the score reciprocalRankFusion gives its id", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.array(fc.nat(), { maxLength: 40 }), { maxLength: 3 }),
+        fc.array(fc.double({ min: 0, max: 2, noNaN: true }), { maxLength: 3 }),
+        fc.integer({ min: 0, max: 80 }),
+        (size, raw, weights, k) => {
+          // Positions inside the list, none repeated within a ranking.
+          const rankings = raw.map((r) => [...new Set(r.map((n) => n % size))]);
+          const byPosition = fusedByPosition(rankings, size, k, weights);
+          const byId = new Map(
+            reciprocalRankFusion(
+              rankings.map((r) => r.map(String)),
+              k,
+              weights,
+            ).map((f) => [Number(f.id), f.score]),
+          );
+          for (let i = 0; i < size; i++) expect(byPosition[i]).toBe(byId.get(i) ?? 0);
+        },
+      ),
+    );
+  });
+
+  it("spreads fused scores over [0, 1]: the best is 1, a last place at the depth is 0", () => {
+    const top = 1 / 21 + 0.5 / 21;
+    expect(spreadFused(top, top, 20, 100)).toBe(1);
+    expect(spreadFused(1 / 120, top, 20, 100)).toBe(0);
+    const mid = spreadFused(1 / 30, top, 20, 100);
+    expect(mid).toBeGreaterThan(0);
+    expect(mid).toBeLessThan(1);
   });
 });
 

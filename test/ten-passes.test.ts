@@ -223,6 +223,52 @@ describe("pass 5: rank and tier", () => {
     expect(omitted.map((o) => [o.object.objectId, o.tier])).toEqual([["w", "irrelevant"]]);
   });
 
+  it("fuses BM25 with the vector index's nearest objects: a near object with no shared word is relevant", () => {
+    const group = [
+      object({ objectId: "k", text: "keynote_speaker: Dr. Okafor", ts: "2025-05-01T00:00:00Z" }),
+      object({ objectId: "v", text: "venue: Hall B, speaker room 2", ts: "2025-05-01T00:00:00Z" }),
+      object({ objectId: "c", text: "catering: Saffron Table", ts: "2025-05-01T00:00:00Z" }),
+    ];
+    const tier = (query: string, similar?: Map<string, number>) =>
+      Object.fromEntries(
+        rankGroup(group, { query, now: NOW, similar }, tiers.facts).ranked.map((x) => [
+          x.object.objectId,
+          x.tier,
+        ]),
+      );
+    // BM25 alone: the misspelled query shares no word with any object.
+    expect(tier("who is the keynot speakr?")).toEqual({ k: "minimal", v: "minimal", c: "minimal" });
+    // The vector index found k near the query; c below the cosine floor, and ids of other lists, do nothing.
+    const similar = new Map([
+      ["k", 0.46],
+      ["c", 0.2],
+      ["elsewhere", 0.9],
+    ]);
+    expect(tier("who is the keynot speakr?", similar)).toEqual({
+      k: "important",
+      v: "minimal",
+      c: "minimal",
+    });
+    // Found by both retrievers beats found by one: v shares "room" with the query and is near it too.
+    const both = rankGroup(
+      group,
+      {
+        query: "keynot speakr room",
+        now: NOW,
+        similar: new Map([
+          ["v", 0.41],
+          ["k", 0.46],
+        ]),
+      },
+      tiers.facts,
+    );
+    expect(both.ranked.map((x) => [x.object.objectId, x.tier])).toEqual([
+      ["v", "important"],
+      ["k", "important"],
+      ["c", "minimal"],
+    ]);
+  });
+
   it("scores a list it has indexed afresh for each query, and a new list by its own texts", () => {
     const group = [
       object({ objectId: "a", text: "budget: $50k" }),

@@ -420,8 +420,9 @@ describe("message embeddings after the first scan", () => {
           return hashing.embed(texts);
         },
       } as unknown as HashingEmbedder;
+      const vectorOf = async (query: string) => (await hashing.embed([query]))[0] as number[];
       const ids = async (query: string, embedder: HashingEmbedder = hashing) =>
-        (await embedded(instance).semantic(query, embedder, "ns", 10)).map((m) => m.id);
+        (await embedded(instance).semantic(await vectorOf(query), embedder, "ns", 10)).map((m) => m.id);
 
       const scanning = ids("offsite Lisbon", slow);
       await instance.ingest("acme", t.thread, [turn("a3", 3, "Catering vendor shortlist: Saffron Table.")]);
@@ -435,8 +436,9 @@ describe("message embeddings after the first scan", () => {
       // The same answers as an index that scans the whole transcript afresh.
       const fresh = new EpisodeIndex(state.storage.sql, new SqliteVectorIndex(state.storage.sql));
       for (const query of ["offsite Lisbon", "catering vendor saffron", "keynote speaker okafor"]) {
-        expect(await fresh.semantic(query, hashing, "ns", 10)).toEqual(
-          await embedded(instance).semantic(query, hashing, "ns", 10),
+        const vector = await vectorOf(query);
+        expect(await fresh.semantic(vector, hashing, "ns", 10)).toEqual(
+          await embedded(instance).semantic(vector, hashing, "ns", 10),
         );
       }
     });

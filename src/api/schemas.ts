@@ -437,8 +437,9 @@ export const ContextResult = z
             .min(0)
             .openapi({
               description:
-                "Reading the thread's own SQLite (messages, episode retrieval, items, claims, layers): synchronous, so " +
-                "CPU time, except embedding the query, which is I/O with the Workers AI embedder.",
+                "Reading the thread's own SQLite (messages, episode retrieval, items, claims, layers, and the vector " +
+                "search for facts and items, which runs once the facts have arrived): synchronous, so CPU time, except " +
+                "embedding the query and facts not yet indexed, which is I/O with the Workers AI embedder.",
             }),
           passes_ms: z.number().min(0).openapi({
             description:

@@ -143,7 +143,12 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const omitted = [...settled.omitted];
 
   // 5. rank and tier
-  const rankContext: RankContext = { query: input.query, now: input.now, taskType: input.taskType };
+  const rankContext: RankContext = {
+    query: input.query,
+    now: input.now,
+    taskType: input.taskType,
+    similar: input.similar,
+  };
   const rank = (objects: ContextObject[], tierOf: Parameters<typeof rankGroup>[2]) => {
     const { ranked, omitted: irrelevant } = rankGroup(objects, rankContext, tierOf);
     for (const o of irrelevant) omitted.push(o);

@@ -58,7 +58,7 @@ const FIGURE_PRESENT = /[$€£¥%]/;
 const figureMemo = new Map<string, readonly string[]>();
 const FIGURE_MEMO_LIMIT = 50_000;
 
-function figuresOf(text: string): readonly string[] {
+export function figuresOf(text: string): readonly string[] {
   let found = figureMemo.get(text);
   if (found === undefined) {
     found = [...text.matchAll(FIGURE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ""));

@@ -97,6 +97,11 @@ export interface CompileInput {
   messages: MessageRecord[];
   /** Earlier messages retrieved by relevance to the query, in any order; tail messages may recur. */
   episodes?: EpisodeRecord[];
+  /**
+   * Facts and state items the thread's vector index found nearest the query, with their cosine, by
+   * object id (fact id, item uid); fused with BM25 in pass 5. Absent: lexical relevance alone.
+   */
+  similar?: ReadonlyMap<string, number>;
   countTokens: (text: string) => number;
   /**
    * What earlier compiles of this thread worked out (normalised objects, line counts, the temporal

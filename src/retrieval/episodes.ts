@@ -1,4 +1,4 @@
-import { reciprocalRankFusion } from "./fuse";
+import { reciprocalRankFusion, spreadFused } from "./fuse";
 import { type Adjacent, rescueNeighbours } from "./neighbours";
 import { ageInDays, compositeScore } from "./score";
 import { inPeriod, type Period } from "./time-query";
@@ -52,14 +52,11 @@ export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   const fused = reciprocalRankFusion([input.lexical, vector], EPISODE_RRF_K, [1, VECTOR_WEIGHT]);
   const top = fused[0]?.score ?? 0;
   if (top <= 0) return [];
-  // Scaling from the score of a last-place candidate spreads fused scores over [0, 1]; RRF alone
-  // bunches them, which would let the recency term outrank a clearly better match.
-  const floor = 1 / (EPISODE_RRF_K + FUSION_DEPTH);
   const { period } = input;
   const similarity = fused.map(({ id, score }) => {
     const ts = input.messages.get(id)?.ts;
     const outside = period !== null && ts !== undefined && !inPeriod(ts, period);
-    const scaled = Math.max(0, (score - floor) / (top - floor));
+    const scaled = spreadFused(score, top, EPISODE_RRF_K, FUSION_DEPTH);
     return { id, score: scaled * (outside ? OUT_OF_PERIOD_SHARE : 1) };
   });
   // Texts and times are looked up in the caller's map, not copied: it holds every message named above.

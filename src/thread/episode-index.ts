@@ -212,16 +212,18 @@ export class EpisodeIndex {
     return rowids.map((r) => this.ftsIds.get(r) as string);
   }
 
-  /** Nearest messages to the query by embedding, after embedding what is not embedded yet. */
+  /**
+   * Nearest messages to the query's vector (from the same embedder), after embedding what is not
+   * embedded yet.
+   */
   async semantic(
-    query: string,
+    vector: number[],
     embedder: Embedder,
     namespace: string,
     limit: number,
   ): Promise<{ id: string; score: number }[]> {
     await this.embedPending(embedder, namespace);
-    const [vector] = await embedder.embed([query]);
-    if (!vector || vector.every((v) => v === 0)) return [];
+    if (vector.every((v) => v === 0)) return [];
     const matches = await this.vectors.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace });
     return matches.map((m) => ({ id: m.id, score: m.score }));
   }

@@ -29,6 +29,7 @@ import { toFactView } from "../facts/fact-view";
 import { planFactWrites } from "../facts/plan-writes";
 import { prepareFact, valueText } from "../facts/prepare-fact";
 import { toInstant } from "../facts/time";
+import type { Embedder } from "../ports/embedder";
 import type { VectorIndex } from "../ports/vector-index";
 import { FUSION_DEPTH, rankEpisodes } from "../retrieval/episodes";
 import { readTimeQuery } from "../retrieval/time-query";
@@ -43,6 +44,7 @@ import { TraceRepository } from "../traces/trace-repository";
 import { deepFreeze } from "./deep-freeze";
 import { EpisodeIndex, writtenTailRecord } from "./episode-index";
 import { ExtractionStore, type ExtractResult } from "./extraction-store";
+import { FactVectors } from "./fact-vectors";
 import { LayerStore } from "./layer-store";
 import { type LayerName, THREAD_SCHEMA, type ThreadRecord } from "./thread-schema";
 import { threadStub } from "./thread-stub";
@@ -132,9 +134,10 @@ const notFound = (thread: string) =>
 export class ThreadObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly extraction: ExtractionStore;
-  /** Item embeddings, in this thread's own storage (the offline default index). */
+  /** Item, message and fact embeddings, in this thread's own storage (the offline default index). */
   private readonly vectors: VectorIndex;
   private readonly episodes: EpisodeIndex;
+  private readonly factVectors: FactVectors;
   private readonly layers: LayerStore;
   /** Screening verdicts on user turns, decided when each turn is written. */
   private readonly screens: TurnScreens;
@@ -151,6 +154,7 @@ export class ThreadObject extends DurableObject<Env> {
     this.extraction = new ExtractionStore(this.sql);
     this.vectors = new SqliteVectorIndex(this.sql);
     this.episodes = new EpisodeIndex(this.sql, this.vectors);
+    this.factVectors = new FactVectors(this.sql, this.vectors);
     this.layers = new LayerStore(this.sql);
     this.screens = new TurnScreens(this.sql);
   }
@@ -602,7 +606,9 @@ export class ThreadObject extends DurableObject<Env> {
     const countTokens = await loadTokenCounter();
     const messages = this.episodes.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : new Date().toISOString();
-    const retrieved = await this.retrieveEpisodes(thread, request.query, now);
+    const embedder = embedderFor(this.env);
+    const queryVector = await this.queryVector(thread, embedder, request.query);
+    const retrieved = await this.retrieveEpisodes(thread, request.query, now, embedder, queryVector);
     const screens = this.screens.of([...messages, ...retrieved].map((m) => m.id));
     const screened = <T extends MessageRecord>(m: T): T => {
       const screen = screens.get(m.id);
@@ -621,6 +627,8 @@ export class ThreadObject extends DurableObject<Env> {
     const environmentFacts = [...this.layers.entries("environment", true)];
     const threadRead = performance.now();
     const { rows: facts, read: factsRead } = await factsPending;
+    const factsArrived = performance.now();
+    const similar = await this.nearestState(thread, facts, embedder, queryVector);
     const passesStarted = performance.now();
     const output = compileContext({
       query: request.query,
@@ -643,6 +651,7 @@ export class ThreadObject extends DurableObject<Env> {
       statedClaims,
       messages,
       episodes,
+      similar,
       countTokens,
       format: request.format,
       system: request.system,
@@ -663,8 +672,8 @@ export class ThreadObject extends DurableObject<Env> {
       );
     }
     const timings = {
-      thread_reads_ms: milliseconds(threadRead - started),
-      facts_ms: milliseconds(passesStarted - threadRead),
+      thread_reads_ms: milliseconds(threadRead - started + (passesStarted - factsArrived)),
+      facts_ms: milliseconds(factsArrived - threadRead),
       passes_ms: milliseconds(passesDone - passesStarted),
       facts_read: factsRead,
     };
@@ -718,17 +727,24 @@ export class ThreadObject extends DurableObject<Env> {
    * Earlier messages relevant to the query: FTS5 and vector candidates, their session neighbours, ranked
    * by src/retrieval. A failing embedder costs the vector half of the ranking, never the compile.
    */
-  private async retrieveEpisodes(thread: string, query: string, now: string): Promise<EpisodeRecord[]> {
+  private async retrieveEpisodes(
+    thread: string,
+    query: string,
+    now: string,
+    embedder: Embedder,
+    queryVector: number[] | null,
+  ): Promise<EpisodeRecord[]> {
     const lexical = this.episodes.lexical(query, FUSION_DEPTH);
-    const embedder = embedderFor(this.env);
     let vector: { id: string; score: number }[] = [];
     try {
-      vector = await this.episodes.semantic(
-        query,
-        embedder,
-        `${thread}/messages/${embedder.name}`,
-        FUSION_DEPTH,
-      );
+      if (queryVector) {
+        vector = await this.episodes.semantic(
+          queryVector,
+          embedder,
+          `${thread}/messages/${embedder.name}`,
+          FUSION_DEPTH,
+        );
+      }
     } catch (error) {
       console.error("episode vector search failed", thread, error);
     }
@@ -746,6 +762,53 @@ export class ThreadObject extends DurableObject<Env> {
         const record = records.get(ranked.id);
         return record ? [{ ...record, score: ranked.score }] : [];
       });
+  }
+
+  /** The query's embedding, once per compile for every vector search; null when the embedder fails. */
+  private async queryVector(thread: string, embedder: Embedder, query: string): Promise<number[] | null> {
+    try {
+      const [vector] = await embedder.embed([query]);
+      return vector ?? null;
+    } catch (error) {
+      console.error("query embedding failed", thread, error);
+      return null;
+    }
+  }
+
+  /**
+   * The vector half of fact and state-item retrieval: the current facts and the items nearest the query
+   * in the thread's vector index, with their cosine, by object id; pass 5 fuses them with BM25. Items are
+   * indexed as extraction writes them; facts as this thread first compiles with them. A failing index or
+   * embedder leaves BM25 alone, never fails the compile.
+   */
+  private async nearestState(
+    thread: string,
+    facts: readonly FactRow[],
+    embedder: Embedder,
+    queryVector: number[] | null,
+  ): Promise<Map<string, number>> {
+    const similar = new Map<string, number>();
+    if (!queryVector) return similar;
+    try {
+      const nearFacts = await this.factVectors.nearest(
+        facts,
+        embedder,
+        `${thread}/facts/${embedder.name}`,
+        queryVector,
+        FUSION_DEPTH,
+      );
+      // Items are written to the index by extraction (see extract), under the thread's own namespace.
+      const nearItems = queryVector.some((v) => v !== 0)
+        ? await this.vectors.query(queryVector, {
+            topK: FUSION_DEPTH,
+            namespace: `${thread}/${embedder.name}`,
+          })
+        : [];
+      for (const match of [...nearFacts, ...nearItems]) similar.set(match.id, match.score);
+    } catch (error) {
+      console.error("fact and item vector search failed", thread, error);
+    }
+    return similar;
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {

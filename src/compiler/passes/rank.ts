@@ -1,4 +1,6 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
+import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } from "../../retrieval/episodes";
+import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
 import type { ContextObject, Omission } from "../context-object";
 import { corpusAfter, LazyCorpus } from "../lexical";
 import { type ListEdits, listEdits } from "../list-edits";
@@ -109,6 +111,11 @@ export interface RankContext {
   query: string;
   now: string;
   taskType?: TaskTypeName;
+  /**
+   * Cosine similarity to the query of the objects the thread's vector index found nearest (facts and
+   * state items, through the VectorIndex port), by object id. Objects not in it were not among them.
+   */
+  similar?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -267,8 +274,7 @@ export function rankGroup(
   const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? whys.scores(ctx.query) : [];
-  let top = 0;
-  for (const r of relevance) if (r > top) top = r;
+  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar);
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
   // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
   const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
@@ -284,7 +290,7 @@ export function rankGroup(
       omitted.push({ object, reason: "irrelevant", detail: inactive, tier: "irrelevant" });
       continue;
     }
-    const tier = parts.critical[i] ? "critical" : tierOf(object, r > 0);
+    const tier = parts.critical[i] ? "critical" : tierOf(object, r > 0 || nearest.has(i));
     if (tier === "irrelevant") {
       omitted.push({ object, reason: "irrelevant", detail: "no overlap with the query", tier });
       continue;
@@ -294,7 +300,7 @@ export function rankGroup(
       tier,
       relevance: r,
       score: scoreOf(
-        top > 0 ? r / top : 0,
+        similarity[i] as number,
         parts.typePriorities[i] as number,
         nowMs - (timestamps[i] as number),
         parts.halfLives[i] as number,
@@ -314,6 +320,59 @@ export function rankGroup(
     for (const r of group) ranked.push(r);
   }
   return { ranked, omitted };
+}
+
+/**
+ * Hybrid relevance of a group's objects (seed 004's semantic signal): the BM25 ranking of the group's
+ * texts and the vector index's ranking of its nearest objects, fused by reciprocal rank as episodes are
+ * (src/retrieval/episodes.ts: the same k, vector weight and cosine floor), spread over [0, 1]. BM25 ranks
+ * every candidate the compile holds, so it is the lexical retriever's full answer rather than a top k.
+ * `nearest` holds the positions the vector ranking brought in, relevant even with no word in common.
+ */
+function hybridSimilarity(
+  objects: readonly ContextObject[],
+  relevance: readonly number[],
+  similar: ReadonlyMap<string, number> | undefined,
+): { similarity: Float64Array; nearest: Set<number> } {
+  const lexical: number[] = [];
+  for (let i = 0; i < relevance.length; i++) if ((relevance[i] as number) > 0) lexical.push(i);
+  lexical.sort((a, b) => (relevance[b] as number) - (relevance[a] as number) || a - b);
+  const nearest = new Set<number>();
+  const byCosine: number[] = [];
+  if (similar?.size) {
+    const at = positionsOf(objects);
+    const cosines = new Map<number, number>();
+    for (const [id, cosine] of similar) {
+      const i = at.get(id);
+      if (i !== undefined && cosine >= MIN_VECTOR_SIMILARITY) cosines.set(i, cosine);
+    }
+    for (const i of cosines.keys()) {
+      nearest.add(i);
+      byCosine.push(i);
+    }
+    byCosine.sort((a, b) => (cosines.get(b) as number) - (cosines.get(a) as number) || a - b);
+  }
+  const similarity = fusedByPosition([lexical, byCosine], objects.length, EPISODE_RRF_K, [1, VECTOR_WEIGHT]);
+  let top = 0;
+  for (const score of similarity) if (score > top) top = score;
+  const depth = Math.max(FUSION_DEPTH, lexical.length);
+  for (let i = 0; i < similarity.length; i++) {
+    const score = similarity[i] as number;
+    if (score > 0) similarity[i] = spreadFused(score, top, EPISODE_RRF_K, depth);
+  }
+  return { similarity, nearest };
+}
+
+const positions = new WeakMap<readonly ContextObject[], Map<string, number>>();
+
+/** Each object's position in its list by id, kept per list (a warm thread ranks the same lists again). */
+function positionsOf(objects: readonly ContextObject[]): Map<string, number> {
+  let found = positions.get(objects);
+  if (!found) {
+    found = new Map(objects.map((o, i) => [o.objectId, i]));
+    positions.set(objects, found);
+  }
+  return found;
 }
 
 const TIER_ORDER: Record<PriorityTierName, number> = {

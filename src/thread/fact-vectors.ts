@@ -1,0 +1,96 @@
+import type { FactRow } from "../facts/fact-schema";
+import type { Embedder } from "../ports/embedder";
+import { MAX_TOP_K, type VectorIndex } from "../ports/vector-index";
+
+export const FACT_VECTOR_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS fact_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
+];
+
+/** Facts embedded per compile at most, as for messages: a cold thread's first compile stays bounded. */
+export const FACT_EMBED_PER_COMPILE = 2_000;
+const EMBED_BATCH = 100;
+
+/**
+ * The vector side of fact retrieval: the current facts this thread compiles with, embedded through the
+ * Embedder port into the thread's VectorIndex under one namespace per embedder. Facts are project-wide
+ * and written by any thread, so each thread indexes the ones its copy holds when it first compiles with
+ * them (a fact version's text never changes, so once is enough), and drops the ones no longer current,
+ * which keeps the index to what a compile can use. Which facts are in the index is kept in the thread's
+ * SQLite (`fact_embedded`), so a restarted object does not embed them again.
+ */
+export class FactVectors {
+  /** Ids in the index, per embedder, loaded from `fact_embedded` on first use. */
+  private readonly indexed = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly vectors: VectorIndex,
+  ) {
+    for (const statement of FACT_VECTOR_SCHEMA) this.sql.exec(statement);
+  }
+
+  /** The current facts nearest the query vector, nearest first, after bringing the index up to date. */
+  async nearest(
+    rows: readonly FactRow[],
+    embedder: Embedder,
+    namespace: string,
+    query: number[],
+    limit: number,
+  ): Promise<{ id: string; score: number }[]> {
+    await this.sync(rows, embedder, namespace);
+    if (this.ids(embedder).size === 0 || query.every((v) => v === 0)) return [];
+    const matches = await this.vectors.query(query, { topK: Math.min(limit, MAX_TOP_K), namespace });
+    return matches.map((m) => ({ id: m.id, score: m.score }));
+  }
+
+  private ids(embedder: Embedder): Set<string> {
+    let ids = this.indexed.get(embedder.name);
+    if (!ids) {
+      ids = new Set(
+        this.sql
+          .exec<{ id: string }>("SELECT id FROM fact_embedded WHERE embedder = ?", embedder.name)
+          .toArray()
+          .map((r) => r.id),
+      );
+      this.indexed.set(embedder.name, ids);
+    }
+    return ids;
+  }
+
+  private async sync(rows: readonly FactRow[], embedder: Embedder, namespace: string): Promise<void> {
+    const ids = this.ids(embedder);
+    const current = new Set<string>();
+    const pending: FactRow[] = [];
+    for (const row of rows) {
+      if (!row.isValid || row.txEnd !== null) continue;
+      current.add(row.id);
+      if (!ids.has(row.id) && pending.length < FACT_EMBED_PER_COMPILE) pending.push(row);
+    }
+    const retired = [...ids].filter((id) => !current.has(id));
+    if (retired.length) {
+      await this.vectors.deleteByIds(namespace, retired);
+      for (const id of retired) {
+        ids.delete(id);
+        this.sql.exec("DELETE FROM fact_embedded WHERE embedder = ? AND id = ?", embedder.name, id);
+      }
+    }
+    for (let start = 0; start < pending.length; start += EMBED_BATCH) {
+      const batch = pending.slice(start, start + EMBED_BATCH);
+      const vectors = await embedder.embed(batch.map((row) => row.content));
+      // A fact with nothing to embed gets the zero vector, which the index refuses; it is marked done.
+      await this.vectors.upsert(
+        batch
+          .map((row, i) => ({ id: row.id, namespace, values: vectors[i] ?? [], metadata: { kind: "fact" } }))
+          .filter((r) => r.values.some((v) => v !== 0)),
+      );
+      for (const row of batch) {
+        ids.add(row.id);
+        this.sql.exec(
+          "INSERT INTO fact_embedded (embedder, id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+          embedder.name,
+          row.id,
+        );
+      }
+    }
+  }
+}
