@@ -5,6 +5,7 @@ import { MAX_TOP_K } from "../ports/vector-index";
 import { ftsMatchExpression } from "../retrieval/query-terms";
 import type { MessageScope } from "../state/types";
 import { compareBinary } from "./binary-collation";
+import { embedIntoIndex } from "./embed-into-index";
 import { TranscriptOrder } from "./transcript-order";
 
 /**
@@ -22,7 +23,6 @@ export const EPISODE_SCHEMA = [
 const BACKFILLED = "episode_index_backfilled";
 /** Messages embedded per compile at most, so a first query on a huge thread stays bounded. */
 export const EMBED_PER_QUERY = 2_000;
-const EMBED_BATCH = 100;
 /** Ids per `IN (...)` lookup. */
 const ID_CHUNK = 50;
 /** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
@@ -271,23 +271,16 @@ export class EpisodeIndex {
     namespace: string,
     pending: { id: string; content: string }[],
   ): Promise<void> {
-    for (let start = 0; start < pending.length; start += EMBED_BATCH) {
-      const batch = pending.slice(start, start + EMBED_BATCH);
-      const vectors = await embedder.embed(batch.map((m) => m.content));
-      // A blank message embeds as the zero vector, which the index refuses; it is marked done anyway.
-      await this.vectors.upsert(
-        batch
-          .map((m, i) => ({ id: m.id, namespace, values: vectors[i] ?? [], metadata: { kind: "message" } }))
-          .filter((r) => r.values.some((v) => v !== 0)),
-      );
-      for (const m of batch) {
+    const entries = pending.map((m) => ({ id: m.id, text: m.content }));
+    await embedIntoIndex(embedder, this.vectors, namespace, "message", entries, (ids) => {
+      for (const id of ids) {
         this.sql.exec(
           "INSERT INTO episode_embedded (embedder, id) VALUES (?, ?) ON CONFLICT DO NOTHING",
           embedder.name,
-          m.id,
+          id,
         );
       }
-    }
+    });
   }
 
   /** Stored messages among the ids, with their text. */

@@ -1,6 +1,7 @@
 import type { FactRow } from "../facts/fact-schema";
 import type { Embedder } from "../ports/embedder";
 import { MAX_TOP_K, type VectorIndex } from "../ports/vector-index";
+import { embedIntoIndex } from "./embed-into-index";
 
 export const FACT_VECTOR_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS fact_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
@@ -8,7 +9,6 @@ export const FACT_VECTOR_SCHEMA = [
 
 /** Facts embedded per compile at most, as for messages: a cold thread's first compile stays bounded. */
 export const FACT_EMBED_PER_COMPILE = 2_000;
-const EMBED_BATCH = 100;
 
 /**
  * The vector side of fact retrieval: the current facts this thread compiles with, embedded through the
@@ -74,23 +74,16 @@ export class FactVectors {
         this.sql.exec("DELETE FROM fact_embedded WHERE embedder = ? AND id = ?", embedder.name, id);
       }
     }
-    for (let start = 0; start < pending.length; start += EMBED_BATCH) {
-      const batch = pending.slice(start, start + EMBED_BATCH);
-      const vectors = await embedder.embed(batch.map((row) => row.content));
-      // A fact with nothing to embed gets the zero vector, which the index refuses; it is marked done.
-      await this.vectors.upsert(
-        batch
-          .map((row, i) => ({ id: row.id, namespace, values: vectors[i] ?? [], metadata: { kind: "fact" } }))
-          .filter((r) => r.values.some((v) => v !== 0)),
-      );
-      for (const row of batch) {
-        ids.add(row.id);
+    const entries = pending.map((row) => ({ id: row.id, text: row.content }));
+    await embedIntoIndex(embedder, this.vectors, namespace, "fact", entries, (embedded) => {
+      for (const id of embedded) {
+        ids.add(id);
         this.sql.exec(
           "INSERT INTO fact_embedded (embedder, id) VALUES (?, ?) ON CONFLICT DO NOTHING",
           embedder.name,
-          row.id,
+          id,
         );
       }
-    }
+    });
   }
 }
