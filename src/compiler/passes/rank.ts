@@ -6,9 +6,10 @@ import { corpusAfter, LazyCorpus } from "../lexical";
 import { type ListEdits, listEdits } from "../list-edits";
 
 /**
- * Pass 5: relevance and priority tiers. Lexical relevance (BM25) is blended with seed 004's composite
- * score — semantic match first, then type priority, recency on the object's half-life, outcome, usage
- * and confidence — and every object gets a tier:
+ * Pass 5: relevance and priority tiers. Hybrid relevance (BM25 fused with the vector index's nearest
+ * objects, see hybridSimilarity) is the semantic signal of seed 004's composite score — then type
+ * priority, recency on the object's half-life, outcome, usage and confidence — and every object gets a
+ * tier:
  *  critical   explicit constraints and policy at authority level 2 or above (level 0 is highest);
  *  important  what the query is about, and current environment signals;
  *  useful     the recent conversation;
