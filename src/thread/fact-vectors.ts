@@ -61,12 +61,15 @@ export class FactVectors {
     const ids = this.ids(embedder);
     const current = new Set<string>();
     const pending: FactRow[] = [];
+    let stillCurrent = 0;
     for (const row of rows) {
       if (!row.isValid || row.txEnd !== null) continue;
       current.add(row.id);
-      if (!ids.has(row.id) && pending.length < FACT_EMBED_PER_COMPILE) pending.push(row);
+      if (ids.has(row.id)) stillCurrent++;
+      else if (pending.length < FACT_EMBED_PER_COMPILE) pending.push(row);
     }
-    const retired = [...ids].filter((id) => !current.has(id));
+    // Every indexed fact still current, as on nearly every compile: nothing to look for.
+    const retired = stillCurrent === ids.size ? [] : [...ids].filter((id) => !current.has(id));
     if (retired.length) {
       await this.vectors.deleteByIds(namespace, retired);
       for (const id of retired) {
