@@ -1,10 +1,11 @@
-import type { ThreadObject } from "./thread/thread-object";
+import type { ExtractionJobBody } from "./extraction/jobs";
+import type { ThreadRpc } from "./thread/thread-rpc";
 
 /** Bindings every deployment has. Per-tenant D1 bindings are looked up by name through the registry. */
 export interface Env {
-  THREADS: DurableObjectNamespace<ThreadObject>;
+  THREADS: DurableObjectNamespace<ThreadRpc>;
   /** Extraction jobs, one per ingest that added messages. */
-  EXTRACTION_QUEUE: Queue<import("./extraction/jobs").ExtractionJobBody>;
+  EXTRACTION_QUEUE: Queue<ExtractionJobBody>;
   /** "local" only under `wrangler dev` and tests; anything else is a deployment. */
   TENURE_ENV: string;
   /** JSON tenant registry; see src/tenancy/registry.ts. */

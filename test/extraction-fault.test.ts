@@ -1,7 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { EventInput } from "../src/api/schemas";
 import type { ThreadObject } from "../src/thread/thread-object";
 import { call, message, newThread } from "./helpers";
+import { bareThread } from "./support/bare-thread";
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute)).toISOString();
 
@@ -31,8 +33,12 @@ describe("extraction fault tolerance", () => {
     await clean.context({ query: "budget" });
 
     const faulty = await newThread(undefined, { project: "fault-crash" });
-    await faulty.events(conversation);
     const id = env.THREADS.idFromName(`tenant:acme/thread:${faulty.thread}`);
+    // The messages are stored but not extracted yet (the object's background upkeep would extract them
+    // at once): written through the thread's capabilities directly.
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      await bareThread(state, faulty.thread).ingest(conversation as EventInput[]);
+    });
     // The first half of a run reaches D1 (facts), then the object dies before its own commit: an error
     // inside blockConcurrencyWhile resets the object, as an eviction would.
     const crashed = runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject, state) => {

@@ -2,10 +2,11 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../src/adapters/hashing-embedder";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index";
-import { EpisodeIndex } from "../src/thread/episode-index";
 import { ThreadObject } from "../src/thread/thread-object";
-import { TranscriptOrder } from "../src/thread/transcript-order";
+import { EpisodeIndex } from "../src/thread/transcript/episode-index";
+import { TranscriptOrder } from "../src/thread/transcript/transcript-order";
 import { call, fact, message, newThread } from "./helpers";
+import { bareThread } from "./support/bare-thread";
 
 /**
  * The thread object keeps decoded copies of its storage between compiles (layers, items, claims, message
@@ -156,8 +157,9 @@ describe("held message records", () => {
   it("take the scope extraction gives a message after they were read", async () => {
     const t = await newThread();
     const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
-    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject) => {
-      const ingested = await instance.ingest("acme", t.thread, [
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const bare = bareThread(state, t.thread);
+      await bare.ingest([
         {
           type: "message",
           id: "d1",
@@ -167,11 +169,10 @@ describe("held message records", () => {
         },
         { type: "message", id: "d2", ts: second(2), role: "user", content: "Draft: 24-month contract" },
       ]);
-      expect(ingested.ok).toBe(true);
-      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      const episodes = bare.transcript.episodes;
       // Read (and held) before extraction has scoped the turn.
       expect(episodes.records(["d2"]).get("d2")?.scope ?? null).toBeNull();
-      await instance.extract("acme", t.thread, {});
+      await bare.extract();
       expect(episodes.records(["d2"]).get("d2")?.scope).toBe("draft");
     });
   });
@@ -181,14 +182,15 @@ describe("held transcript tail", () => {
   it("takes a new message, its detail forms and the scope extraction gives after it was read", async () => {
     const t = await newThread();
     const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
-    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject) => {
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
       const turn = (n: number, content: string) =>
         ({ type: "message", id: `t${n}`, ts: second(n), role: "user", content }) as const;
-      expect((await instance.ingest("acme", t.thread, [turn(1, "Morning, all.")])).ok).toBe(true);
-      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+      const bare = bareThread(state, t.thread);
+      expect((await bare.ingest([turn(1, "Morning, all.")])).value.accepted).toBe(1);
+      const episodes = bare.transcript.episodes;
       expect(episodes.tail(2).map((m) => m.id)).toEqual(["t1"]);
 
-      await instance.ingest("acme", t.thread, [
+      await bare.ingest([
         turn(2, "Let's do a drafting proposal. This is just exploratory."),
         turn(3, "Draft: 24-month contract with the Lisbon venue, paid quarterly in advance."),
       ]);
@@ -197,10 +199,10 @@ describe("held transcript tail", () => {
       expect(before[1]?.forms).toEqual(expect.objectContaining({ summary: expect.any(String) }));
       expect(before[1]?.scope ?? null).toBeNull();
 
-      await instance.extract("acme", t.thread, {});
+      await bare.extract();
       expect(episodes.tail(2)[1]?.scope).toBe("draft");
       // A message arriving with a past timestamp takes its place inside the tail.
-      await instance.ingest("acme", t.thread, [turn(2.5, "Which venue?")]);
+      await bare.ingest([turn(2.5, "Which venue?")]);
       expect(episodes.tail(2).map((m) => m.id)).toEqual(["t2.5", "t3"]);
     });
   });
@@ -210,8 +212,9 @@ describe("held transcript tail, carried over a write", () => {
   it("equals a fresh read after each turn, batch, late arrival, scope and rolled-back insert", async () => {
     const t = await newThread();
     const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
-    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject, state) => {
-      const episodes = (instance as unknown as { episodes: EpisodeIndex }).episodes;
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const bare = bareThread(state, t.thread);
+      const episodes = bare.transcript.episodes;
       const fresh = () => new EpisodeIndex(state.storage.sql, new SqliteVectorIndex(state.storage.sql));
       // Field order too: the envelope's bytes follow the records' keys.
       const check = () => {
@@ -221,23 +224,21 @@ describe("held transcript tail, carried over a write", () => {
       };
       const turn = (n: number, content: string, speaker?: string) =>
         ({ type: "message", id: `m${n}`, ts: second(n), role: "user", content, speaker }) as const;
-      await instance.ingest("acme", t.thread, [turn(1, "Morning, all.")]);
+      await bare.ingest([turn(1, "Morning, all.")]);
       check();
-      await instance.ingest("acme", t.thread, [
-        turn(2, "Let's do a drafting proposal. This is just exploratory."),
-      ]);
+      await bare.ingest([turn(2, "Let's do a drafting proposal. This is just exploratory.")]);
       check();
-      await instance.ingest("acme", t.thread, [
+      await bare.ingest([
         turn(4, "Draft: 24-month contract with the Lisbon venue, paid quarterly.", "Ada"),
         turn(3, "Which venue, and who signs?"),
       ]);
       check();
-      await instance.extract("acme", t.thread, {});
+      await bare.extract();
       check();
       // Earlier than the held tail's last turn: it takes its place inside.
-      await instance.ingest("acme", t.thread, [turn(3.5, "The Porto one.")]);
+      await bare.ingest([turn(3.5, "The Porto one.")]);
       check();
-      await instance.ingest("acme", t.thread, [turn(5, "Ada signs by Friday.")]);
+      await bare.ingest([turn(5, "Ada signs by Friday.")]);
       check();
       const sql = state.storage.sql;
       expect(() =>
@@ -267,9 +268,9 @@ describe("held transcript tail, carried over a write", () => {
         }),
       ).toThrow("abort");
       check();
-      await instance.ingest("acme", t.thread, [turn(6, "And the deposit is due in March.")]);
+      await bare.ingest([turn(6, "And the deposit is due in March.")]);
       check();
-      await instance.ingest("acme", t.thread, [turn(7, "Noted."), turn(8, "Thanks.")]);
+      await bare.ingest([turn(7, "Noted."), turn(8, "Thanks.")]);
       check();
     });
   });
@@ -388,7 +389,6 @@ describe("transcript order", () => {
 });
 
 describe("message embeddings after the first scan", () => {
-  const embedded = (instance: ThreadObject) => (instance as unknown as { episodes: EpisodeIndex }).episodes;
   const turn = (id: string, n: number, content: string) => ({
     type: "message" as const,
     id,
@@ -400,8 +400,10 @@ describe("message embeddings after the first scan", () => {
   it("embed each new message, including one written while a scan awaits the embedder", async () => {
     const t = await newThread();
     const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
-    await runInDurableObject(env.THREADS.get(id), async (instance: ThreadObject, state) => {
-      await instance.ingest("acme", t.thread, [
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const bare = bareThread(state, t.thread);
+      const index = bare.transcript.episodes;
+      await bare.ingest([
         turn("a1", 1, "The quarterly offsite is in Lisbon this year."),
         turn("a2", 2, "Remember to book the venue early."),
       ]);
@@ -421,25 +423,27 @@ describe("message embeddings after the first scan", () => {
         },
       } as unknown as HashingEmbedder;
       const vectorOf = async (query: string) => (await hashing.embed([query]))[0] as number[];
-      const ids = async (query: string, embedder: HashingEmbedder = hashing) =>
-        (await embedded(instance).semantic(await vectorOf(query), embedder, "ns", 10)).map((m) => m.id);
+      // Embedding is the write path's upkeep; search then reads the index.
+      const ids = async (query: string, embedder: HashingEmbedder = hashing) => {
+        await index.embedPending(embedder, "ns");
+        return (await index.semantic(await vectorOf(query), "ns", 10)).map((m) => m.id);
+      };
 
       const scanning = ids("offsite Lisbon", slow);
-      await instance.ingest("acme", t.thread, [turn("a3", 3, "Catering vendor shortlist: Saffron Table.")]);
+      await bare.ingest([turn("a3", 3, "Catering vendor shortlist: Saffron Table.")]);
       release();
       expect(await scanning).toContain("a1");
       expect(await ids("catering vendor saffron")).toContain("a3");
 
-      await instance.ingest("acme", t.thread, [turn("a4", 4, "Keynote speaker confirmed: Dr. Okafor.")]);
+      await bare.ingest([turn("a4", 4, "Keynote speaker confirmed: Dr. Okafor.")]);
       expect(await ids("keynote speaker okafor")).toContain("a4");
 
       // The same answers as an index that scans the whole transcript afresh.
       const fresh = new EpisodeIndex(state.storage.sql, new SqliteVectorIndex(state.storage.sql));
+      await fresh.embedPending(hashing, "ns");
       for (const query of ["offsite Lisbon", "catering vendor saffron", "keynote speaker okafor"]) {
         const vector = await vectorOf(query);
-        expect(await fresh.semantic(vector, hashing, "ns", 10)).toEqual(
-          await embedded(instance).semantic(vector, hashing, "ns", 10),
-        );
+        expect(await fresh.semantic(vector, "ns", 10)).toEqual(await index.semantic(vector, "ns", 10));
       }
     });
   });

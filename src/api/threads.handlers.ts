@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
-import type { Outcome } from "../thread/thread-object";
+import type { Outcome } from "../thread/thread-rpc";
 import { threadStub } from "../thread/thread-stub";
 import { getExpand, getExtractions, getState, postContext, postEvents, putThread } from "./threads.routes";
 

@@ -10,7 +10,7 @@ import type {
   RetiredValue,
   StateItem,
 } from "../state/types";
-import type { ExtractResult, WatermarkPosition } from "../thread/extraction-store";
+import type { ExtractResult, WatermarkPosition } from "./run-result";
 
 /**
  * One extraction run over the messages past the watermark (seed 002): the extractor proposes, the

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { ThreadRpc } from "./thread-object";
+import type { ThreadRpc } from "./thread-rpc";
 
 /**
  * The only way to address a thread's object. Its name joins the authenticated tenant and the thread,

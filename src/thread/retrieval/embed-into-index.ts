@@ -1,5 +1,5 @@
-import type { Embedder } from "../ports/embedder";
-import type { VectorIndex } from "../ports/vector-index";
+import type { Embedder } from "../../ports/embedder";
+import type { VectorIndex } from "../../ports/vector-index";
 
 /** Texts per embedder call: Workers AI takes up to 100 per request. */
 const EMBED_BATCH = 100;

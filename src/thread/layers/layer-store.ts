@@ -1,22 +1,79 @@
-import type { FactEventInput } from "../api/schemas";
-import type { LayerEntry } from "../compiler/types";
-import { readMarkers } from "../facts/markers";
-import { renderFactLine, valueText } from "../facts/prepare-fact";
-import { toInstant } from "../facts/time";
-import type { LayerName } from "./thread-schema";
+import type { FactEventInput } from "../../api/schemas";
+import type { LayerEntry } from "../../compiler/types";
+import { readMarkers } from "../../facts/markers";
+import { renderFactLine, valueText } from "../../facts/prepare-fact";
+import { toInstant } from "../../facts/time";
+import type { SqlHost } from "../host";
+
+export type LayerName = "working" | "environment";
+
+export const LAYER_SCHEMA = [
+  // Working-set and environment entries, every version kept: the current one per key has no
+  // replaced_by, and older values stay so the compiler can recognise them restated in messages.
+  `CREATE TABLE IF NOT EXISTS layer_versions (
+     layer TEXT NOT NULL, id TEXT NOT NULL, key TEXT NOT NULL, value_json TEXT NOT NULL, content TEXT NOT NULL,
+     tokens INTEGER NOT NULL, ts TEXT NOT NULL, expires_at TEXT, scope TEXT NOT NULL, scope_id TEXT,
+     classification TEXT NOT NULL, allow_roles_json TEXT NOT NULL, deny_roles_json TEXT NOT NULL,
+     replaced_by TEXT, PRIMARY KEY (layer, id))`,
+  `CREATE INDEX IF NOT EXISTS layer_versions_current ON layer_versions (layer, key, replaced_by)`,
+  // Layer writes seen, by event id, so a redelivered write is a duplicate (kind is `fact:<layer>`).
+  `CREATE TABLE IF NOT EXISTS event_ledger (id TEXT PRIMARY KEY, kind TEXT NOT NULL, received_at TEXT NOT NULL)`,
+];
+
+export type LayerWrite = FactEventInput & { id: string; ts: string; layer: LayerName };
 
 /**
  * The thread's working-set and environment layers (table `layer_versions`). Entries are upserted by key
- * and every version is kept. Each layer's versions are held decoded between compiles: the object is the
- * only writer of its storage and every write goes through `upsert`, which drops that layer's copy.
+ * and every version is kept. Each layer's versions are held decoded between compiles: this store is the
+ * only writer of its tables and every write goes through `upsert`, which drops that layer's copy.
  */
 export class LayerStore {
   private readonly held = new Map<
     LayerName,
     { versions: readonly LayerEntry[]; current: readonly LayerEntry[] }
   >();
+  private readonly sql: SqlStorage;
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(host: SqlHost) {
+    this.sql = host.sql;
+    for (const statement of LAYER_SCHEMA) this.sql.exec(statement);
+  }
+
+  /**
+   * Records a layer write unless its event id was seen before: "upserted", or "duplicate" for a
+   * redelivery. Call inside the ingest transaction.
+   */
+  append(
+    write: LayerWrite,
+    receivedAt: string,
+    countTokens: (text: string) => number,
+  ): "upserted" | "duplicate" {
+    const inserted = this.sql.exec(
+      "INSERT INTO event_ledger (id, kind, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      write.id,
+      `fact:${write.layer}`,
+      receivedAt,
+    );
+    if (inserted.rowsWritten === 0) return "duplicate";
+    this.upsert(write.layer, write, countTokens);
+    return "upserted";
+  }
+
+  /**
+   * Values a later write replaced, and initial environment values (from the thread's record) that an
+   * environment entry overrides: what extraction must not file as current again.
+   */
+  replacedValues(initialEnvironment: Record<string, unknown>): string[] {
+    const versions = [...this.entries("working", true), ...this.entries("environment", true)];
+    const replaced = versions
+      .filter((v) => v.replacedBy !== null)
+      .map((v) => valueText(JSON.parse(v.valueJson)));
+    const overridden = this.entries("environment")
+      .map((e) => initialEnvironment[e.key])
+      .filter((value) => value !== undefined && value !== null)
+      .map((value) => valueText(value));
+    return [...replaced, ...overridden];
+  }
 
   /** Entries of a layer: current ones only, or every version when the compiler needs the history. */
   entries(layer: LayerName, withHistory = false): readonly LayerEntry[] {
@@ -31,7 +88,7 @@ export class LayerStore {
   }
 
   /** Upserts by key; an older write never replaces a newer one. */
-  upsert(
+  private upsert(
     layer: LayerName,
     f: FactEventInput & { id: string; ts: string },
     countTokens: (text: string) => number,

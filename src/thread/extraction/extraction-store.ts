@@ -1,15 +1,19 @@
-import type { StatedClaims, StateItemRecord } from "../compiler/types";
-import type { MessageClaim } from "../extraction/run-extraction";
-import { computeUid } from "../state/items";
-import { renderItemLine } from "../state/render";
-import type { MessageScope, RetiredValue, StateItem } from "../state/types";
-import { compareBinary } from "./binary-collation";
-import { deepFreeze } from "./deep-freeze";
+import type { StatedClaims, StateItemRecord } from "../../compiler/types";
+import type { MessageClaim } from "../../extraction/run-extraction";
+import type { ExtractResult, WatermarkPosition } from "../../extraction/run-result";
+import { computeUid } from "../../state/items";
+import { renderItemLine } from "../../state/render";
+import type { RetiredValue, StateItem } from "../../state/types";
+import { compareBinary } from "../binary-collation";
+import { deepFreeze } from "../deep-freeze";
+import type { SqlHost } from "../host";
+import type { ThreadMeta } from "../thread-meta";
 
 /**
- * The thread's extraction state in its own SQLite: state items, the per-run log, dead jobs, and the
- * watermark with the scope still open at its position. Everything here is written in the same
- * storage transaction as the watermark, so a crash never advances one without the other.
+ * The thread's extraction state in its own SQLite: state items, the slot values each message stated or
+ * retired, the per-run log, dead jobs, and (under its meta keys) the watermark with the scope still open
+ * at its position. Everything here is written in the same storage transaction as the watermark, so a
+ * crash never advances one without the other.
  */
 export const EXTRACTION_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS state_items (
@@ -21,30 +25,8 @@ export const EXTRACTION_SCHEMA = [
      message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key))`,
   `CREATE TABLE IF NOT EXISTS message_retired (
      message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key, value))`,
-  `CREATE TABLE IF NOT EXISTS message_scopes (id TEXT PRIMARY KEY, scope TEXT NOT NULL, scope_id TEXT)`,
   `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
 ];
-
-export interface WatermarkPosition {
-  ts: string;
-  id: string;
-}
-
-export interface ExtractResult {
-  id: string;
-  extractor: string;
-  started_at: string;
-  duration_ms: number;
-  messages: number;
-  through: WatermarkPosition | null;
-  items_extracted: number;
-  items_merged: number;
-  items_conflicted: number;
-  items_superseded: number;
-  items_dropped: number;
-  facts_extracted: number;
-  skipped_reason: string | null;
-}
 
 /** Ids per IN (...) list, well under SQLite's bound-parameter limit. */
 const ID_CHUNK = 90;
@@ -61,38 +43,32 @@ interface Held {
   claims?: Map<string, StatedClaims>;
 }
 
+/** When each message was said, by id (the transcript answers; its tables are its own). */
+export type MessageTimes = (ids: readonly string[]) => Map<string, string>;
+
 export class ExtractionStore {
   private readonly held: Held = {};
+  private readonly sql: SqlStorage;
 
-  constructor(private readonly sql: SqlStorage) {
-    for (const statement of EXTRACTION_SCHEMA) sql.exec(statement);
-  }
-
-  private meta(key: string): string | undefined {
-    return this.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", key).toArray()[0]?.v;
-  }
-
-  private setMeta(key: string, value: unknown): void {
-    this.sql.exec(
-      "INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
-      key,
-      JSON.stringify(value),
-    );
+  constructor(
+    host: SqlHost,
+    private readonly meta: ThreadMeta,
+    private readonly timesOf: MessageTimes,
+  ) {
+    this.sql = host.sql;
+    for (const statement of EXTRACTION_SCHEMA) this.sql.exec(statement);
   }
 
   watermark(): WatermarkPosition | null {
-    const raw = this.meta("extracted_through");
-    return raw ? (JSON.parse(raw) as WatermarkPosition) : null;
+    return this.meta.get<WatermarkPosition>("extracted_through") ?? null;
   }
 
   openScope(): { scope: StateItem["scope"]; scope_id: string | null } | null {
-    const raw = this.meta("open_scope");
-    return raw ? (JSON.parse(raw) as { scope: StateItem["scope"]; scope_id: string | null } | null) : null;
+    return this.meta.get<{ scope: StateItem["scope"]; scope_id: string | null } | null>("open_scope") ?? null;
   }
 
   slotAliases(): Record<string, string> {
-    const raw = this.meta("slot_aliases");
-    return raw ? (JSON.parse(raw) as Record<string, string>) : {};
+    return this.meta.get<Record<string, string>>("slot_aliases") ?? {};
   }
 
   /** The slot values the given messages stated or retired, with their times, by message id. */
@@ -110,34 +86,30 @@ export class ExtractionStore {
   private readClaims(messageIds?: readonly string[]): Map<string, StatedClaims> {
     const claims = new Map<string, { key: string; value: string }[]>();
     const retired = new Map<string, string[]>();
-    const times = new Map<string, string>();
+    /** Messages with any claim, in the order first read. */
+    const said = new Set<string>();
     const read = (ids?: readonly string[]) => {
-      const where = (alias: string) =>
-        ids ? `WHERE ${alias}.message_id IN (${ids.map(() => "?").join(", ")})` : "";
+      const where = ids ? `WHERE message_id IN (${ids.map(() => "?").join(", ")})` : "";
       const rows = this.sql
-        .exec<{ id: string; ts: string; key: string; value: string }>(
-          `SELECT c.message_id AS id, m.ts AS ts, c.key AS key, c.value AS value
-           FROM message_claims c JOIN messages m ON m.id = c.message_id ${where("c")}
-           ORDER BY c.message_id, c.key`,
+        .exec<{ id: string; key: string; value: string }>(
+          `SELECT message_id AS id, key, value FROM message_claims ${where} ORDER BY message_id, key`,
           ...(ids ?? []),
         )
         .toArray();
       for (const row of rows) {
-        times.set(row.id, row.ts);
+        said.add(row.id);
         const list = claims.get(row.id) ?? [];
         list.push(Object.freeze({ key: row.key, value: row.value }));
         claims.set(row.id, list);
       }
       const retiredRows = this.sql
-        .exec<{ id: string; ts: string; value: string }>(
-          `SELECT r.message_id AS id, m.ts AS ts, r.value AS value
-           FROM message_retired r JOIN messages m ON m.id = r.message_id ${where("r")}
-           ORDER BY r.message_id, r.key, r.value`,
+        .exec<{ id: string; value: string }>(
+          `SELECT message_id AS id, value FROM message_retired ${where} ORDER BY message_id, key, value`,
           ...(ids ?? []),
         )
         .toArray();
       for (const row of retiredRows) {
-        times.set(row.id, row.ts);
+        said.add(row.id);
         const list = retired.get(row.id) ?? [];
         list.push(row.value);
         retired.set(row.id, list);
@@ -148,8 +120,11 @@ export class ExtractionStore {
       const unique = [...new Set(messageIds)];
       for (let i = 0; i < unique.length; i += ID_CHUNK) read(unique.slice(i, i + ID_CHUNK));
     }
+    const times = this.timesOf([...said]);
     const out = new Map<string, StatedClaims>();
-    for (const [id, ts] of times) {
+    for (const id of said) {
+      const ts = times.get(id);
+      if (ts === undefined) continue;
       const stated = retired.get(id);
       out.set(
         id,
@@ -161,35 +136,6 @@ export class ExtractionStore {
       );
     }
     return out;
-  }
-
-  /**
-   * Messages after the watermark, by the (created_at, id) tie-breaker of seed 002. The row value seeks
-   * messages_order (ts, id) exactly where the watermark stands.
-   */
-  pendingMessages<T extends Record<string, SqlStorageValue>>(limit: number): T[] {
-    const mark = this.watermark();
-    const query = mark
-      ? this.sql.exec<T>(
-          "SELECT id, ts, role, speaker, content FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?",
-          mark.ts,
-          mark.id,
-          limit,
-        )
-      : this.sql.exec<T>(
-          "SELECT id, ts, role, speaker, content FROM messages ORDER BY ts, id LIMIT ?",
-          limit,
-        );
-    return query.toArray();
-  }
-
-  pendingCount(): number {
-    const mark = this.watermark();
-    return mark
-      ? this.sql
-          .exec<{ n: number }>("SELECT count(*) AS n FROM messages WHERE (ts, id) > (?, ?)", mark.ts, mark.id)
-          .one().n
-      : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
   }
 
   activeItems(): StateItem[] {
@@ -304,14 +250,16 @@ export class ExtractionStore {
     }
   }
 
-  /** Persists one run: items, log entry, watermark and open scope. Call inside transactionSync. */
+  /**
+   * Persists one run: items, message claims, log entry, watermark and open scope. Call inside the
+   * transaction that also stores the run's message scopes (Transcript.rescope).
+   */
   commitRun(
     items: StateItemRecord[],
     result: ExtractResult,
     through: WatermarkPosition,
     openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
     slotAliases: Record<string, string>,
-    messageScopes: MessageScope[],
     messageClaims: MessageClaim[],
     retiredValues: RetiredValue[] = [],
   ): void {
@@ -329,14 +277,6 @@ export class ExtractionStore {
         c.message_id,
         c.key,
         c.value,
-      );
-    }
-    for (const m of messageScopes) {
-      this.sql.exec(
-        "INSERT INTO message_scopes (id, scope, scope_id) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, scope_id = excluded.scope_id",
-        m.id,
-        m.scope,
-        m.scope_id,
       );
     }
     const written: StateItemRecord[] = [];
@@ -363,9 +303,9 @@ export class ExtractionStore {
       new Date().toISOString(),
       JSON.stringify(result),
     );
-    this.setMeta("extracted_through", through);
-    this.setMeta("open_scope", openScope);
-    this.setMeta("slot_aliases", slotAliases);
+    this.meta.set("extracted_through", through);
+    this.meta.set("open_scope", openScope);
+    this.meta.set("slot_aliases", slotAliases);
     // Last, after every statement of the run: the held copies follow what was just written.
     this.holdItems(written);
     const claimed = [...messageClaims.map((c) => c.message_id), ...retiredValues.map((r) => r.id)];

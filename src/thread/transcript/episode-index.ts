@@ -1,18 +1,19 @@
-import type { MessageRecord } from "../compiler/types";
-import type { Embedder } from "../ports/embedder";
-import type { VectorIndex } from "../ports/vector-index";
-import { MAX_TOP_K } from "../ports/vector-index";
-import { ftsMatchExpression } from "../retrieval/query-terms";
-import type { MessageScope } from "../state/types";
-import { compareBinary } from "./binary-collation";
-import { embedIntoIndex } from "./embed-into-index";
+import type { MessageRecord } from "../../compiler/types";
+import type { Embedder } from "../../ports/embedder";
+import type { VectorIndex } from "../../ports/vector-index";
+import { MAX_TOP_K } from "../../ports/vector-index";
+import { ftsMatchExpression } from "../../retrieval/query-terms";
+import type { MessageScope } from "../../state/types";
+import { compareBinary } from "../binary-collation";
+import { embedIntoIndex } from "../retrieval/embed-into-index";
 import { TranscriptOrder } from "./transcript-order";
 
 /**
  * The thread's episodic index over its raw messages: an FTS5 table (porter stemming over unicode61
  * tokens, ranked by bm25) written in the same transaction as each message, and message embeddings in
- * the thread's VectorIndex, computed lazily at query time so ingestion never waits on an embedder and
- * a change of embedder re-embeds on its own (each embedder has its own namespace and bookkeeping).
+ * the thread's VectorIndex, computed in the background after writes (src/thread/upkeep.ts) so ingestion
+ * never waits on an embedder and a change of embedder re-embeds on its own (each embedder has its own
+ * namespace and bookkeeping).
  */
 export const EPISODE_SCHEMA = [
   `CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5(
@@ -20,8 +21,7 @@ export const EPISODE_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS episode_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
 ];
 
-const BACKFILLED = "episode_index_backfilled";
-/** Messages embedded per compile at most, so a first query on a huge thread stays bounded. */
+/** Messages embedded per upkeep pass at most, so one pass on a huge thread stays bounded. */
 export const EMBED_PER_QUERY = 2_000;
 /** Ids per `IN (...)` lookup. */
 const ID_CHUNK = 50;
@@ -80,12 +80,11 @@ export class EpisodeIndex {
     this.order = new TranscriptOrder(sql, options.orderLimit ?? ORDER_LIMIT);
     this.recordCacheLimit = options.recordCacheLimit ?? RECORD_CACHE_LIMIT;
     for (const statement of EPISODE_SCHEMA) sql.exec(statement);
-    // Threads that predate the index get their messages indexed once.
-    const done = sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", BACKFILLED).toArray()[0];
-    if (!done) {
-      sql.exec("INSERT INTO episode_fts (id, speaker, content) SELECT id, speaker, content FROM messages");
-      sql.exec("INSERT INTO meta (k, v) VALUES (?, 'true')", BACKFILLED);
-    }
+  }
+
+  /** Indexes every stored message: once, for a thread whose messages predate the index. */
+  backfill(): void {
+    this.sql.exec("INSERT INTO episode_fts (id, speaker, content) SELECT id, speaker, content FROM messages");
   }
 
   /**
@@ -213,26 +212,28 @@ export class EpisodeIndex {
   }
 
   /**
-   * Nearest messages to the query's vector (from the same embedder), after embedding what is not
-   * embedded yet.
+   * Nearest messages to the query's vector (from the same embedder), among those embedded so far
+   * (`embedPending` brings the index up to date on the write path).
    */
   async semantic(
     vector: number[],
-    embedder: Embedder,
     namespace: string,
     limit: number,
   ): Promise<{ id: string; score: number }[]> {
-    await this.embedPending(embedder, namespace);
     if (vector.every((v) => v === 0)) return [];
     const matches = await this.vectors.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace });
     return matches.map((m) => ({ id: m.id, score: m.score }));
   }
 
-  private async embedPending(embedder: Embedder, namespace: string): Promise<void> {
+  /**
+   * Embeds messages not embedded yet under this embedder's namespace: those added since a full scan, or
+   * up to EMBED_PER_QUERY found by scanning. True when some may remain for another call.
+   */
+  async embedPending(embedder: Embedder, namespace: string): Promise<boolean> {
     const done = `${embedder.name}\u0000${namespace}`;
     const added = this.embedded.get(done);
     if (added) {
-      if (added.size === 0) return;
+      if (added.size === 0) return false;
       // What is known to be pending now; messages arriving while this awaits the embedder wait their turn.
       const known = [...added];
       const pending = this.contents(known);
@@ -244,7 +245,7 @@ export class EpisodeIndex {
       const missing = known.filter((id) => !found.has(id));
       const stored = new Set(this.contents(missing).map((m) => m.id));
       for (const id of missing) if (!stored.has(id)) added.delete(id);
-      return;
+      return added.size > 0;
     }
     const arriving = new Set<string>();
     this.scanning.set(done, arriving);
@@ -264,6 +265,7 @@ export class EpisodeIndex {
       this.scanning.delete(done);
     }
     if (pending.length < EMBED_PER_QUERY) this.embedded.set(done, arriving);
+    return pending.length >= EMBED_PER_QUERY || arriving.size > 0;
   }
 
   private async embedMessages(

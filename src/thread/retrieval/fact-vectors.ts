@@ -1,20 +1,22 @@
-import type { FactRow } from "../facts/fact-schema";
-import type { Embedder } from "../ports/embedder";
-import { MAX_TOP_K, type VectorIndex } from "../ports/vector-index";
+import type { FactRow } from "../../facts/fact-schema";
+import type { Embedder } from "../../ports/embedder";
+import { MAX_TOP_K, type VectorIndex } from "../../ports/vector-index";
+import type { SqlHost } from "../host";
 import { embedIntoIndex } from "./embed-into-index";
 
 export const FACT_VECTOR_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS fact_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
 ];
 
-/** Facts embedded per compile at most, as for messages: a cold thread's first compile stays bounded. */
-export const FACT_EMBED_PER_COMPILE = 2_000;
+/** Facts embedded per upkeep pass at most, as for messages: one pass on a cold thread stays bounded. */
+export const FACT_EMBED_PER_PASS = 2_000;
 
 /**
  * The vector side of fact retrieval: the current facts this thread compiles with, embedded through the
  * Embedder port into the thread's VectorIndex under one namespace per embedder. Facts are project-wide
- * and written by any thread, so each thread indexes the ones its copy holds when it first compiles with
- * them (a fact version's text never changes, so once is enough), and drops the ones no longer current,
+ * and written by any thread, so each thread indexes the ones its copy holds once they reach it (on the
+ * write path: src/thread/upkeep.ts; a fact version's text never changes, so once is enough), and drops
+ * the ones no longer current,
  * which keeps the index to what a compile can use. Which facts are in the index is kept in the thread's
  * SQLite (`fact_embedded`), so a restarted object does not embed them again.
  */
@@ -22,22 +24,23 @@ export class FactVectors {
   /** Ids in the index, per embedder, loaded from `fact_embedded` on first use. */
   private readonly indexed = new Map<string, Set<string>>();
 
+  private readonly sql: SqlStorage;
+
   constructor(
-    private readonly sql: SqlStorage,
+    host: SqlHost,
     private readonly vectors: VectorIndex,
   ) {
+    this.sql = host.sql;
     for (const statement of FACT_VECTOR_SCHEMA) this.sql.exec(statement);
   }
 
-  /** The current facts nearest the query vector, nearest first, after bringing the index up to date. */
+  /** The indexed facts nearest the query vector, nearest first. */
   async nearest(
-    rows: readonly FactRow[],
     embedder: Embedder,
     namespace: string,
     query: number[],
     limit: number,
   ): Promise<{ id: string; score: number }[]> {
-    await this.sync(rows, embedder, namespace);
     if (this.ids(embedder).size === 0 || query.every((v) => v === 0)) return [];
     const matches = await this.vectors.query(query, { topK: Math.min(limit, MAX_TOP_K), namespace });
     return matches.map((m) => ({ id: m.id, score: m.score }));
@@ -57,7 +60,11 @@ export class FactVectors {
     return ids;
   }
 
-  private async sync(rows: readonly FactRow[], embedder: Embedder, namespace: string): Promise<void> {
+  /**
+   * Brings the index to the current facts among `rows`: embeds up to FACT_EMBED_PER_PASS not indexed
+   * yet, and drops those no longer current. True when some may remain for another pass.
+   */
+  async sync(rows: readonly FactRow[], embedder: Embedder, namespace: string): Promise<boolean> {
     const ids = this.ids(embedder);
     const current = new Set<string>();
     const pending: FactRow[] = [];
@@ -66,8 +73,9 @@ export class FactVectors {
       if (!row.isValid || row.txEnd !== null) continue;
       current.add(row.id);
       if (ids.has(row.id)) stillCurrent++;
-      else if (pending.length < FACT_EMBED_PER_COMPILE) pending.push(row);
+      else if (pending.length < FACT_EMBED_PER_PASS) pending.push(row);
     }
+    const more = current.size - stillCurrent > pending.length;
     // Every indexed fact still current, as on nearly every compile: nothing to look for.
     const retired = stillCurrent === ids.size ? [] : [...ids].filter((id) => !current.has(id));
     if (retired.length) {
@@ -88,5 +96,6 @@ export class FactVectors {
         );
       }
     });
+    return more;
   }
 }

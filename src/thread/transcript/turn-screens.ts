@@ -1,6 +1,6 @@
-import type { IdentityInput } from "../api/schemas";
-import type { MessageScreen } from "../compiler/types";
-import { type ScreenKind, screenNotice, screenTurn } from "../screening/screen-turn";
+import type { IdentityInput } from "../../api/schemas";
+import type { MessageScreen } from "../../compiler/types";
+import { type ScreenKind, screenNotice, screenTurn } from "../../screening/screen-turn";
 
 /**
  * The thread's screening verdicts on user turns (src/screening), decided when a turn is written and

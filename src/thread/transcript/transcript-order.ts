@@ -1,4 +1,4 @@
-import { compareBinary } from "./binary-collation";
+import { compareBinary } from "../binary-collation";
 
 /**
  * The thread's messages in (ts, id) order, held in memory so neighbour rescue finds a message's previous

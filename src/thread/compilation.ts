@@ -1,0 +1,162 @@
+import { ulid } from "ulid";
+import type { ContextInput, ContextResponseOutput } from "../api/schemas";
+import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
+import { CompileCache } from "../compiler/compile-cache";
+import type { MessageRecord } from "../compiler/types";
+import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
+import { toInstant } from "../facts/time";
+import type { Embedder } from "../ports/embedder";
+import type { Tenant } from "../tenancy/registry";
+import { loadTokenCounter } from "../tokens/count-tokens";
+import { persistTrace } from "../traces/persist-trace";
+import { withTraceDetail } from "../traces/trace-detail";
+import type { ExtractionStore } from "./extraction/extraction-store";
+import type { ThreadFacts } from "./facts/thread-facts";
+import type { ClockHost } from "./host";
+import type { LayerStore } from "./layers/layer-store";
+import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
+import type { ThreadRecord } from "./thread-record";
+import type { Transcript } from "./transcript/transcript";
+
+/** How current the state a compile read was: extraction's progress when it started. */
+export interface ExtractionStatus {
+  status: "current" | "partial" | "failed";
+  pending_messages: number;
+}
+
+/** What compilation reads: each capability's current state, never its tables. */
+export interface CompilationSources {
+  transcript: Transcript;
+  layers: LayerStore;
+  extraction: ExtractionStore;
+  facts: ThreadFacts;
+  retrieval: ThreadRetrieval;
+}
+
+/**
+ * A context read: it gathers the thread's state from the capabilities that own it, hands it to the pure
+ * compiler (src/compiler) and persists what the compile found, its trace and the confirmations its
+ * quarantine raised. It extracts nothing and maintains no index: the write path does (src/thread/upkeep.ts).
+ */
+export class Compilation {
+  /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
+  private readonly cache = new CompileCache();
+
+  constructor(
+    private readonly clock: ClockHost,
+    private readonly sources: CompilationSources,
+  ) {}
+
+  async compile(
+    record: ThreadRecord,
+    tenant: Tenant,
+    embedder: Embedder,
+    request: ContextInput,
+    extraction: ExtractionStatus,
+  ): Promise<ContextResponseOutput> {
+    const { transcript, layers, facts, retrieval } = this.sources;
+    const items = this.sources.extraction;
+    const thread = record.thread;
+    // The laps below split compile_ms for trace.timings; what a deployed Worker's clock shows of them is
+    // said in schemas.ts.
+    const started = performance.now();
+    // When the facts changed, their D1 round trip is in flight while the thread's own (synchronous)
+    // reads run, so its wait overlaps them instead of adding to them. It is sent first: the token
+    // counter's first load (once per isolate, a large rank table) overlaps it too.
+    const factsPending = facts.read(tenant, record);
+    const countTokens = await loadTokenCounter();
+    const messages = transcript.tail(MESSAGE_TAIL);
+    const now = request.now ? toInstant(request.now) : this.clock.now();
+    const queryVector = await retrieval.queryVector(thread, embedder, request.query);
+    const retrieved = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
+    const screens = transcript.screensOf([...messages, ...retrieved].map((m) => m.id));
+    const screened = <T extends MessageRecord>(m: T): T => {
+      const screen = screens.get(m.id);
+      return screen ? { ...m, screen } : m;
+    };
+    const episodes = retrieved.map(screened);
+    for (const [i, m] of messages.entries()) messages[i] = screened(m);
+    const itemRecords = items.itemRecords();
+    const statedClaims = items.statedClaims([
+      ...messages.map((m) => m.id),
+      ...episodes.map((m) => m.id),
+      ...itemRecords.flatMap((r) => r.item.refs),
+    ]);
+    // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
+    const working = [...layers.entries("working", true)];
+    const environmentFacts = [...layers.entries("environment", true)];
+    const threadRead = performance.now();
+    const { rows: factRows, read: factsRead } = await factsPending;
+    const factsArrived = performance.now();
+    const similar = await retrieval.nearestState(thread, embedder, queryVector);
+    const passesStarted = performance.now();
+    const output = compileContext({
+      query: request.query,
+      budgetTokens: request.budget_tokens,
+      factsShare: request.facts_share,
+      now,
+      tenantId: tenant.name,
+      projectId: record.project_id,
+      threadId: thread,
+      taskId: request.task_id,
+      taskType: request.task_type,
+      requestRoles: request.roles,
+      identity: record.identity,
+      environment: record.environment,
+      ladder: tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
+      facts: factRows,
+      working,
+      environmentFacts,
+      items: itemRecords,
+      statedClaims,
+      messages,
+      episodes,
+      similar,
+      countTokens,
+      format: request.format,
+      system: request.system,
+      tools: request.tools,
+      cache: this.cache,
+    });
+    const passesDone = performance.now();
+    this.raiseConfirmations(output.trace.quarantined, countTokens);
+    const timings = {
+      thread_reads_ms: milliseconds(threadRead - started + (passesStarted - factsArrived)),
+      facts_ms: milliseconds(factsArrived - threadRead),
+      passes_ms: milliseconds(passesDone - passesStarted),
+      facts_read: factsRead,
+    };
+    const value = {
+      ...output,
+      trace: { ...output.trace, compile_ms: milliseconds(performance.now() - started), timings, extraction },
+      trace_id: ulid(),
+    };
+    await persistTrace(
+      { tenant: tenant.name, database: tenant.database, projectId: record.project_id, thread },
+      request.query,
+      value,
+      this.clock.now(),
+    );
+    return withTraceDetail(value, request.trace_detail);
+  }
+
+  /** A quarantined contradiction becomes one pending confirmation per slot (seed 001). */
+  private raiseConfirmations(
+    quarantined: readonly { slot: string; object_id: string; conflicts_with: string[] }[],
+    countTokens: (text: string) => number,
+  ): void {
+    const conflicts = new Map<string, string[]>();
+    for (const q of quarantined) {
+      const ids = [...(conflicts.get(q.slot) ?? []), q.object_id, ...q.conflicts_with];
+      conflicts.set(q.slot, [...new Set(ids)]);
+    }
+    if (conflicts.size === 0) return;
+    this.sources.extraction.raiseConfirmations(
+      [...conflicts].map(([slot, objectIds]) => ({ slot, objectIds })),
+      this.clock.now(),
+      countTokens,
+    );
+  }
+}
+
+const milliseconds = (elapsed: number) => Math.round(elapsed * 1000) / 1000;

@@ -1,0 +1,156 @@
+import type { WatermarkView } from "../../api/schemas";
+import { factEventFrom } from "../../extraction/fact-events";
+import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../../extraction/run-extraction";
+import type { ExtractResult } from "../../extraction/run-result";
+import { valueText } from "../../facts/prepare-fact";
+import type { Embedder } from "../../ports/embedder";
+import type { VectorIndex } from "../../ports/vector-index";
+import { renderItemLine } from "../../state/render";
+import type { ExtractionMessage, Extractor } from "../../state/types";
+import type { Tenant } from "../../tenancy/registry";
+import { loadTokenCounter } from "../../tokens/count-tokens";
+import type { ThreadFacts } from "../facts/thread-facts";
+import type { ClockHost, ExclusiveHost, TransactionHost } from "../host";
+import type { LayerStore } from "../layers/layer-store";
+import type { ThreadRecord } from "../thread-record";
+import type { Transcript } from "../transcript/transcript";
+import type { ExtractionStore } from "./extraction-store";
+
+/** The adapters one extraction run uses. */
+export interface ExtractionAdapters {
+  extractor: Extractor;
+  embedder: Embedder;
+}
+
+/**
+ * Extraction as a capability of the thread (seed 002): it reads the messages past the watermark from the
+ * transcript, runs the extractor over them, writes the facts it finds through the facts capability and
+ * commits items, claims, scopes, run log and watermark in one transaction. It is driven by the write
+ * path (src/thread/upkeep.ts) and by queue jobs, never by a read.
+ */
+export class ThreadExtraction {
+  constructor(
+    private readonly host: TransactionHost & ExclusiveHost & ClockHost,
+    readonly store: ExtractionStore,
+    private readonly transcript: Transcript,
+    private readonly layers: LayerStore,
+    private readonly facts: ThreadFacts,
+    private readonly vectors: VectorIndex,
+  ) {}
+
+  /** Messages past the watermark. */
+  pending(): number {
+    return this.transcript.countAfter(this.store.watermark());
+  }
+
+  watermark(): WatermarkView {
+    return {
+      last_message: this.transcript.last(),
+      extracted_through: this.store.watermark(),
+      pending_messages: this.pending(),
+    };
+  }
+
+  /**
+   * One run over the next slice of pending messages, or null when none are pending. Facts are written to
+   * D1 first with ids derived from their source message, so a run that dies before its commit and is
+   * redone writes the same facts again as duplicates; then items, scopes, claims, run log, watermark and
+   * open scope commit in one transaction. Exclusive, so two runs never read the same watermark; the
+   * facts it wrote are announced to other threads after the exclusive section.
+   */
+  async run(
+    record: ThreadRecord,
+    tenant: Tenant,
+    adapters: ExtractionAdapters,
+    options: Partial<ExtractionLimits> = {},
+  ): Promise<ExtractResult | null> {
+    const { result, written } = await this.host.exclusive(() => this.step(record, tenant, adapters, options));
+    await this.facts.announce(tenant, record.thread, written);
+    return result;
+  }
+
+  private async step(
+    record: ThreadRecord,
+    tenant: Tenant,
+    { extractor, embedder }: ExtractionAdapters,
+    options: Partial<ExtractionLimits>,
+  ) {
+    const limits = { ...DEFAULT_LIMITS, ...options };
+    const messages = this.transcript.after<ExtractionMessage & Record<string, SqlStorageValue>>(
+      this.store.watermark(),
+      limits.maxMessages,
+    );
+    if (messages.length === 0) return { result: null };
+    const screened = this.transcript.screensOf(messages.map((m) => m.id));
+    for (const m of messages) if (screened.has(m.id)) m.screened = true;
+    const now = this.host.now();
+    const visible = (await this.facts.read(tenant, record)).rows.filter(
+      (f) => f.contradictionStatus !== "disputed",
+    );
+    const current = visible.filter((f) => f.txEnd === null && f.isValid);
+    const deadValues = [
+      ...visible.filter((f) => f.txEnd !== null || !f.isValid).map((f) => valueText(JSON.parse(f.valueJson))),
+      ...this.layers.replacedValues(record.environment),
+    ];
+    const run = await runExtraction(
+      {
+        runId: `${messages[0]?.id}..${messages.at(-1)?.id}`,
+        now,
+        messages,
+        existing: this.store.allItems(),
+        existingFacts: current.map((f) => ({
+          key: f.key,
+          value: valueText(JSON.parse(f.valueJson)),
+          validFrom: f.validFrom,
+          recorded: f.sourceType !== "conversation",
+        })),
+        deadValues,
+        slotAliases: this.store.slotAliases(),
+        openScope: this.store.openScope(),
+      },
+      { extractor, embedder },
+      limits,
+    );
+    if (!run) return { result: null };
+    const countTokens = await loadTokenCounter();
+    const { written } = await this.facts.write(
+      record,
+      tenant,
+      run.facts.map(factEventFrom),
+      now,
+      countTokens,
+    );
+    const records = run.items.map((item) => {
+      const line = renderItemLine(item);
+      return { item, line, tokens: countTokens(line) };
+    });
+    this.host.transaction(() => {
+      this.store.commitRun(
+        records,
+        run.result,
+        run.through,
+        run.openScope,
+        run.slotAliases,
+        run.messageClaims,
+        run.retiredValues,
+      );
+      this.transcript.rescope(run.messageScopes);
+    });
+    // No other I/O intervenes, so these writes coalesce with the commit above.
+    await this.vectors.upsert(
+      run.items
+        .filter((item) => run.vectors.get(item.uid)?.length)
+        .map((item) => ({
+          id: item.uid,
+          // Vectors from different embedders live in different spaces and never share a namespace.
+          namespace: itemNamespace(record.thread, embedder),
+          values: run.vectors.get(item.uid) ?? [],
+          metadata: { type_tag: item.type_tag, status: item.status },
+        })),
+    );
+    return { result: run.result, written };
+  }
+}
+
+/** Where extraction indexes a thread's state items, one namespace per embedder. */
+export const itemNamespace = (thread: string, embedder: Embedder) => `${thread}/${embedder.name}`;

@@ -1,0 +1,117 @@
+import type { FactEventInput, IngestOutput } from "../../api/schemas";
+import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
+import { FactCache, type FactRead } from "../../facts/fact-cache";
+import { FactRepository, type FactsWritten, type FactWatcher } from "../../facts/fact-repository";
+import type { FactRow } from "../../facts/fact-schema";
+import { planFactWrites } from "../../facts/plan-writes";
+import { prepareFact } from "../../facts/prepare-fact";
+import type { Tenant } from "../../tenancy/registry";
+import { readerOf, type ThreadRecord } from "../thread-record";
+
+export type StampedFact = FactEventInput & { id: string; ts: string };
+
+/** A write that reached D1, with the project it was in: what `announce` tells the other holders. */
+export type FactsWrittenTo = FactsWritten & { projectId: string };
+
+/** Tells another thread's object that its project's facts reached `revision`; false when it holds no such copy. */
+export type AnnounceTo = (
+  tenant: string,
+  thread: string,
+  projectId: string,
+  token: string,
+  revision: number,
+) => Promise<boolean>;
+
+/**
+ * The facts capability of a thread. Facts live in the tenant's D1 (src/facts), written by any thread of
+ * the project; this module writes the ones that arrive through this thread (planned against what is
+ * stored, applied as one batch) and keeps the thread's in-memory copy of the project's facts current:
+ * its own writes read back their changes in the same transaction, and other threads announce theirs
+ * (see src/facts/fact-cache.ts). It owns no table of the thread's own storage.
+ */
+export class ThreadFacts {
+  /** The project's facts between compiles, checked against D1's revision on every read. */
+  private readonly cache = new FactCache();
+
+  constructor(private readonly announceTo: AnnounceTo) {}
+
+  /** The facts a compile (or an extraction run) of this thread sees, and how they were read. */
+  read(tenant: Tenant, record: ThreadRecord): Promise<{ rows: FactRow[]; read: FactRead }> {
+    return this.cache.forCompile(new FactRepository(tenant.database), readerOf(record));
+  }
+
+  /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
+  async write(
+    record: ThreadRecord,
+    tenant: Tenant,
+    events: readonly StampedFact[],
+    receivedAt: string,
+    countTokens: (text: string) => number,
+  ): Promise<{ outcomes: IngestOutput["facts"]; written?: FactsWrittenTo }> {
+    if (events.length === 0) return { outcomes: [] };
+    const repository = new FactRepository(tenant.database);
+    const writer = {
+      projectId: record.project_id,
+      threadId: record.thread,
+      identity: record.identity,
+      ladder: tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
+      receivedAt,
+      countTokens,
+    };
+    const rows = events.map((f) => prepareFact(f, writer));
+    const references = (r: FactRow) => [
+      ...(r.supersedes ? [r.supersedes] : []),
+      ...(JSON.parse(r.dependsOnJson) as string[]),
+    ];
+    const existing = await repository.loadForPlanning(
+      record.project_id,
+      rows.flatMap((r) => [r.id, ...references(r)]),
+      rows.flatMap((r) => [r.key, ...references(r)]),
+    );
+    const plan = planFactWrites(existing, rows, receivedAt);
+    const catchUp = this.cache.catchUpFor(record.project_id, record.identity.user_id);
+    const written = await repository.apply(record.project_id, plan, catchUp);
+    if (written?.changed && catchUp) {
+      this.cache.absorb(record.project_id, catchUp, written.revision, written.changed);
+    }
+    return {
+      outcomes: plan.outcomes,
+      ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
+    };
+  }
+
+  /**
+   * Tells every other thread holding the project's facts in memory that a write reached `revision`,
+   * before the write is acknowledged, so their next compile reads it. A holder that is gone is
+   * unregistered; a call that fails is logged, and the holder's periodic recheck covers it. Call
+   * outside any exclusive section: announcing waits on other objects, which may be announcing to this one.
+   */
+  async announce(tenant: Tenant, thread: string, written?: FactsWrittenTo): Promise<void> {
+    if (!written) return;
+    const { projectId, revision, watchers } = written;
+    this.cache.announce(projectId, this.cache.token, revision);
+    const gone: FactWatcher[] = [];
+    await Promise.all(
+      watchers
+        .filter((w) => w.thread !== thread)
+        .map(async (w) => {
+          try {
+            const held = await this.announceTo(tenant.name, w.thread, projectId, w.token, revision);
+            if (!held) gone.push(w);
+          } catch (error) {
+            console.error("could not announce a fact write", tenant.name, w.thread, revision, error);
+          }
+        }),
+    );
+    if (gone.length) {
+      await new FactRepository(tenant.database)
+        .forget(projectId, gone)
+        .catch((error) => console.error("could not unregister fact holders", tenant.name, error));
+    }
+  }
+
+  /** Another thread's write reached `revision`; false when this object does not hold that copy. */
+  changed(projectId: string, token: string, revision: number): boolean {
+    return this.cache.announce(projectId, token, revision);
+  }
+}

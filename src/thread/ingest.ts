@@ -1,0 +1,90 @@
+import { monotonicFactory } from "ulid";
+import type { EventInput, FactEventInput, IngestOutput, MessageEventInput } from "../api/schemas";
+import { toInstant } from "../facts/time";
+import type { Tenant } from "../tenancy/registry";
+import { loadTokenCounter } from "../tokens/count-tokens";
+import type { FactsWrittenTo, ThreadFacts } from "./facts/thread-facts";
+import type { ClockHost, TransactionHost } from "./host";
+import type { LayerStore, LayerWrite } from "./layers/layer-store";
+import type { ThreadRecord } from "./thread-record";
+import type { Transcript } from "./transcript/transcript";
+
+type Stamped<T> = T & { id: string; ts: string };
+
+/** What an ingest wrote, for the object to announce and to schedule upkeep for. */
+export interface Ingested {
+  value: Omit<IngestOutput, "watermark">;
+  written?: FactsWrittenTo;
+  messages: number;
+}
+
+/**
+ * Stamps events (a server id and the time received where the client gave none), ordered by (ts, id);
+ * a repeated event in the same call counts once. Monotonic ids keep server-assigned events in arrival
+ * order when their timestamps tie.
+ */
+export function stampEvents(events: readonly EventInput[], receivedAt: string) {
+  const nextId = monotonicFactory();
+  const stamped = events
+    .map((e) => ({ ...e, id: e.id ?? nextId(), ts: e.ts ? toInstant(e.ts) : receivedAt }))
+    .sort((a, b) => a.ts.localeCompare(b.ts) || a.id.localeCompare(b.id));
+  const seen = new Set<string>();
+  let repeated = 0;
+  const fresh: typeof stamped = [];
+  for (const event of stamped) {
+    const identity = `${event.type}:${event.id}`;
+    if (seen.has(identity)) repeated++;
+    else fresh.push(event);
+    seen.add(identity);
+  }
+  return {
+    repeated,
+    messages: fresh.filter((e): e is Stamped<MessageEventInput> => e.type === "message"),
+    facts: fresh.filter((e): e is Stamped<FactEventInput> => e.type === "fact"),
+  };
+}
+
+/**
+ * The write path of one ingest call: persistent facts to D1 (through the facts capability), then
+ * messages and working-set/environment writes in one transaction of the thread's own storage. Call it
+ * in an exclusive section, so a chain of supersessions in one thread never races with itself.
+ */
+export async function ingestEvents(
+  host: TransactionHost & ClockHost,
+  parts: { transcript: Transcript; layers: LayerStore; facts: ThreadFacts },
+  record: ThreadRecord,
+  tenant: Tenant,
+  events: readonly EventInput[],
+): Promise<Ingested> {
+  const { transcript, layers, facts } = parts;
+  const receivedAt = host.now();
+  const { repeated, messages, facts: factEvents } = stampEvents(events, receivedAt);
+  const countTokens = await loadTokenCounter();
+  const persistent = factEvents.filter((f) => (f.layer ?? "persistent") === "persistent");
+  const layered = factEvents.filter(
+    (f): f is LayerWrite => f.layer === "working" || f.layer === "environment",
+  );
+
+  const { outcomes, written } = await facts.write(record, tenant, persistent, receivedAt, countTokens);
+  let duplicates = repeated + outcomes.filter((o) => o.outcome === "duplicate").length;
+  let accepted = outcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
+
+  host.transaction(() => {
+    const appended = transcript.append(messages, record.identity, countTokens);
+    accepted += appended.accepted;
+    duplicates += appended.duplicates;
+    for (const f of layered) {
+      const outcome = layers.append(f, receivedAt, countTokens);
+      if (outcome === "duplicate") duplicates++;
+      else accepted++;
+      outcomes.push({ id: f.id, key: f.key, outcome, supersedes: null, reason: null });
+    }
+    // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
+    transcript.appended();
+  });
+  return {
+    value: { accepted, duplicates, facts: outcomes },
+    messages: messages.length,
+    ...(written ? { written } : {}),
+  };
+}

@@ -1,0 +1,70 @@
+import type {
+  ContextInput,
+  ContextResponseOutput,
+  CreateThreadInput,
+  EventInput,
+  IngestOutput,
+  StoredFactView,
+  WatermarkView,
+} from "../api/schemas";
+import type { ExtractionLimits } from "../extraction/run-extraction";
+import type { ExtractResult } from "../extraction/run-result";
+import type { StateItem } from "../state/types";
+import type { ThreadView } from "./thread-record";
+
+/** A call's result, or the problem the route turns into its HTTP status. */
+export type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; status: 404 | 409; title: string; detail: string };
+
+export interface ExtractionLog {
+  runs: ExtractResult[];
+  dead_jobs: { message_id: string; attempts: number; recorded_at: string }[];
+  watermark: WatermarkView;
+}
+
+export interface ExpandedItem {
+  item: StateItem;
+  messages: { id: string; ts: string; role: string; speaker: string | null; content: string }[];
+}
+
+export interface ThreadStateValue {
+  thread: ThreadView;
+  facts: StoredFactView[];
+  working_set: { key: string; value: unknown; ts: string; expires_at: string | null }[];
+  environment_facts: { key: string; value: unknown; ts: string }[];
+  message_count: number;
+  watermark: WatermarkView;
+  items: StateItem[];
+  rendered_state: string;
+}
+
+/**
+ * The thread object's RPC surface, as the Worker and other thread objects call it. Declared apart from
+ * the class so that the Worker's bindings (src/env.ts) name it without importing the object.
+ */
+export interface ThreadRpc extends Rpc.DurableObjectBranded {
+  create(
+    tenant: string,
+    thread: string,
+    input: CreateThreadInput,
+  ): Promise<{ created: boolean; thread: ThreadView }>;
+  ingest(tenant: string, thread: string, events: EventInput[]): Promise<Outcome<IngestOutput>>;
+  compile(tenant: string, thread: string, request: ContextInput): Promise<Outcome<ContextResponseOutput>>;
+  state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>>;
+  extract(
+    tenant: string,
+    thread: string,
+    options: Partial<ExtractionLimits>,
+  ): Promise<Outcome<ExtractResult | null>>;
+  recordDeadJob(tenant: string, thread: string, job: { message_id: string; attempts: number }): Promise<void>;
+  extractions(tenant: string, thread: string): Promise<Outcome<ExtractionLog>>;
+  expand(tenant: string, thread: string, uid: string): Promise<Outcome<ExpandedItem>>;
+  factsChanged(
+    tenant: string,
+    thread: string,
+    projectId: string,
+    token: string,
+    revision: number,
+  ): Promise<boolean>;
+}

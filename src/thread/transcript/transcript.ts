@@ -1,0 +1,239 @@
+import type { IdentityInput, MessageEventInput } from "../../api/schemas";
+import type { MessageRecord, MessageScreen } from "../../compiler/types";
+import { detailForms } from "../../context/detail-forms";
+import type { Embedder } from "../../ports/embedder";
+import type { VectorIndex } from "../../ports/vector-index";
+import type { MessageScope } from "../../state/types";
+import type { SqlHost } from "../host";
+import type { ThreadMeta } from "../thread-meta";
+import { EpisodeIndex, type EpisodeIndexOptions, writtenTailRecord } from "./episode-index";
+import { TRANSCRIPT_SCHEMA } from "./transcript-schema";
+import { TurnScreens } from "./turn-screens";
+
+export type StampedMessage = MessageEventInput & { id: string; ts: string };
+
+/** A position in the transcript's (ts, id) order, such as extraction's watermark. */
+export interface TranscriptPosition {
+  ts: string;
+  id: string;
+}
+
+/** A message as extraction and the thread's read views see it. */
+export interface StoredMessage {
+  id: string;
+  ts: string;
+  role: string;
+  speaker: string | null;
+  content: string;
+}
+
+/** Ids per IN (...) list, well under SQLite's bound-parameter limit. */
+const ID_CHUNK = 90;
+/** Past this many ids, `timesOf` scans every message's (id, ts) once instead of asking in chunks. */
+const WHOLE_SCAN_AFTER = 1_000;
+const BACKFILLED = "episode_index_backfilled";
+
+/**
+ * The thread's transcript: the single writer of its messages, their detail forms, the scopes extraction
+ * gives them, their screening verdicts and their episodic index (FTS5 and embeddings). Ingest appends
+ * inside its transaction; extraction rescopes inside its own; compiles read the tail and retrieve.
+ */
+export class Transcript {
+  readonly episodes: EpisodeIndex;
+  private readonly screens: TurnScreens;
+  private readonly sql: SqlStorage;
+  /** Messages appended in the open transaction, for `appended` to hand to the held copies. */
+  private inserted: { id: string; ts: string }[] = [];
+
+  constructor(host: SqlHost, meta: ThreadMeta, vectors: VectorIndex, options: EpisodeIndexOptions = {}) {
+    this.sql = host.sql;
+    for (const statement of TRANSCRIPT_SCHEMA) this.sql.exec(statement);
+    this.episodes = new EpisodeIndex(this.sql, vectors, options);
+    // Threads that predate the index get their messages indexed once.
+    if (meta.raw(BACKFILLED) === undefined) {
+      this.episodes.backfill();
+      meta.set(BACKFILLED, true);
+    }
+    this.screens = new TurnScreens(this.sql);
+  }
+
+  /**
+   * Writes messages not stored yet, with their detail forms and index entries, then screens the user
+   * turns among them against every turn before. Call inside a transaction, and `appended` last in it.
+   */
+  append(
+    messages: readonly StampedMessage[],
+    identity: IdentityInput,
+    countTokens: (text: string) => number,
+  ): { accepted: number; duplicates: number } {
+    let accepted = 0;
+    let duplicates = 0;
+    const userTurns: { id: string; ts: string; content: string; prefix: string }[] = [];
+    this.inserted = [];
+    for (const m of messages) {
+      const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
+      const line = `${prefix}${m.content}`;
+      const tokens = countTokens(line);
+      const cursor = this.sql.exec(
+        "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        m.id,
+        m.ts,
+        m.role,
+        m.speaker ?? null,
+        m.content,
+        line,
+        tokens,
+      );
+      if (cursor.rowsWritten === 0) {
+        duplicates++;
+        continue;
+      }
+      accepted++;
+      const forms = detailForms(m.content, countTokens, prefix);
+      this.sql.exec(
+        "INSERT OR REPLACE INTO message_forms (id, summary, summary_tokens, micro, micro_tokens) VALUES (?, ?, ?, ?, ?)",
+        m.id,
+        forms.summary,
+        forms.summaryTokens,
+        forms.micro,
+        forms.microTokens,
+      );
+      const speaker = m.speaker ?? null;
+      this.episodes.add({
+        id: m.id,
+        speaker,
+        content: m.content,
+        record: writtenTailRecord(
+          { id: m.id, ts: m.ts, role: m.role, speaker, content: m.content, line, tokens },
+          forms,
+        ),
+      });
+      this.inserted.push({ id: m.id, ts: m.ts });
+      if (m.role === "user") userTurns.push({ id: m.id, ts: m.ts, content: m.content, prefix });
+    }
+    // After the batch is in, so each turn is weighed against every turn before it.
+    for (const turn of userTurns) this.screens.screen(turn, identity, countTokens);
+    return { accepted, duplicates };
+  }
+
+  /**
+   * Call last in the transaction that appended: the in-memory copies take the new messages only once
+   * every statement is in, so they never hold what a rolled-back transaction did not write.
+   */
+  appended(): void {
+    const inserted = this.inserted;
+    this.inserted = [];
+    this.episodes.added(inserted);
+  }
+
+  /** Stores the scopes extraction gave messages. Call inside extraction's commit transaction. */
+  rescope(scopes: readonly MessageScope[]): void {
+    for (const m of scopes) {
+      this.sql.exec(
+        "INSERT INTO message_scopes (id, scope, scope_id) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, scope_id = excluded.scope_id",
+        m.id,
+        m.scope,
+        m.scope_id,
+      );
+    }
+    this.episodes.rescoped(scopes);
+  }
+
+  /** The last `limit` messages, oldest first, frozen records in the caller's own array. */
+  tail(limit: number): MessageRecord[] {
+    return this.episodes.tail(limit);
+  }
+
+  /** Screening verdicts of the given messages, by id. */
+  screensOf(ids: readonly string[]): Map<string, MessageScreen> {
+    return this.screens.of(ids);
+  }
+
+  /** Messages after `position` (all when null) in (ts, id) order, at most `limit`. */
+  after<T extends StoredMessage & Record<string, SqlStorageValue>>(
+    position: TranscriptPosition | null,
+    limit: number,
+  ): T[] {
+    // The row value seeks messages_order (ts, id) exactly where the position stands.
+    const query = position
+      ? this.sql.exec<T>(
+          "SELECT id, ts, role, speaker, content FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?",
+          position.ts,
+          position.id,
+          limit,
+        )
+      : this.sql.exec<T>(
+          "SELECT id, ts, role, speaker, content FROM messages ORDER BY ts, id LIMIT ?",
+          limit,
+        );
+    return query.toArray();
+  }
+
+  /** How many messages lie after `position` (all when null). */
+  countAfter(position: TranscriptPosition | null): number {
+    return position
+      ? this.sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM messages WHERE (ts, id) > (?, ?)",
+            position.ts,
+            position.id,
+          )
+          .one().n
+      : this.count();
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
+  }
+
+  /** The newest message's position, if any. */
+  last(): TranscriptPosition | null {
+    const last = this.sql
+      .exec<{ ts: string; id: string }>("SELECT ts, id FROM messages ORDER BY ts DESC, id DESC LIMIT 1")
+      .toArray()[0];
+    return last ? { ts: last.ts, id: last.id } : null;
+  }
+
+  /** The given messages in (ts, id) order. */
+  messages(ids: readonly string[]): StoredMessage[] {
+    if (ids.length === 0) return [];
+    return this.sql
+      .exec<StoredMessage & Record<string, SqlStorageValue>>(
+        `SELECT id, ts, role, speaker, content FROM messages WHERE id IN (${ids.map(() => "?").join(", ")}) ORDER BY ts, id`,
+        ...ids,
+      )
+      .toArray();
+  }
+
+  /** When each of the given messages was said, by id; ids with no message are left out. */
+  timesOf(ids: readonly string[]): Map<string, string> {
+    const times = new Map<string, string>();
+    const unique = [...new Set(ids)];
+    if (unique.length > WHOLE_SCAN_AFTER) {
+      // Many ids (a cold read of every claim): one index-only scan of messages_order beats chunks.
+      const wanted = new Set(unique);
+      for (const row of this.sql.exec<{ id: string; ts: string }>(
+        "SELECT id, ts FROM messages ORDER BY ts, id",
+      )) {
+        if (wanted.has(row.id)) times.set(row.id, row.ts);
+      }
+      return times;
+    }
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const rows = this.sql
+        .exec<{ id: string; ts: string }>(
+          `SELECT id, ts FROM messages WHERE id IN (${chunk.map(() => "?").join(", ")})`,
+          ...chunk,
+        )
+        .toArray();
+      for (const row of rows) times.set(row.id, row.ts);
+    }
+    return times;
+  }
+
+  /** Embeds messages not embedded yet (the write path's index upkeep); true when some may remain. */
+  embedPending(embedder: Embedder, namespace: string): Promise<boolean> {
+    return this.episodes.embedPending(embedder, namespace);
+  }
+}

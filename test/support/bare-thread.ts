@@ -1,0 +1,51 @@
+import { env } from "cloudflare:test";
+import { SqliteVectorIndex } from "../../src/adapters/sqlite-vector-index";
+import type { EventInput } from "../../src/api/schemas";
+import { embedderFor, extractorFor } from "../../src/extraction/select-adapters";
+import { lookupTenant } from "../../src/tenancy/registry";
+import { ExtractionStore } from "../../src/thread/extraction/extraction-store";
+import { ThreadExtraction } from "../../src/thread/extraction/thread-extraction";
+import { ThreadFacts } from "../../src/thread/facts/thread-facts";
+import { ingestEvents } from "../../src/thread/ingest";
+import { LayerStore } from "../../src/thread/layers/layer-store";
+import { ThreadRetrieval } from "../../src/thread/retrieval/thread-retrieval";
+import { ThreadMeta } from "../../src/thread/thread-meta";
+import { ThreadRecords } from "../../src/thread/thread-record";
+import { Transcript } from "../../src/thread/transcript/transcript";
+
+/**
+ * A thread's capabilities wired over a Durable Object's storage by hand, without the object: no
+ * background upkeep runs, so a test sees each state between a write and the extraction that follows it.
+ * Call inside runInDurableObject, with the thread already created over HTTP (tenant `acme`).
+ */
+export function bareThread(state: DurableObjectState, thread: string) {
+  const host = {
+    sql: state.storage.sql,
+    transaction: <T>(run: () => T) => state.storage.transactionSync(run),
+    exclusive: <T>(run: () => Promise<T>) => state.blockConcurrencyWhile(run),
+    now: () => new Date().toISOString(),
+  };
+  const meta = new ThreadMeta(host);
+  const records = new ThreadRecords(meta, host);
+  const vectors = new SqliteVectorIndex(host.sql);
+  const transcript = new Transcript(host, meta, vectors);
+  const layers = new LayerStore(host);
+  const facts = new ThreadFacts(async () => true);
+  const store = new ExtractionStore(host, meta, (ids) => transcript.timesOf(ids));
+  const extraction = new ThreadExtraction(host, store, transcript, layers, facts, vectors);
+  const retrieval = new ThreadRetrieval(host, transcript, vectors);
+  const tenant = lookupTenant(env, "acme");
+  const record = records.owned("acme", thread);
+  if (!tenant || !record) throw new Error(`create thread '${thread}' of tenant acme first`);
+  return {
+    transcript,
+    layers,
+    store,
+    extraction,
+    retrieval,
+    ingest: (events: EventInput[]) =>
+      ingestEvents(host, { transcript, layers, facts }, record, tenant, events),
+    extract: () =>
+      extraction.run(record, tenant, { extractor: extractorFor(tenant, env), embedder: embedderFor(env) }),
+  };
+}
