@@ -29,7 +29,8 @@ import {
   opensHypotheticalMessage,
 } from "./signals";
 import { GLOBAL, type Slot, SlotRegistry } from "./slot-registry";
-import { readSlots, type SlotReading } from "./slots";
+import { readSlots } from "./slots/read-slots";
+import type { SlotReading } from "./slots/reading";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
 import { cleanText, contentWords, normalizeValue, stripAdverbial, stripFillers } from "./text";
 import {
