@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { monotonicFactory, ulid } from "ulid";
-import { SqliteVectorIndex } from "../adapters/sqlite-vector-index";
+import { SqliteVectorIndex } from "../adapters/sqlite-vector-index/sqlite-vector-index";
 import type {
   ContextInput,
   ContextOutput,
