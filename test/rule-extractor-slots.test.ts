@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { extractFromMessages } from "../src/extraction/rules/rule-extractor";
-import { readSlots } from "../src/extraction/rules/slots";
+import { readSlots } from "../src/extraction/rules/slots/read-slots";
 import { figures, sameFigures } from "../src/extraction/rules/values";
 import { echoClaims } from "../src/extraction/run-extraction";
 import type { ExtractionInput, ExtractionMessage, ExtractionOutput } from "../src/state/types";

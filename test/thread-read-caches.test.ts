@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../src/adapters/hashing-embedder";
-import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index";
+import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import { ThreadObject } from "../src/thread/thread-object";
 import { EpisodeIndex } from "../src/thread/transcript/episode-index";
 import { TranscriptOrder } from "../src/thread/transcript/transcript-order";

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { SqliteVectorIndex } from "../adapters/sqlite-vector-index";
+import { SqliteVectorIndex } from "../adapters/sqlite-vector-index/sqlite-vector-index";
 import type {
   ContextInput,
   ContextResponseOutput,

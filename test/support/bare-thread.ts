@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { SqliteVectorIndex } from "../../src/adapters/sqlite-vector-index";
+import { SqliteVectorIndex } from "../../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import type { EventInput } from "../../src/api/schemas";
 import { embedderFor, extractorFor } from "../../src/extraction/select-adapters";
 import { lookupTenant } from "../../src/tenancy/registry";

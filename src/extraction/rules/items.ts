@@ -1,5 +1,5 @@
 import type { Confidence, StateItemType } from "../../state/types";
-import { keyHead } from "./slots";
+import { keyHead } from "./slots/subject-keys";
 import { capitalize, contentWords } from "./text";
 import { DATE } from "./values";
 

@@ -1,4 +1,4 @@
-import { keyHead } from "./slots";
+import { keyHead } from "./slots/subject-keys";
 import { contentWords, normalizeValue } from "./text";
 import { containsKind, type ValueKind, valueKind } from "./values";
 

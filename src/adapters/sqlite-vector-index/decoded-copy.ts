@@ -1,0 +1,130 @@
+import type { VectorRecord } from "../../ports/vector-index";
+import { norm } from "./encoding";
+
+/**
+ * A namespace's vectors decoded once and kept in memory, so an unfiltered query need not read and
+ * copy every BLOB (that was most of its cost). The copy is valid while the namespace's stored version
+ * is the one it was made or last updated at; this instance's own writes update it in place: upserts
+ * as added vectors, deletions as dropped rows, both folded into the columns once they pile up.
+ */
+
+/** Namespaces up to this many vectors are kept decoded in memory between unfiltered queries (6 MiB at 4,000 × 384). */
+export const DECODED_LIMIT = 20_000;
+
+export interface Decoded {
+  version: number;
+  dims: number;
+  ids: string[];
+  norms: Float64Array;
+  metadata: string[];
+  /**
+   * Dimension-major: dimension d of row r at `d * ids.length + r`. A sparse query then reads one
+   * contiguous run of rows per non-zero dimension instead of a scattered slot in every vector.
+   */
+  columns: Float32Array;
+  /** Vectors this instance added since the columns were laid out, scored row by row. */
+  added: { id: string; values: Float32Array; norm: number; metadata: string }[];
+  /** Where each id is: a row of the columns (n ≥ 0), or entry -n - 1 of `added`. */
+  rowOf: Map<string, number>;
+  /** Rows of the columns deleted since they were laid out (1), skipped by queries until the next fold. */
+  dropped: Uint8Array;
+  droppedCount: number;
+}
+
+/** Added vectors are folded into the columns once there are this many, or an eighth of the rows. */
+const ADDED_FOLD = 256;
+
+export interface Entry {
+  id: string;
+  values: Float32Array;
+  norm: number;
+  metadata: string;
+}
+
+/** The copy laid out from its entries: every vector a row of the columns, none added or dropped. */
+export function laidOut(version: number, dims: number, entries: Entry[]): Decoded {
+  const count = entries.length;
+  const decoded: Decoded = {
+    version,
+    dims,
+    ids: entries.map((e) => e.id),
+    norms: Float64Array.from(entries, (e) => e.norm),
+    metadata: entries.map((e) => e.metadata),
+    columns: new Float32Array(count * dims),
+    added: [],
+    rowOf: new Map(entries.map((e, i) => [e.id, i])),
+    dropped: new Uint8Array(count),
+    droppedCount: 0,
+  };
+  entries.forEach((entry, i) => {
+    for (let d = 0; d < dims; d++) decoded.columns[d * count + i] = entry.values[d] as number;
+  });
+  return decoded;
+}
+
+/** The copy with its added vectors laid into the columns and its dropped rows left out. */
+function folded(held: Decoded): Decoded {
+  const count = held.ids.length;
+  const entries: Entry[] = held.ids.flatMap((id, row) =>
+    held.dropped[row]
+      ? []
+      : [
+          {
+            id,
+            values: Float32Array.from(
+              { length: held.dims },
+              (_, d) => held.columns[d * count + row] as number,
+            ),
+            norm: held.norms[row] as number,
+            metadata: held.metadata[row] as string,
+          },
+        ],
+  );
+  return laidOut(held.version, held.dims, [...entries, ...held.added]);
+}
+
+/** Removes one deleted id from the copy: its row is marked dropped, or its added entry taken out. */
+export function drop(held: Decoded, id: string): void {
+  const at = held.rowOf.get(id);
+  if (at === undefined) return;
+  held.rowOf.delete(id);
+  if (at >= 0) {
+    held.dropped[at] = 1;
+    held.droppedCount++;
+    return;
+  }
+  const index = -at - 1;
+  held.added.splice(index, 1);
+  // Added entries after it moved up by one.
+  for (let i = index; i < held.added.length; i++) held.rowOf.set((held.added[i] as Entry).id, -i - 1);
+}
+
+/** Writes one upserted record into the copy: over its row when held, else as an added vector. */
+export function place(held: Decoded, record: VectorRecord): void {
+  const entry: Entry = {
+    id: record.id,
+    values: Float32Array.from(record.values),
+    norm: 0,
+    metadata: JSON.stringify(record.metadata),
+  };
+  entry.norm = norm(entry.values);
+  const at = held.rowOf.get(record.id);
+  if (at === undefined) {
+    held.rowOf.set(record.id, -held.added.length - 1);
+    held.added.push(entry);
+  } else if (at < 0) {
+    held.added[-at - 1] = entry;
+  } else {
+    const count = held.ids.length;
+    for (let d = 0; d < held.dims; d++) held.columns[d * count + at] = entry.values[d] as number;
+    held.norms[at] = entry.norm;
+    held.metadata[at] = entry.metadata;
+  }
+}
+
+/** The copy brought to a write's version, folded once its additions or deletions pile up. */
+export function settled(held: Decoded, version: number): Decoded {
+  held.version = version;
+  const pile = Math.max(ADDED_FOLD, held.ids.length / 8);
+  return held.added.length >= pile || held.droppedCount >= pile ? folded(held) : held;
+}

@@ -1,0 +1,116 @@
+import type { VectorRecord } from "../../ports/vector-index";
+import { norm } from "./encoding";
+
+/**
+ * The index's tables in the Durable Object's SQLite storage and every statement run on them. One row
+ * per (namespace, id) in `vector_index`: the values as Float32 bytes in a BLOB (4 bytes a dimension:
+ * 1.5 KiB at 384 dimensions, 3 KiB at 768), their L2 norm precomputed, metadata as a JSON object of
+ * strings. `vector_index_versions` holds each namespace's version, set anew by every write.
+ */
+export const VECTOR_INDEX_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS vector_index (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    vec BLOB NOT NULL,
+    norm REAL NOT NULL,
+    metadata TEXT NOT NULL,
+    PRIMARY KEY (namespace, id)
+  )`,
+  // Bumped by every write to a namespace, in the same transaction, so a decoded copy can be trusted.
+  `CREATE TABLE IF NOT EXISTS vector_index_versions (namespace TEXT PRIMARY KEY, version INTEGER NOT NULL)`,
+];
+
+/** A stored vector as read back: the BLOB still encoded. */
+export type Row = { id: string; vec: ArrayBuffer; norm: number; metadata: string };
+
+/** Ids per DELETE statement, well under SQLite's bound-parameter limit. */
+const DELETE_CHUNK = 50;
+
+export function createTables(sql: SqlStorage): void {
+  for (const statement of VECTOR_INDEX_SCHEMA) sql.exec(statement);
+}
+
+/** The dimension of the vectors stored, or undefined while there are none. */
+export function storedDimensions(sql: SqlStorage): number | undefined {
+  return sql.exec<{ dims: number }>("SELECT dims FROM vector_index LIMIT 1").toArray()[0]?.dims;
+}
+
+/**
+ * A new random version for the namespace, not a counter: a copy updated to version n by a write that
+ * was then rolled back must not match a later, different write that also reaches n.
+ */
+export function bumpVersion(sql: SqlStorage, namespace: string): number {
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
+  const version = (high & 0x1fffff) * 2 ** 32 + low;
+  sql.exec(
+    `INSERT INTO vector_index_versions (namespace, version) VALUES (?, ?)
+       ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`,
+    namespace,
+    version,
+  );
+  return version;
+}
+
+/** The namespace's version; 0 before its first write. */
+export function readVersion(sql: SqlStorage, namespace: string): number {
+  return (
+    sql
+      .exec<{ version: number }>("SELECT version FROM vector_index_versions WHERE namespace = ?", namespace)
+      .toArray()[0]?.version ?? 0
+  );
+}
+
+/** Inserts or replaces one record, its values already converted to Float32. */
+export function writeVector(sql: SqlStorage, record: VectorRecord, values: Float32Array): void {
+  sql.exec(
+    `INSERT INTO vector_index (namespace, id, dims, vec, norm, metadata) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (namespace, id) DO UPDATE SET
+           dims = excluded.dims, vec = excluded.vec, norm = excluded.norm, metadata = excluded.metadata`,
+    record.namespace,
+    record.id,
+    values.length,
+    values.buffer,
+    norm(values),
+    JSON.stringify(record.metadata),
+  );
+}
+
+/** Deletes the namespace's vectors with these (distinct) ids. */
+export function deleteVectors(sql: SqlStorage, namespace: string, ids: string[]): void {
+  for (let start = 0; start < ids.length; start += DELETE_CHUNK) {
+    const chunk = ids.slice(start, start + DELETE_CHUNK);
+    sql.exec(
+      `DELETE FROM vector_index WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
+      namespace,
+      ...chunk,
+    );
+  }
+}
+
+export function countVectors(sql: SqlStorage, namespace: string): number {
+  return sql
+    .exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE namespace = ?", namespace)
+    .one().n;
+}
+
+export function readNamespace(sql: SqlStorage, namespace: string): Row[] {
+  return sql
+    .exec<Row>("SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?", namespace)
+    .toArray();
+}
+
+/**
+ * The namespace's rows whose metadata has every (key, string value) pair of the filter, matched in
+ * SQL through `json_each`; read lazily, as the caller iterates.
+ */
+export function readFiltered(sql: SqlStorage, namespace: string, filter: [string, string][]): Iterable<Row> {
+  const clauses = filter.map(
+    () => "EXISTS (SELECT 1 FROM json_each(vector_index.metadata) AS m WHERE m.key = ? AND m.value = ?)",
+  );
+  return sql.exec<Row>(
+    `SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?${clauses.map((c) => ` AND ${c}`).join("")}`,
+    namespace,
+    ...filter.flat(),
+  );
+}

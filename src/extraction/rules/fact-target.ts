@@ -1,0 +1,100 @@
+import type { Slot, SlotRegistry } from "./slot-registry";
+import type { SlotReading } from "./slots/reading";
+import { replaceKind, type ValueKind, valueKind } from "./values";
+
+/**
+ * Which slot a reading is about. A reading that names its subject is about that slot (or, for a
+ * partial update, the slot holding the attribute it names); a correction that names none is resolved
+ * by the clues it carries, strongest first: the value it replaces, a family, a value the slot held
+ * before, shared words, the kind of value, and last the most recent slot.
+ */
+
+/** The slot a reading resolves to, with the value it gets there. */
+export interface FactTarget {
+  key: string;
+  value: string;
+  /** How the slot was found: named by the sentence, or resolved from a correction. */
+  via: "named" | "old_value" | "history" | "family" | "overlap" | "kind" | "recent" | "partial";
+}
+
+/** Ways of finding a slot that justify high confidence; the others are educated guesses. */
+export const STRONG_VIA = new Set<FactTarget["via"]>(["named", "old_value", "history", "partial"]);
+
+/** The kind of value an attribute a partial update names holds ("change the quantity to 1500" → a count). */
+const ATTR_KIND: Record<string, ValueKind> = {
+  quantity: "count",
+  count: "count",
+  number: "count",
+  units: "count",
+  unit: "count",
+  headcount: "count",
+  size: "count",
+  price: "money",
+  cost: "money",
+  budget: "money",
+  amount: "money",
+  fee: "money",
+  total: "money",
+  rate: "money",
+  date: "date",
+  day: "date",
+  time: "date",
+  deadline: "date",
+  percentage: "percent",
+  discount: "percent",
+};
+
+/** The slot a reading is about, and the value it gets; null when no clue finds one. */
+export function resolveTarget(
+  registry: SlotRegistry,
+  reading: SlotReading,
+  scopeKey: string,
+): FactTarget | null {
+  const r = registry;
+  if (reading.subject) {
+    const key = r.resolveName(reading.subject);
+    if (reading.attr && !r.isKnown(key)) {
+      const partial = partialTarget(registry, reading.attr, reading.value, scopeKey);
+      if (partial) return partial;
+    }
+    return { key, value: reading.value, via: "named" };
+  }
+  const kind = valueKind(reading.value);
+  const found = (slot: Slot | undefined, via: FactTarget["via"]): FactTarget | null =>
+    slot ? { key: slot.key, value: reading.value, via } : null;
+  if (reading.oldValue) {
+    const byOld = found(r.byValue(reading.oldValue, scopeKey), "old_value");
+    if (byOld) return byOld;
+  }
+  if (reading.family) return found(r.byFamily(reading.family, scopeKey), "family");
+  // "go back to X" when this run never saw X falls through to the other clues.
+  const byHistory = found(r.byHistory(reading.value, scopeKey), "history");
+  if (byHistory) return byHistory;
+  const byOverlap = found(r.byOverlap(reading.value, scopeKey), "overlap");
+  if (byOverlap) return byOverlap;
+  if (kind !== "text") {
+    const byKind = found(r.byKind(kind, scopeKey), "kind");
+    if (byKind) return byKind;
+  }
+  if (!reading.weak) {
+    const recent = r.latest(scopeKey);
+    if (recent && (recent.kind === kind || kind === "text")) return found(recent, "recent");
+  }
+  return null;
+}
+
+/** "change the quantity to 1500": rewrite the count inside the newest slot that has one. */
+function partialTarget(
+  registry: SlotRegistry,
+  attr: string,
+  value: string,
+  scopeKey: string,
+): FactTarget | null {
+  const head = attr.split("_").pop() ?? attr;
+  const kind = ATTR_KIND[head];
+  if (!kind) return null;
+  const slot = registry.containing(kind, scopeKey);
+  if (!slot?.value) return null;
+  const rewritten = replaceKind(slot.value, kind, value);
+  return rewritten ? { key: slot.key, value: rewritten, via: "partial" } : null;
+}

@@ -1,0 +1,34 @@
+import { isAppraisal, statusOf } from "../values";
+import { reading, type SlotReading, value } from "./reading";
+import { NP, STATUS_HEADS, statusKey, subjectKey } from "./subject-keys";
+
+/** "The project budget is $50,000": a subject, a form of "to be", a value (a status gets `_status`). */
+
+const COPULA = new RegExp(
+  String.raw`^${NP}\s+(is|are|will be|would be|could be|might be|should be|has become|have become|becomes|become|remains|remain|stays|stay|was|were|has been|have been|is going to be|are going to be|is set to|are set to)\s+(?:now\s+|currently\s+|still\s+|officially\s+)?(.+)$`,
+  "i",
+);
+const PROGRESSIVE = /^[a-z]+ing\b/i;
+
+export function copulaReading(clause: string): SlotReading | null {
+  const m = COPULA.exec(clause);
+  if (!m) return null;
+  const verb = (m[2] ?? "").toLowerCase();
+  const v = value(m[3]);
+  if (!v) return null;
+  // "That cup is so cute": how the speaker finds the thing, not a value it holds.
+  if (isAppraisal(m[3] ?? v)) return null;
+  // "is excluding …", "are trying …": a verb in progress, not a value.
+  if (PROGRESSIVE.test(v) && !statusOf(v)) return null;
+  const subject = subjectKey(m[1] ?? "");
+  const historical = verb === "was" || verb === "were";
+  const modal = /^(?:would|could|might|should) be$/.test(verb);
+  if (!subject) {
+    // "Your $200K is now $140K" names its slot by the old value.
+    return null;
+  }
+  if (subject.generic) return reading("copula", null, v, { historical, modal, change: true });
+  const status = statusOf(v);
+  const key = status && !STATUS_HEADS.test(subject.key) ? statusKey(subject.key) : subject.key;
+  return reading("copula", key, v, { historical, modal });
+}

@@ -1,0 +1,62 @@
+import { findSecrets } from "../classification";
+import { changeReading } from "./change";
+import { copulaReading } from "./copula";
+import { choiceReading, decisionReading, preferenceReading, tentativeReading } from "./decisions";
+import { finalizeReading, moneyNounReading, splitCompound } from "./figures";
+import { labelReading } from "./label";
+import { reading, type SlotReading } from "./reading";
+import { scheduleReading } from "./schedule";
+import { haltReading, statusReading } from "./status";
+
+/** "The budget is: $50,000" reads as "The budget is $50,000". */
+const COPULA_COLON = /\b(is|are|was|were|be)\s*:\s+/gi;
+
+/** Characters past which a clause is a run-on, not a slot statement. */
+const MAX_CLAUSE = 400;
+
+function secretReadings(clause: string): SlotReading[] {
+  return findSecrets(clause).map((s) => reading("secret", s.kind, s.value));
+}
+
+/**
+ * All slot readings of one clause: secrets, plus the first of the ordered patterns that matches
+ * (corrections first, because "switch to X instead" is also a copula-free statement of X).
+ */
+export function readSlots(input: string, depth = 0): SlotReading[] {
+  const clause = input
+    .replace(COPULA_COLON, "$1 ")
+    .replace(/[.!]+$/, "")
+    .trim();
+  const out = secretReadings(clause);
+  // Very long run-on clauses are not slot statements; reading them would only cost time.
+  if (out.length || clause.length > MAX_CLAUSE || depth > 2) return out;
+  const label = labelReading(clause);
+  if (label === "skip") {
+    const rest = clause.slice(clause.indexOf(":") + 1).trim();
+    return rest && rest !== clause ? readSlots(rest, depth + 1) : out;
+  }
+  if (label) {
+    if (label.draft || label.subject) out.push(...splitCompound(label));
+    return out;
+  }
+  const found =
+    changeReading(clause) ??
+    haltReading(clause) ??
+    decisionReading(clause) ??
+    choiceReading(clause) ??
+    tentativeReading(clause) ??
+    preferenceReading(clause) ??
+    scheduleReading(clause) ??
+    finalizeReading(clause) ??
+    moneyNounReading(clause) ??
+    copulaReading(clause) ??
+    statusReading(clause);
+  if (found) {
+    out.push(...(found.kind === "copula" ? splitCompound(found) : [found]));
+    return out;
+  }
+  // "This is confidential, do not share outside HR: Sarah's salary is $120k" states after the colon.
+  const colon = clause.indexOf(": ");
+  if (colon > 0 && colon < clause.length - 2) return readSlots(clause.slice(colon + 2), depth + 1);
+  return out;
+}
