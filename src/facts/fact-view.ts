@@ -1,4 +1,4 @@
-import type { StoredFactView } from "../api/schemas";
+import type { StoredFactView } from "../api/schemas/facts";
 import type { FactVersion } from "../domain/fact-version";
 
 /** The public shape of a stored fact version. */
