@@ -4,13 +4,13 @@ import { compileContext } from "../src/compiler/compile";
 import { CompileCache } from "../src/compiler/compile-cache";
 import type { Origin } from "../src/compiler/passes/normalize";
 import type { CompileInput, MessageRecord, StateItemRecord } from "../src/compiler/types";
+import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import type { FactRow } from "../src/facts/fact-schema";
 import { factRow } from "./support/context-objects";
 
 const origin: Origin = { tenantId: "t", projectId: "p", threadId: "t1", topRank: 5 };
 
-const row = (id: string, key: string, value: string, extra: Partial<FactRow> = {}) => {
+const row = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
   const content = `${key}: ${value}`;
   return factRow({
     id,
@@ -328,7 +328,7 @@ describe("CompileCache", () => {
   it("hands back last compile's list for the same frozen records, and resolves again when one changed", () => {
     const cache = new CompileCache();
     cache.begin(origin);
-    const resolve = (r: FactRow) => cache.fact(r, origin);
+    const resolve = (r: FactVersion) => cache.fact(r, origin);
     const a = Object.freeze(row("f1", "budget", "$50,000"));
     const b = Object.freeze(row("f2", "owner", "Ada"));
     const first = cache.resolvedList("fact", [a, b], resolve);

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { OmitReasonName } from "../src/api/schemas";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
 import {
   type DeadClaim,
@@ -13,6 +12,7 @@ import {
   speaksFromDeadState,
   withRetired,
 } from "../src/compiler/hygiene";
+import type { OmitReasonName } from "../src/domain/omissions";
 import { contextObject } from "./support/context-objects";
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { FactRow } from "../src/facts/fact-schema";
+import type { FactVersion } from "../src/domain/fact-version";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { factRow } from "./support/context-objects";
 
 const NOW = "2025-06-01T00:00:00.000Z";
 
-function row(id: string, key: string, extra: Partial<FactRow> = {}): FactRow {
+function row(id: string, key: string, extra: Partial<FactVersion> = {}): FactVersion {
   return factRow({
     id,
     key,

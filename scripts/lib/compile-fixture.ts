@@ -8,8 +8,8 @@ import type {
   StatedClaims,
   StateItemRecord,
 } from "../../src/compiler/types";
+import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
-import type { FactRow } from "../../src/facts/fact-schema";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
 import { renderItemLine } from "../../src/state/render";
 import type { StateItem, StateItemType } from "../../src/state/types";
@@ -137,8 +137,8 @@ export async function compilerInput(objects: number): Promise<{
     receivedAt: at(0),
     countTokens,
   };
-  const latestByKey = new Map<string, FactRow>();
-  const facts: FactRow[] = factEvents(mix.facts, pick, chance).map((event, i) => {
+  const latestByKey = new Map<string, FactVersion>();
+  const facts: FactVersion[] = factEvents(mix.facts, pick, chance).map((event, i) => {
     const row = prepareFact({ ...event, ts: at(i) }, writer);
     const previous = latestByKey.get(row.key);
     if (previous) {

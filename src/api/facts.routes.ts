@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { FactHistory, FactList, FactQuery, Problem, TenantParams } from "./schemas";
+import { FactHistory, FactList, FactQuery } from "./schemas/facts";
+import { Problem } from "./schemas/problems";
+import { TenantParams } from "./schemas/threads";
 
 const problem = (description: string) => ({
   content: { "application/problem+json": { schema: Problem } },

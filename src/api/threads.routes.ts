@@ -1,17 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ContextBody, ContextResponse } from "./schemas/context";
+import { IngestBody, IngestResult } from "./schemas/events";
+import { Problem } from "./schemas/problems";
 import {
-  ContextBody,
-  ContextResponse,
   CreateThreadBody,
   ExpandedItemView,
   ExtractionLogView,
-  IngestBody,
-  IngestResult,
-  Problem,
   ThreadParams,
   ThreadState,
   ThreadView,
-} from "./schemas";
+} from "./schemas/threads";
 
 const json = <T>(schema: T, description: string) => ({
   content: { "application/json": { schema } },

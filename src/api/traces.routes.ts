@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { Problem, TraceParams, TraceView } from "./schemas";
+import { Problem } from "./schemas/problems";
+import { TraceParams, TraceView } from "./schemas/traces";
 
 const problem = (description: string) => ({
   content: { "application/problem+json": { schema: Problem } },

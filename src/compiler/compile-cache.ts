@@ -1,4 +1,4 @@
-import type { FactRow } from "../facts/fact-schema";
+import type { FactVersion } from "../domain/fact-version";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
 import { type DeadClaim, DeadListKeeper } from "./hygiene";
@@ -98,7 +98,7 @@ export class CompileCache {
     return this.counter.memoized;
   }
 
-  fact(row: FactRow, origin: Origin): ContextObject {
+  fact(row: FactVersion, origin: Origin): ContextObject {
     return this.object("fact", row.id, row, origin, sameFactVersion, factObject);
   }
 
@@ -289,7 +289,7 @@ export class CompileCache {
  * every column, and a compile of a large thread checks thousands of versions: whole-row comparison of
  * freshly loaded strings cost more than the rest of a warm compile.
  */
-const sameFactVersion = (a: FactRow, b: FactRow) =>
+const sameFactVersion = (a: FactVersion, b: FactVersion) =>
   a.isValid === b.isValid &&
   a.txEnd === b.txEnd &&
   a.supersededBy === b.supersededBy &&

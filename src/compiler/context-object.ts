@@ -1,16 +1,11 @@
-import type {
-  ContradictionStatusName,
-  ObjectKindName,
-  ObjectTypeName,
-  OmitReasonName,
-  PriorityTierName,
-  RetirementRuleName,
-  TaskTypeName,
-} from "../api/schemas";
 import type { DetailForms } from "../context/detail-forms";
-
-/** Seed 001's authority scale: 0 platform rules … 4 retrieved data and tool payloads. */
-export type AuthorityLevel = 0 | 1 | 2 | 3 | 4;
+import type { AuthorityLevel } from "../domain/authority";
+import type { PriorityTierName } from "../domain/compilation";
+import type { ContradictionStatusName } from "../domain/contradiction";
+import type { RetirementRuleName } from "../domain/lifecycle";
+import type { ObjectKindName, ObjectTypeName } from "../domain/objects";
+import type { OmitReasonName } from "../domain/omissions";
+import type { TaskTypeName } from "../domain/tasks";
 
 /**
  * The compiler's unit (seed 001's Context Object). Facts, state items, working-set entries,

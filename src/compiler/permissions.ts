@@ -1,4 +1,4 @@
-import type { IdentityInput } from "../api/schemas";
+import type { Identity } from "../domain/identity";
 import { type AuthorityTier, authorityRank } from "../facts/authority";
 
 /**
@@ -13,11 +13,7 @@ export interface Caller {
 
 const lower = (s: string) => s.trim().toLowerCase();
 
-export function callerFrom(
-  identity: IdentityInput,
-  ladder: AuthorityTier[],
-  requestRoles?: string[],
-): Caller {
+export function callerFrom(identity: Identity, ladder: AuthorityTier[], requestRoles?: string[]): Caller {
   const granted = new Set(
     // Department is where someone sits, not what they are granted: only roles and the title count.
     [...(identity.roles ?? []), identity.authority ?? ""].map(lower).filter(Boolean),

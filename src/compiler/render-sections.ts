@@ -1,7 +1,7 @@
-import type { IdentityInput } from "../api/schemas";
+import type { Identity } from "../domain/identity";
 
 /** Identity and the present moment are rendered per compile: they are small and `now` varies per request. */
-export function identityLines(identity: IdentityInput): string[] {
+export function identityLines(identity: Identity): string[] {
   const name = identity.user_name ? `${identity.user_name} (${identity.user_id})` : identity.user_id;
   const lines = [`User: ${name}`];
   if (identity.authority) lines.push(`Authority: ${identity.authority}`);

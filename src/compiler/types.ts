@@ -1,7 +1,9 @@
-import type { IdentityInput, TaskTypeName } from "../api/schemas";
 import type { DetailForms } from "../context/detail-forms";
+import type { FactVersion } from "../domain/fact-version";
+import type { Identity } from "../domain/identity";
+import type { ScreenKind } from "../domain/screening";
+import type { TaskTypeName } from "../domain/tasks";
 import type { AuthorityTier } from "../facts/authority";
-import type { FactRow } from "../facts/fact-schema";
 import type { StateItem } from "../state/types";
 import type { CompileCache } from "./compile-cache";
 import type { OutputFormat } from "./passes/emit-format";
@@ -9,7 +11,7 @@ import type { ToolDefinition } from "./passes/zones";
 
 /** A user turn held back by screening (src/screening): the notice line shown in its place, and why. */
 export interface MessageScreen {
-  kind: import("../screening/screen-turn").ScreenKind;
+  kind: ScreenKind;
   detail: string;
   /** "[ts] speaker: [withheld: …]", rendered when the turn was written, with its token count. */
   line: string;
@@ -83,10 +85,10 @@ export interface CompileInput {
   taskType?: TaskTypeName;
   tenantId: string;
   projectId: string;
-  identity: IdentityInput;
+  identity: Identity;
   environment: Record<string, unknown>;
   ladder: AuthorityTier[];
-  facts: FactRow[];
+  facts: FactVersion[];
   working: LayerEntry[];
   environmentFacts: LayerEntry[];
   /** Extracted state items, superseded ones included so the trace can name them. */

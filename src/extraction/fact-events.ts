@@ -1,4 +1,4 @@
-import type { FactEventInput } from "../api/schemas";
+import type { FactEvent } from "../domain/facts";
 import type { ExtractedFact } from "../state/types";
 
 const ID_SAFE = /[^A-Za-z0-9._:-]/g;
@@ -8,7 +8,7 @@ const ID_SAFE = /[^A-Za-z0-9._:-]/g;
  * scope and permission rules as an explicit one. Its id derives from the source message and key:
  * extracting the same message twice yields the same ids, which D1 then counts as duplicates.
  */
-export function factEventFrom(fact: ExtractedFact): FactEventInput & { id: string; ts: string } {
+export function factEventFrom(fact: ExtractedFact): FactEvent & { id: string; ts: string } {
   const id = `x:${fact.ref}:${fact.key}`.replace(ID_SAFE, "_").slice(0, 128);
   return {
     type: "fact",

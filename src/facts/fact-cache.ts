@@ -1,6 +1,8 @@
 import { ulid } from "ulid";
+import type { FactVersion } from "../domain/fact-version";
+import type { FactRead } from "../domain/trace";
 import type { FactCatchUp, FactRepository, FactWatcher } from "./fact-repository";
-import type { FactRow, StoredFactRow } from "./fact-schema";
+import type { StoredFactRow } from "./fact-schema";
 
 /** As FactRepository.forCompile: the newest versions a compile considers. */
 export const COMPILE_FACT_LIMIT = 5000;
@@ -11,9 +13,6 @@ export const COMPILE_FACT_LIMIT = 5000;
  * ask renews the copy's registration in case a writer dropped it.
  */
 export const FACT_RECHECK_MS = 30_000;
-
-/** How a compile's facts were read: the held copy, the rows changed since it, or all of them. */
-export type FactRead = "held" | "changes" | "full";
 
 /**
  * A thread's copy of the facts its compiles read (its project's, and its user's own), kept in the
@@ -41,17 +40,17 @@ export class FactCache {
   /** The newest revision a writer has announced for the watched project. */
   private announced = 0;
   private checkedAt = Number.NEGATIVE_INFINITY;
-  private rows = new Map<string, FactRow>();
+  private rows = new Map<string, FactVersion>();
   /** The revision each held row was last changed at: a late answer never replaces a newer row. */
   private rowRevisions = new Map<string, number>();
-  private ordered: FactRow[] = [];
+  private ordered: FactVersion[] = [];
 
   /** `reader.thread` names the object holding this copy, for writers to address their announcements. */
   async forCompile(
     repository: FactRepository,
     reader: { projectId: string; userId: string; thread: string },
     now = Date.now(),
-  ): Promise<{ rows: FactRow[]; read: FactRead }> {
+  ): Promise<{ rows: FactVersion[]; read: FactRead }> {
     const { projectId, userId } = reader;
     const scope = `${projectId}\u0000${userId}`;
     const watcher: FactWatcher = { thread: reader.thread, token: this.token };
@@ -137,7 +136,7 @@ export class FactCache {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Frozen: the same row objects go to every compile until D1 changes them, so none may be altered. */
-function withoutRevision(row: StoredFactRow): FactRow {
+function withoutRevision(row: StoredFactRow): FactVersion {
   const { revision: _revision, ...fact } = row;
   return Object.freeze(fact);
 }

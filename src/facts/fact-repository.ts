@@ -1,15 +1,9 @@
 import { and, asc, desc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type { FactVersion } from "../domain/fact-version";
 import { storedFactRow } from "./fact-rows";
-import {
-  type FactRow,
-  factDependencies,
-  factRevisions,
-  facts,
-  factWatchers,
-  type StoredFactRow,
-} from "./fact-schema";
+import { factDependencies, factRevisions, facts, factWatchers, type StoredFactRow } from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
 /** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
@@ -57,8 +51,8 @@ export class FactRepository {
   }
 
   /** Everything planFactWrites needs: rows named by id, current rows by key, and the heads of their lineages. */
-  async loadForPlanning(projectId: string, ids: string[], keys: string[]): Promise<FactRow[]> {
-    const found = new Map<string, FactRow>();
+  async loadForPlanning(projectId: string, ids: string[], keys: string[]): Promise<FactVersion[]> {
+    const found = new Map<string, FactVersion>();
     for (const part of chunks([...new Set(ids)])) {
       for (const row of await this.db
         .select()
@@ -274,7 +268,7 @@ export class FactRepository {
     return this.database.prepare(text).bind(...params);
   }
 
-  async currentInProject(projectId: string): Promise<FactRow[]> {
+  async currentInProject(projectId: string): Promise<FactVersion[]> {
     return this.db
       .select()
       .from(facts)
@@ -282,14 +276,14 @@ export class FactRepository {
       .orderBy(asc(facts.key), asc(facts.txStart));
   }
 
-  async byId(id: string, projectId?: string): Promise<FactRow[]> {
+  async byId(id: string, projectId?: string): Promise<FactVersion[]> {
     return this.db
       .select()
       .from(facts)
       .where(projectId ? and(eq(facts.id, id), eq(facts.projectId, projectId)) : eq(facts.id, id));
   }
 
-  async lineage(projectId: string, lineageId: string): Promise<FactRow[]> {
+  async lineage(projectId: string, lineageId: string): Promise<FactVersion[]> {
     return this.db
       .select()
       .from(facts)
@@ -298,7 +292,7 @@ export class FactRepository {
   }
 
   /** Versions matching the filters; temporal selection happens in facts/temporal.ts. */
-  async search(filter: { key?: string; projectId?: string }, limit = 1000): Promise<FactRow[]> {
+  async search(filter: { key?: string; projectId?: string }, limit = 1000): Promise<FactVersion[]> {
     const conditions = [
       filter.key ? eq(facts.key, filter.key) : undefined,
       filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,

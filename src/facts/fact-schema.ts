@@ -1,4 +1,10 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { CLASSIFICATIONS } from "../domain/classification";
+import { CONTRADICTION_STATUSES } from "../domain/contradiction";
+import type { FactVersion } from "../domain/fact-version";
+import { MEMORY_TYPES } from "../domain/facts";
+import { SCOPES } from "../domain/scopes";
+import type { SameType } from "../domain/type-checks";
 
 /**
  * One row per fact version. Content columns are never rewritten: a change closes the old version's
@@ -14,29 +20,25 @@ export const facts = sqliteTable(
     valueJson: text("value_json").notNull(),
     content: text("content").notNull(),
     tokens: integer("tokens").notNull(),
-    memoryType: text("memory_type", { enum: ["user", "capability", "organizational"] }).notNull(),
+    memoryType: text("memory_type", { enum: MEMORY_TYPES }).notNull(),
     userId: text("user_id"),
     threadId: text("thread_id").notNull(),
     sourceType: text("source_type").notNull(),
     sourceAuthority: text("source_authority"),
     sourceIdentity: text("source_identity"),
     authorityRank: integer("authority_rank").notNull(),
-    scope: text("scope", { enum: ["global", "task", "hypothetical", "draft", "session"] }).notNull(),
+    scope: text("scope", { enum: SCOPES }).notNull(),
     scopeId: text("scope_id"),
     supersedes: text("supersedes"),
     supersededBy: text("superseded_by"),
     isValid: integer("is_valid", { mode: "boolean" }).notNull(),
-    contradictionStatus: text("contradiction_status", {
-      enum: ["clean", "disputed", "overridden", "quarantined"],
-    }).notNull(),
+    contradictionStatus: text("contradiction_status", { enum: CONTRADICTION_STATUSES }).notNull(),
     statusReason: text("status_reason"),
     dependsOnJson: text("depends_on_json").notNull(),
     needsReview: integer("needs_review", { mode: "boolean" }).notNull(),
     isConstraint: integer("is_constraint", { mode: "boolean" }).notNull(),
     constraintType: text("constraint_type"),
-    classification: text("classification", {
-      enum: ["public", "restricted", "confidential", "highly_restricted"],
-    }).notNull(),
+    classification: text("classification", { enum: CLASSIFICATIONS }).notNull(),
     allowRolesJson: text("allow_roles_json").notNull(),
     denyRolesJson: text("deny_roles_json").notNull(),
     validFrom: text("valid_from").notNull(),
@@ -103,6 +105,13 @@ export const factDependencies = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.dependsOnId, t.factId] })],
 );
 
-/** A fact version as the application sees it; the storage revision stays in the repository and its cache. */
-export type FactRow = Omit<typeof facts.$inferSelect, "revision">;
+/** A fact version as stored: the domain's FactVersion plus the project revision that last wrote it. */
 export type StoredFactRow = typeof facts.$inferSelect;
+
+// The storage edge hands the domain's FactVersion to the rest of the application. Drizzle's row, its
+// bookkeeping aside, must be that type field for field: a column added, dropped or retyped fails to
+// compile here until src/domain/fact-version.ts agrees.
+true satisfies SameType<Omit<StoredFactRow, "revision">, FactVersion>;
+
+// re-exported for src/thread until it imports FactVersion from src/domain
+export type FactRow = FactVersion;

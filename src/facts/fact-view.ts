@@ -1,8 +1,8 @@
-import type { StoredFactView } from "../api/schemas";
-import type { FactRow } from "./fact-schema";
+import type { StoredFactView } from "../api/schemas/facts";
+import type { FactVersion } from "../domain/fact-version";
 
 /** The public shape of a stored fact version. */
-export function toFactView(row: FactRow): StoredFactView {
+export function toFactView(row: FactVersion): StoredFactView {
   return {
     id: row.id,
     key: row.key,

@@ -1,5 +1,5 @@
-import type { z } from "zod";
-import type { Classification, Scope } from "../api/schemas";
+import type { ClassificationName } from "../domain/classification";
+import type { ScopeName } from "../domain/scopes";
 
 /**
  * Reads the explicit bracket markers that upstream systems put in fact text, such as
@@ -7,9 +7,9 @@ import type { Classification, Scope } from "../api/schemas";
  * fill fields the writer left unset; an explicit field always wins.
  */
 export interface MarkerHints {
-  classification?: z.infer<typeof Classification>;
+  classification?: ClassificationName;
   allowRoles?: string[];
-  scope?: z.infer<typeof Scope>;
+  scope?: ScopeName;
   scopeLabel?: string;
 }
 

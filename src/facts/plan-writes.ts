@@ -1,4 +1,4 @@
-import type { FactRow } from "./fact-schema";
+import type { FactVersion } from "../domain/fact-version";
 
 /**
  * Decides, without I/O, what a batch of fact writes does to the facts already stored: which versions
@@ -22,7 +22,7 @@ export interface Closure {
 }
 
 export interface FactPlan {
-  inserts: FactRow[];
+  inserts: FactVersion[];
   closures: Closure[];
   /** Superseded facts whose dependants (by id or by key) must be flagged needs_review. */
   invalidated: { id: string; key: string }[];
@@ -34,21 +34,21 @@ export interface FactPlan {
 const PRIVATE_SCOPES = new Set(["hypothetical", "draft", "task", "session"]);
 
 /** Same slot: the same key in the same scope (whose memory it is, is checked by the caller). */
-function sameSlot(a: FactRow, b: FactRow): boolean {
+function sameSlot(a: FactVersion, b: FactVersion): boolean {
   return a.key === b.key && a.scope === b.scope && (a.scopeId ?? "") === (b.scopeId ?? "");
 }
 
 /** A hypothetical, draft, task or session fact never displaces a fact outside its own scope. */
-function mayDisplace(writer: FactRow, target: FactRow): boolean {
+function mayDisplace(writer: FactVersion, target: FactVersion): boolean {
   if (!PRIVATE_SCOPES.has(writer.scope)) return true;
   return writer.scope === target.scope && (writer.scopeId ?? "") === (target.scopeId ?? "");
 }
 
-function isCurrent(row: FactRow): boolean {
+function isCurrent(row: FactVersion): boolean {
   return row.txEnd === null && row.isValid && row.contradictionStatus !== "disputed";
 }
 
-export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: string): FactPlan {
+export function planFactWrites(existing: FactVersion[], incoming: FactVersion[], now: string): FactPlan {
   const byId = new Map(existing.map((row) => [row.id, { ...row }]));
   const plan: FactPlan = {
     inserts: [],
@@ -58,7 +58,7 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
     outcomes: [],
   };
 
-  const head = (row: FactRow): FactRow => {
+  const head = (row: FactVersion): FactVersion => {
     let cursor = row;
     const seen = new Set<string>();
     while (cursor.supersededBy && !seen.has(cursor.id)) {
@@ -69,8 +69,8 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
     }
     return cursor;
   };
-  const currentByKey = (key: string, writer: FactRow, slotOnly: boolean): FactRow | undefined => {
-    let found: FactRow | undefined;
+  const currentByKey = (key: string, writer: FactVersion, slotOnly: boolean): FactVersion | undefined => {
+    let found: FactVersion | undefined;
     for (const row of byId.values()) {
       if (row.key !== key || !isCurrent(row)) continue;
       // Shared facts (no user) are anyone's slot to contest; another user's private memory never is.
@@ -97,9 +97,9 @@ export function planFactWrites(existing: FactRow[], incoming: FactRow[], now: st
       });
       continue;
     }
-    const fact: FactRow = { ...original, supersedes: null };
+    const fact: FactVersion = { ...original, supersedes: null };
     const requested = original.supersedes;
-    let target: FactRow | undefined;
+    let target: FactVersion | undefined;
     if (requested) {
       const byIdTarget = byId.get(requested);
       target = byIdTarget ? head(byIdTarget) : currentByKey(requested, fact, false);

@@ -1,7 +1,8 @@
-import type { FactEventInput, IdentityInput } from "../api/schemas";
 import { detailForms } from "../context/detail-forms";
+import type { FactVersion } from "../domain/fact-version";
+import type { FactEvent } from "../domain/facts";
+import type { Identity } from "../domain/identity";
 import { type AuthorityTier, authorityRank } from "./authority";
-import type { FactRow } from "./fact-schema";
 import { readMarkers } from "./markers";
 import { inferMemoryType } from "./memory-type";
 import { toInstant } from "./time";
@@ -9,7 +10,7 @@ import { toInstant } from "./time";
 export interface WriterContext {
   projectId: string;
   threadId: string;
-  identity: IdentityInput;
+  identity: Identity;
   ladder: AuthorityTier[];
   receivedAt: string;
   countTokens: (text: string) => number;
@@ -34,7 +35,7 @@ export function renderFactLine(
  * Whose authority a write carries: the source's own title when given, the policy/system tier for
  * those sources, and otherwise the title of the thread's user, who is the one speaking.
  */
-function writerAuthority(event: FactEventInput, identity: IdentityInput): string | undefined {
+function writerAuthority(event: FactEvent, identity: Identity): string | undefined {
   if (event.source?.authority) return event.source.authority;
   if (event.source?.type === "policy") return "policy";
   if (event.source?.type === "system") return "system";
@@ -42,7 +43,7 @@ function writerAuthority(event: FactEventInput, identity: IdentityInput): string
 }
 
 /** Turns a validated fact event into an unlinked fact row; plan-writes decides supersession. */
-export function prepareFact(event: FactEventInput & { id: string; ts: string }, ctx: WriterContext): FactRow {
+export function prepareFact(event: FactEvent & { id: string; ts: string }, ctx: WriterContext): FactVersion {
   const sourceType = event.source?.type ?? "user";
   const markers = readMarkers(valueText(event.value));
   const scope = event.scope ?? markers.scope ?? "global";

@@ -1,3 +1,4 @@
+import type { ScreenKind } from "../domain/screening";
 import { splitSentences } from "../extraction/rules/sentences";
 import { STOPWORDS } from "../extraction/rules/text";
 
@@ -21,13 +22,8 @@ import { STOPWORDS } from "../extraction/rules/text";
  *   of the thread holds what is asked about.
  */
 
-export const SCREEN_KINDS = [
-  "instruction_override",
-  "identity_mismatch",
-  "cross_org_request",
-  "unrecorded_reference",
-] as const;
-export type ScreenKind = (typeof SCREEN_KINDS)[number];
+// re-exported for src/thread until it imports src/domain
+export type { ScreenKind };
 
 export interface Screen {
   kind: ScreenKind;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { CompileTraceOutput, TraceViewOutput } from "../api/schemas";
+import type { TraceViewOutput } from "../api/schemas/traces";
+import type { CompileTrace } from "../domain/trace";
 import { decodeEntries, type EntryTable, encodeEntries, type TraceEntry } from "./entry-table";
 import type { TraceRow } from "./trace-schema";
 
@@ -31,7 +32,7 @@ export interface TraceFacts {
   budgetTokens: number;
   tokens: number;
   compileMs: number;
-  trace: CompileTraceOutput;
+  trace: CompileTrace;
 }
 
 /**
@@ -99,7 +100,7 @@ export function traceViewFrom(row: TraceRow): TraceViewOutput {
       quarantined: row.quarantinedCount,
     },
     // Checked against the loose schema as it is read; the published shape is the compiler's own.
-    trace: StoredTraceBody.parse(storedTraceBody(JSON.parse(row.traceJson))) as unknown as CompileTraceOutput,
+    trace: StoredTraceBody.parse(storedTraceBody(JSON.parse(row.traceJson))) as unknown as CompileTrace,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ContextObject } from "../../src/compiler/context-object";
-import type { FactRow } from "../../src/facts/fact-schema";
+import type { FactVersion } from "../../src/domain/fact-version";
 
 /** A public, valid, global fact-shaped Context Object; tests override what they exercise. */
 export function contextObject(extra: Partial<ContextObject> = {}): ContextObject {
@@ -47,7 +47,7 @@ export function contextObject(extra: Partial<ContextObject> = {}): ContextObject
 }
 
 /** A current, public, global fact version written by an employee; tests override what they exercise. */
-export function factRow(extra: Partial<FactRow> = {}): FactRow {
+export function factRow(extra: Partial<FactVersion> = {}): FactVersion {
   const id = extra.id ?? "f1";
   const key = extra.key ?? "budget";
   return {

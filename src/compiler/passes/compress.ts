@@ -1,4 +1,4 @@
-import type { CompiledAsName, DetailLevelName } from "../../api/schemas";
+import type { CompiledAsName, DetailLevelName } from "../../domain/compilation";
 import type { ContextObject, Omission } from "../context-object";
 import type { Ranked } from "./rank";
 

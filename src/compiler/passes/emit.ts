@@ -1,4 +1,6 @@
-import type { ContextOutput } from "../../api/schemas";
+import type { ClassificationName } from "../../domain/classification";
+import type { CompiledContext } from "../../domain/compiled-context";
+import type { OmittedEntry } from "../../domain/trace";
 import type { Omission, Quarantine } from "../context-object";
 import { withGroupHeaders } from "../transcript";
 import { emitFormat, type OutputFormat } from "./emit-format";
@@ -36,7 +38,7 @@ export interface EmitInput {
   format?: OutputFormat;
 }
 
-export type Envelope = Omit<ContextOutput, "trace_id">;
+export type Envelope = Omit<CompiledContext, "trace_id">;
 
 /** Placed lines of a section; in a static zone by object id, so ranking cannot reorder the cached prefix. */
 function sectionLines(name: SectionName, placed: Placed[]): string[] {
@@ -121,8 +123,7 @@ export function emit(input: EmitInput): Envelope {
         authority_level: p.object.authorityLevel,
         source_authority: round(p.object.sourceAuthority),
         confidence_score: round(p.object.confidence),
-        security_classification: p.object
-          .classification as ContextOutput["trace"]["compiled"][number]["security_classification"],
+        security_classification: p.object.classification as ClassificationName,
         contradiction_status: p.object.contradiction,
         priority_tier: p.tier,
         compiled_as: p.compiledAs,
@@ -147,11 +148,9 @@ export function emit(input: EmitInput): Envelope {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-type OmissionEntry = ContextOutput["trace"]["omitted"][number];
-
 /** One per omitted candidate, thousands on a large thread: built field by field, without spreads. */
-function omissionEntry(o: Omission): OmissionEntry {
-  const entry: OmissionEntry = { object_id: o.object.objectId, kind: o.object.kind, reason: o.reason };
+function omissionEntry(o: Omission): OmittedEntry {
+  const entry: OmittedEntry = { object_id: o.object.objectId, kind: o.object.kind, reason: o.reason };
   if (o.tier) entry.priority_tier = o.tier;
   if (o.detail) entry.detail = o.detail;
   return entry;

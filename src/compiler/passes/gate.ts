@@ -1,4 +1,4 @@
-import type { OmitReasonName } from "../../api/schemas";
+import type { OmitReasonName } from "../../domain/omissions";
 import type { AuthorityTier } from "../../facts/authority";
 import type { ContextObject } from "../context-object";
 import { type Caller, isPermitted } from "../permissions";

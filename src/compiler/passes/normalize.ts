@@ -1,8 +1,10 @@
-import type { FactContext, ObjectTypeName } from "../../api/schemas";
-import type { FactRow } from "../../facts/fact-schema";
+import type { AuthorityLevel } from "../../domain/authority";
+import type { FactVersion } from "../../domain/fact-version";
+import type { FactContext } from "../../domain/facts";
+import type { ObjectTypeName } from "../../domain/objects";
 import { readMarkers } from "../../facts/markers";
 import { valueText } from "../../facts/prepare-fact";
-import type { AuthorityLevel, ContextObject } from "../context-object";
+import type { ContextObject } from "../context-object";
 import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../types";
 
 /** Pass 1: every source becomes a Context Object (seed 001). Nothing is decided here. */
@@ -66,7 +68,7 @@ function base(
 }
 
 /** Seed 001's authority scale, from where a fact came from. */
-function factAuthorityLevel(row: FactRow): AuthorityLevel {
+function factAuthorityLevel(row: FactVersion): AuthorityLevel {
   if (row.sourceType === "policy" || row.sourceType === "system") return 1;
   if (row.sourceType === "tool" || row.sourceType === "external") return 4;
   // What a user said in conversation is a user statement (level 2) once extracted; only what the
@@ -75,7 +77,7 @@ function factAuthorityLevel(row: FactRow): AuthorityLevel {
   return 2;
 }
 
-function factObjectType(row: FactRow, level: AuthorityLevel, stated: FactContext): ObjectTypeName {
+function factObjectType(row: FactVersion, level: AuthorityLevel, stated: FactContext): ObjectTypeName {
   if (stated.object_type) return stated.object_type;
   if (row.isConstraint) return level <= 1 ? "policy_rule" : "actionable_constraint";
   if (level === 1) return "policy_rule";
@@ -86,7 +88,7 @@ function factObjectType(row: FactRow, level: AuthorityLevel, stated: FactContext
   return "project_decision";
 }
 
-export function factObject(row: FactRow, origin: Origin): ContextObject {
+export function factObject(row: FactVersion, origin: Origin): ContextObject {
   const stated = JSON.parse(row.contextJson || "{}") as FactContext;
   const authorityLevel = factAuthorityLevel(row);
   const derivedConfidence =

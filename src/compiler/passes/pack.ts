@@ -1,4 +1,4 @@
-import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../api/schemas";
+import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
 import type { ContextObject, Omission } from "../context-object";
 import { type DeadClaim, maskClaims } from "../hygiene";
 import { dateGroupOf, groupHeader } from "../transcript";

@@ -1,4 +1,6 @@
-import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
+import type { PriorityTierName } from "../../domain/compilation";
+import type { ObjectTypeName } from "../../domain/objects";
+import type { TaskTypeName } from "../../domain/tasks";
 import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } from "../../retrieval/episodes";
 import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
 import type { ContextObject, Omission } from "../context-object";

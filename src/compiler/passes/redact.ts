@@ -10,11 +10,10 @@
  * entitled to read a stray API key.
  */
 
-import type { IdentityInput } from "../../api/schemas";
+import type { Identity } from "../../domain/identity";
+import { PII_KINDS, type RedactionKind, SECRET_KINDS } from "../../domain/redaction";
 
-export const SECRET_KINDS = ["api_key", "password", "private_key"] as const;
-export const PII_KINDS = ["ssn", "ni_number", "card_number"] as const;
-export type RedactionKind = (typeof SECRET_KINDS)[number] | (typeof PII_KINDS)[number];
+export { PII_KINDS, type RedactionKind, SECRET_KINDS };
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
 export interface Clearance {
@@ -27,7 +26,7 @@ export const PII_PERMISSION = "pii:read";
 
 const lower = (s: string) => s.trim().toLowerCase();
 
-export function clearanceFrom(identity: IdentityInput, requestRoles?: string[]): Clearance {
+export function clearanceFrom(identity: Identity, requestRoles?: string[]): Clearance {
   const granted = new Set((identity.permissions ?? []).map(lower));
   const acting = requestRoles ? new Set(requestRoles.map(lower)) : null;
   const holds = (permission: string) => granted.has(permission) && (!acting || acting.has(permission));

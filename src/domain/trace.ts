@@ -1,0 +1,87 @@
+import type { AuthorityLevel } from "./authority";
+import type { ClassificationName } from "./classification";
+import type { CompiledAsName, DetailLevelName, PriorityTierName } from "./compilation";
+import type { ContradictionStatusName } from "./contradiction";
+import type { ObjectKindName, ObjectTypeName } from "./objects";
+import type { OmitReasonName } from "./omissions";
+import type { RedactionKind } from "./redaction";
+import type { ScreenKind } from "./screening";
+
+/**
+ * The compile trace: what a compile placed, left out, quarantined and screened, and why. It names
+ * objects, never their content, so it can be stored and audited (GET /traces/{trace_id}).
+ */
+export interface CompileTrace {
+  compiled: CompiledEntry[];
+  omitted: OmittedEntry[];
+  quarantined: QuarantinedEntry[];
+  screened?: ScreenedEntry[];
+  candidates: { total: number; admitted: number; compiled: number };
+  /** How many values of each kind were redacted; the values themselves never appear. */
+  redactions?: Partial<Record<RedactionKind, number>>;
+  compile_ms?: number;
+  timings?: CompileTimings;
+  extraction?: { status: ExtractionStatus; pending_messages: number };
+}
+
+export interface CompiledEntry {
+  object_id: string;
+  kind: ObjectKindName;
+  section: string;
+  object_type: ObjectTypeName;
+  authority_level: AuthorityLevel;
+  source_authority: number;
+  confidence_score: number;
+  security_classification: ClassificationName;
+  contradiction_status: ContradictionStatusName;
+  priority_tier: PriorityTierName;
+  compiled_as: CompiledAsName;
+  detail: DetailLevelName;
+  tokens: number;
+  refs?: string[];
+}
+
+export interface OmittedEntry {
+  object_id: string;
+  kind: ObjectKindName;
+  reason: OmitReasonName;
+  priority_tier?: PriorityTierName;
+  detail?: string;
+}
+
+/** A true contradiction, held out of the context until it is resolved. */
+export interface QuarantinedEntry {
+  object_id: string;
+  kind: ObjectKindName;
+  reason: "conflicting_claim_unresolved";
+  contradiction_status: ContradictionStatusName;
+  slot: string;
+  conflicts_with: string[];
+  detail: string;
+}
+
+/** A user turn held back by screening, compiled only as a notice. */
+export interface ScreenedEntry {
+  object_id: string;
+  kind: "message";
+  screen: ScreenKind;
+  detail: string;
+}
+
+/**
+ * How the project's facts were read: `held` the thread object's own copy, `changes` the rows changed
+ * since it, `full` a first load.
+ */
+export const FACT_READS = ["held", "changes", "full"] as const;
+export type FactRead = (typeof FACT_READS)[number];
+
+export interface CompileTimings {
+  facts_ms: number;
+  facts_read: FactRead;
+  thread_reads_ms: number;
+  passes_ms: number;
+}
+
+/** Whether messages past the extraction watermark were extracted before compiling (read-your-writes). */
+export const EXTRACTION_STATUSES = ["current", "partial", "failed"] as const;
+export type ExtractionStatus = (typeof EXTRACTION_STATUSES)[number];
