@@ -112,6 +112,3 @@ export type StoredFactRow = typeof facts.$inferSelect;
 // bookkeeping aside, must be that type field for field: a column added, dropped or retyped fails to
 // compile here until src/domain/fact-version.ts agrees.
 true satisfies SameType<Omit<StoredFactRow, "revision">, FactVersion>;
-
-// re-exported for src/thread until it imports FactVersion from src/domain
-export type FactRow = FactVersion;

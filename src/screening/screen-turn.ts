@@ -22,9 +22,6 @@ import { STOPWORDS } from "../extraction/rules/text";
  *   of the thread holds what is asked about.
  */
 
-// re-exported for src/thread until it imports src/domain
-export type { ScreenKind };
-
 export interface Screen {
   kind: ScreenKind;
   /** Why, in words that quote nothing from the turn. */

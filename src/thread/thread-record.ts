@@ -1,4 +1,5 @@
-import type { CreateThreadInput, IdentityInput } from "../api/schemas";
+import type { CreateThreadInput } from "../api/schemas";
+import type { Identity } from "../domain/identity";
 import { deepFreeze } from "./deep-freeze";
 import type { ClockHost } from "./host";
 import type { ThreadMeta } from "./thread-meta";
@@ -8,7 +9,7 @@ export interface ThreadRecord {
   tenant: string;
   thread: string;
   project_id: string;
-  identity: IdentityInput;
+  identity: Identity;
   environment: Record<string, unknown>;
   created_at: string;
 }

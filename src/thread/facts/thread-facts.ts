@@ -1,8 +1,9 @@
 import type { FactEventInput, IngestOutput } from "../../api/schemas";
+import type { FactVersion } from "../../domain/fact-version";
+import type { FactRead } from "../../domain/trace";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
-import { FactCache, type FactRead } from "../../facts/fact-cache";
+import { FactCache } from "../../facts/fact-cache";
 import { FactRepository, type FactsWritten, type FactWatcher } from "../../facts/fact-repository";
-import type { FactRow } from "../../facts/fact-schema";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
 import type { Tenant } from "../../tenancy/registry";
@@ -36,7 +37,7 @@ export class ThreadFacts {
   constructor(private readonly announceTo: AnnounceTo) {}
 
   /** The facts a compile (or an extraction run) of this thread sees, and how they were read. */
-  read(tenant: Tenant, record: ThreadRecord): Promise<{ rows: FactRow[]; read: FactRead }> {
+  read(tenant: Tenant, record: ThreadRecord): Promise<{ rows: FactVersion[]; read: FactRead }> {
     return this.cache.forCompile(new FactRepository(tenant.database), readerOf(record));
   }
 
@@ -59,7 +60,7 @@ export class ThreadFacts {
       countTokens,
     };
     const rows = events.map((f) => prepareFact(f, writer));
-    const references = (r: FactRow) => [
+    const references = (r: FactVersion) => [
       ...(r.supersedes ? [r.supersedes] : []),
       ...(JSON.parse(r.dependsOnJson) as string[]),
     ];

@@ -1,4 +1,4 @@
-import type { FactRow } from "../../facts/fact-schema";
+import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
 import { MAX_TOP_K, type VectorIndex } from "../../ports/vector-index";
 import type { SqlHost } from "../host";
@@ -64,10 +64,10 @@ export class FactVectors {
    * Brings the index to the current facts among `rows`: embeds up to FACT_EMBED_PER_PASS not indexed
    * yet, and drops those no longer current. True when some may remain for another pass.
    */
-  async sync(rows: readonly FactRow[], embedder: Embedder, namespace: string): Promise<boolean> {
+  async sync(rows: readonly FactVersion[], embedder: Embedder, namespace: string): Promise<boolean> {
     const ids = this.ids(embedder);
     const current = new Set<string>();
-    const pending: FactRow[] = [];
+    const pending: FactVersion[] = [];
     let stillCurrent = 0;
     for (const row of rows) {
       if (!row.isValid || row.txEnd !== null) continue;

@@ -1,5 +1,5 @@
 import type { EpisodeRecord } from "../../compiler/types";
-import type { FactRow } from "../../facts/fact-schema";
+import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { FUSION_DEPTH, rankEpisodes } from "../../retrieval/episodes";
@@ -120,7 +120,7 @@ export class ThreadRetrieval {
   }
 
   /** Indexes the current facts among `rows` and drops retired ones; true when some may remain. */
-  indexFacts(thread: string, rows: readonly FactRow[], embedder: Embedder): Promise<boolean> {
+  indexFacts(thread: string, rows: readonly FactVersion[], embedder: Embedder): Promise<boolean> {
     return this.factVectors.sync(rows, embedder, factNamespace(thread, embedder));
   }
 }

@@ -1,6 +1,7 @@
-import type { IdentityInput, MessageEventInput } from "../../api/schemas";
+import type { MessageEventInput } from "../../api/schemas";
 import type { MessageRecord, MessageScreen } from "../../compiler/types";
 import { detailForms } from "../../context/detail-forms";
+import type { Identity } from "../../domain/identity";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import type { MessageScope } from "../../state/types";
@@ -63,7 +64,7 @@ export class Transcript {
    */
   append(
     messages: readonly StampedMessage[],
-    identity: IdentityInput,
+    identity: Identity,
     countTokens: (text: string) => number,
   ): { accepted: number; duplicates: number } {
     let accepted = 0;

@@ -1,6 +1,7 @@
-import type { IdentityInput } from "../../api/schemas";
 import type { MessageScreen } from "../../compiler/types";
-import { type ScreenKind, screenNotice, screenTurn } from "../../screening/screen-turn";
+import type { Identity } from "../../domain/identity";
+import type { ScreenKind } from "../../domain/screening";
+import { screenNotice, screenTurn } from "../../screening/screen-turn";
 
 /**
  * The thread's screening verdicts on user turns (src/screening), decided when a turn is written and
@@ -26,7 +27,7 @@ export class TurnScreens {
    */
   screen(
     message: { id: string; ts: string; content: string; prefix: string },
-    identity: IdentityInput,
+    identity: Identity,
     countTokens: (text: string) => number,
   ): MessageScreen | null {
     const verdict = screenTurn(message.content, {
