@@ -1,5 +1,6 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./compile-cache";
+import type { CompileInput } from "./compile-input";
 import type { ContextObject, Omission } from "./context-object";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
@@ -14,7 +15,6 @@ import { settleFacts, settleItems, settleTranscript, statedFor } from "./passes/
 import { toolLines } from "./passes/zones";
 import { callerFrom } from "./permissions";
 import { identityLines, nowLine } from "./render-sections";
-import type { CompileInput } from "./types";
 
 /** At most this many recent messages are considered for the tail. */
 export const MESSAGE_TAIL = 12;
