@@ -8,7 +8,7 @@ import { SECTION_ORDER } from "../src/compiler/passes/order";
 import { type PackInput, pack } from "../src/compiler/passes/pack";
 import {
   activation,
-  compositeScore,
+  objectScore,
   type Ranked,
   rankGroup,
   splitByTrust,
@@ -310,8 +310,8 @@ describe("pass 5: rank and tier", () => {
   it("prefers what matches, then what is recent", () => {
     const fresh = object({ ts: "2025-05-31T00:00:00.000Z" });
     const stale = object({ ts: "2024-06-01T00:00:00.000Z" });
-    expect(compositeScore(fresh, 0, NOW)).toBeGreaterThan(compositeScore(stale, 0, NOW));
-    expect(compositeScore(stale, 1, NOW)).toBeGreaterThan(compositeScore(fresh, 0, NOW));
+    expect(objectScore(fresh, 0, NOW)).toBeGreaterThan(objectScore(stale, 0, NOW));
+    expect(objectScore(stale, 1, NOW)).toBeGreaterThan(objectScore(fresh, 0, NOW));
   });
 });
 
@@ -391,8 +391,8 @@ describe("pass 7: compress and convert", () => {
     const { ranked: background } = rankGroup(list, { query: "unrelated words", now: NOW }, tiers.facts);
     const micro = (list[0]?.forms?.microTokens ?? 0) as number;
     expect(background.find((r) => r.object.objectId === "long")?.floor).toBe(micro);
-    // Scores from the parts kept per list are compositeScore's, to the bit.
-    for (const r of background) expect(r.score).toBe(compositeScore(r.object, 0, NOW));
+    // Scores from the parts kept per list are objectScore's, to the bit.
+    for (const r of background) expect(r.score).toBe(objectScore(r.object, 0, NOW));
     const run = (budget: number, rankedList: Ranked[]) =>
       packOnly({ budgetTokens: budget, background: rankedList, count: countTokens });
     const unbounded = background.map(({ floor: _, ...r }) => r);

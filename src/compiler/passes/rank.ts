@@ -1,6 +1,7 @@
 import type { ObjectTypeName, PriorityTierName, TaskTypeName } from "../../api/schemas";
 import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } from "../../retrieval/episodes";
 import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
+import { DAY_MS, recencyWeight, weightedScore } from "../../retrieval/score";
 import type { ContextObject, Omission } from "../context-object";
 import { corpusAfter, LazyCorpus } from "../lexical";
 import { type ListEdits, listEdits } from "../list-edits";
@@ -43,8 +44,6 @@ const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
   retrieved_passage: 0.4,
 };
 
-const DAY_MS = 86_400_000;
-
 /** Parsed timestamps: every compile scores every object against the same few thousand of them. */
 const instants = new Map<string, number>();
 
@@ -58,12 +57,17 @@ function instant(ts: string): number {
   return parsed;
 }
 
-export function compositeScore(
+/**
+ * Seed 004's composite score (src/retrieval/score.ts) of a Context Object: the semantic signal given,
+ * then its type's priority, recency on its own half-life, and its confidence; outcome and usage are
+ * neutral (1) until objects record them.
+ */
+export function objectScore(
   object: ContextObject,
   semantic: number,
   now: string,
-  nowMs = instant(now),
-  tsMs = instant(object.ts),
+  nowMs = Date.parse(now),
+  tsMs = Date.parse(object.ts),
 ): number {
   return scoreOf(
     semantic,
@@ -74,7 +78,7 @@ export function compositeScore(
   );
 }
 
-/** compositeScore from the object's parts, as rankGroup keeps them per list. */
+/** objectScore from the object's parts, as rankGroup keeps them per list. */
 function scoreOf(
   semantic: number,
   typePriority: number,
@@ -82,13 +86,9 @@ function scoreOf(
   halfLifeDays: number,
   confidence: number,
 ): number {
+  // An unparseable timestamp counts as new.
   const ageDays = Math.max(0, ageMs / DAY_MS) || 0;
-  const recency = Math.exp((-Math.LN2 * ageDays) / halfLifeDays);
-  const outcome = 1;
-  const usage = 1;
-  return (
-    semantic * 0.5 + typePriority * 0.15 + recency * 0.15 + outcome * 0.1 + usage * 0.05 + confidence * 0.05
-  );
+  return weightedScore(semantic, typePriority, recencyWeight(ageDays, halfLifeDays), 1, 1, confidence);
 }
 
 /** Seed 001: Activate(C) ⇔ ActiveTask ∈ C.TaskTypes ∧ SemanticMatch(ActiveQuery, C.WhyItMatters). */
