@@ -1,7 +1,7 @@
 import type { ContextOutput } from "../../api/schemas";
 import type { Omission, Quarantine } from "../context-object";
 import { withGroupHeaders } from "../transcript";
-import { emitFormat, type OutputFormat } from "./emit-format";
+import { type EmitFormatMemos, emitFormat, type OutputFormat } from "./emit-format";
 import { orderSections, SECTIONS, type SectionName } from "./order";
 import type { Placed } from "./pack";
 import { isStaticZone, type ZoneBlock } from "./zones";
@@ -34,6 +34,7 @@ export interface EmitInput {
   admittedCount: number;
   count: (text: string) => number;
   format?: OutputFormat;
+  memos: EmitFormatMemos;
 }
 
 export type Envelope = Omit<ContextOutput, "trace_id">;
@@ -91,7 +92,7 @@ export function emit(input: EmitInput): Envelope {
     tokens = input.count(built.text);
   }
 
-  const formatted = emitFormat(built.blocks, input.format ?? "text", input.count, tokens);
+  const formatted = emitFormat(built.blocks, input.format ?? "text", input.memos, input.count, tokens);
   // Section sizes from the counts stored with each line: the whole text was counted exactly above,
   // and counting every section again would double the compile's tokenizer time.
   const lineTokens = new Map<string, number>();

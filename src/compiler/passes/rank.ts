@@ -3,8 +3,9 @@ import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } fro
 import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
 import { DAY_MS, recencyWeight, weightedScore } from "../../retrieval/score";
 import type { ContextObject, Omission } from "../context-object";
-import { corpusAfter, LazyCorpus } from "../lexical";
+import { corpusAfter, LazyCorpus, type LexicalMemos } from "../lexical";
 import { type ListEdits, listEdits } from "../list-edits";
+import type { BoundedMap } from "../memo-tables";
 
 /**
  * Pass 5: relevance and priority tiers. Hybrid relevance (BM25 fused with the vector index's nearest
@@ -44,16 +45,26 @@ const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
   retrieved_passage: 0.4,
 };
 
-/** Parsed timestamps: every compile scores every object against the same few thousand of them. */
-const instants = new Map<string, number>();
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface RankMemos extends LexicalMemos {
+  /** Parsed timestamps: every compile scores every object against the same few thousand of them. */
+  instants: BoundedMap<string, number>;
+  /** What ranking reads of a group's objects, per list (GroupParts). */
+  partsByList: WeakMap<readonly ContextObject[], GroupParts>;
+  /**
+   * The lists whose parts were built last, newest first: a new turn's list mostly holds the objects of
+   * one of them (the same group last compile), and its parts are carried over from that list's.
+   */
+  recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[];
+  /** Each list split by trust (splitByTrust). */
+  trustSplits: WeakMap<readonly ContextObject[], { trusted: ContextObject[]; untrusted: ContextObject[] }>;
+  /** Each object's position in its list by id (a warm thread ranks the same lists again). */
+  positions: WeakMap<readonly ContextObject[], Map<string, number>>;
+}
 
-function instant(ts: string): number {
-  let parsed = instants.get(ts);
-  if (parsed === undefined) {
-    if (instants.size >= 50_000) instants.clear();
-    parsed = Date.parse(ts);
-    instants.set(ts, parsed);
-  }
+function instant(ts: string, memos: RankMemos): number {
+  let parsed = memos.instants.get(ts);
+  if (parsed === undefined) parsed = memos.instants.remember(ts, Date.parse(ts));
   return parsed;
 }
 
@@ -117,6 +128,7 @@ export interface RankContext {
    * state items, through the VectorIndex port), by object id. Objects not in it were not among them.
    */
   similar?: ReadonlyMap<string, number>;
+  memos: RankMemos;
 }
 
 /**
@@ -141,35 +153,34 @@ export interface GroupParts {
   floors: Float64Array;
 }
 
-const corpora = new WeakMap<readonly ContextObject[], GroupParts>();
-
-/**
- * The lists whose parts were built last, newest first: a new turn's list mostly holds the objects of
- * one of them (the same group last compile), and its parts are carried over from that list's.
- */
-const recent: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
-/** A compile ranks six lists; this keeps two compiles' worth. */
+/** A compile ranks six lists; two compiles' worth are kept to carry parts over from. */
 const RECENT_LISTS = 12;
 
-function corporaOf(objects: readonly ContextObject[]): GroupParts {
-  let found = corpora.get(objects);
+function corporaOf(objects: readonly ContextObject[], memos: RankMemos): GroupParts {
+  let found = memos.partsByList.get(objects);
   if (!found) {
-    found = carriedOver(objects) ?? partsOf(objects);
-    corpora.set(objects, found);
-    recent.unshift({ objects, parts: found });
-    if (recent.length > RECENT_LISTS) recent.pop();
+    found = carriedOver(objects, memos) ?? partsOf(objects, memos);
+    memos.partsByList.set(objects, found);
+    memos.recentParts.unshift({ objects, parts: found });
+    if (memos.recentParts.length > RECENT_LISTS) memos.recentParts.pop();
   }
   return found;
 }
 
 /** Each object's parts, read from the objects. */
-export function partsOf(objects: readonly ContextObject[]): GroupParts {
+export function partsOf(objects: readonly ContextObject[], memos: RankMemos): GroupParts {
   return {
-    texts: new LazyCorpus(objects.map((o) => o.text)),
+    texts: new LazyCorpus(
+      objects.map((o) => o.text),
+      memos,
+    ),
     whys: objects.some((o) => o.whyItMatters)
-      ? new LazyCorpus(objects.map((o) => o.whyItMatters ?? ""))
+      ? new LazyCorpus(
+          objects.map((o) => o.whyItMatters ?? ""),
+          memos,
+        )
       : null,
-    timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
+    timestamps: Float64Array.from(objects, (o) => instant(o.ts, memos)),
     typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
     halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
     confidences: Float64Array.from(objects, (o) => o.confidence),
@@ -187,10 +198,10 @@ const floorOf = (o: ContextObject) =>
  * entries are copied to their new place, added objects' read (the same values, so the same ranking).
  * Undefined when no recent list is close enough.
  */
-function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined {
+function carriedOver(objects: readonly ContextObject[], memos: RankMemos): GroupParts | undefined {
   // Past about an eighth of the list changed, rebuilding costs little more than carrying over.
   const maxEdits = Math.max(8, objects.length >> 3);
-  for (const { objects: previous, parts } of recent) {
+  for (const { objects: previous, parts } of memos.recentParts) {
     if (Math.abs(previous.length - objects.length) > maxEdits) continue;
     const edits = listEdits(previous, objects, maxEdits);
     if (!edits) continue;
@@ -215,9 +226,14 @@ function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined 
         parts.texts,
         edits,
         objects.map((o) => o.text),
+        memos,
       ),
-      whys: !hasWhy ? null : parts.whys ? carriedCorpus(parts.whys, edits, whys) : new LazyCorpus(whys),
-      timestamps: after(parts.timestamps, new Float64Array(size), (o) => instant(o.ts)),
+      whys: !hasWhy
+        ? null
+        : parts.whys
+          ? carriedCorpus(parts.whys, edits, whys, memos)
+          : new LazyCorpus(whys, memos),
+      timestamps: after(parts.timestamps, new Float64Array(size), (o) => instant(o.ts, memos)),
       typePriorities: after(parts.typePriorities, new Float64Array(size), (o) => TYPE_PRIORITY[o.objectType]),
       halfLives: after(parts.halfLives, new Float64Array(size), (o) => o.decayHalfLifeDays ?? 30),
       confidences: after(parts.confidences, new Float64Array(size), (o) => o.confidence),
@@ -235,31 +251,31 @@ function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined 
  * A list's scorer from a recent list's: its index carried over when that list was indexed, else a
  * fresh lazy scorer (indexing the old list first would cost what indexing the new one does).
  */
-function carriedCorpus(previous: LazyCorpus, edits: ListEdits, documents: readonly string[]): LazyCorpus {
+function carriedCorpus(
+  previous: LazyCorpus,
+  edits: ListEdits,
+  documents: readonly string[],
+  memos: LexicalMemos,
+): LazyCorpus {
   const index = previous.index;
-  return new LazyCorpus(documents, index ? corpusAfter(index, edits, documents) : undefined);
+  return new LazyCorpus(documents, memos, index ? corpusAfter(index, edits, documents, memos) : undefined);
 }
 
 /** The parts rankGroup reads of a list (kept per list, carried over between close lists); for tests. */
 export const groupParts = corporaOf;
 
-const trustSplits = new WeakMap<
-  readonly ContextObject[],
-  { trusted: ContextObject[]; untrusted: ContextObject[] }
->();
-
 /**
  * A list split into objects at authority level 4 (retrieved, untrusted) and the rest, in order; the
  * same two lists for the same list, so their lexical index above carries over between compiles.
  */
-export function splitByTrust(objects: readonly ContextObject[]) {
-  let found = trustSplits.get(objects);
+export function splitByTrust(objects: readonly ContextObject[], memos: RankMemos) {
+  let found = memos.trustSplits.get(objects);
   if (!found) {
     found = {
       trusted: objects.filter((o) => o.authorityLevel !== 4),
       untrusted: objects.filter((o) => o.authorityLevel === 4),
     };
-    trustSplits.set(objects, found);
+    memos.trustSplits.set(objects, found);
   }
   return found;
 }
@@ -270,17 +286,17 @@ export function rankGroup(
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const parts = corporaOf(objects);
+  const parts = corporaOf(objects, ctx.memos);
   const { texts, whys, timestamps } = parts;
   const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? whys.scores(ctx.query) : [];
-  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar);
+  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar, ctx.memos);
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
   // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
   const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
   const omitted: Omission[] = [];
-  const nowMs = instant(ctx.now);
+  const nowMs = instant(ctx.now, ctx.memos);
   for (let i = 0; i < objects.length; i++) {
     const object = objects[i] as ContextObject;
     const r = relevance[i] ?? 0;
@@ -334,6 +350,7 @@ function hybridSimilarity(
   objects: readonly ContextObject[],
   relevance: readonly number[],
   similar: ReadonlyMap<string, number> | undefined,
+  memos: RankMemos,
 ): { similarity: Float64Array; nearest: Set<number> } {
   const lexical: number[] = [];
   for (let i = 0; i < relevance.length; i++) if ((relevance[i] as number) > 0) lexical.push(i);
@@ -341,7 +358,7 @@ function hybridSimilarity(
   const nearest = new Set<number>();
   const byCosine: number[] = [];
   if (similar?.size) {
-    const at = positionsOf(objects);
+    const at = positionsOf(objects, memos);
     const cosines = new Map<number, number>();
     for (const [id, cosine] of similar) {
       const i = at.get(id);
@@ -364,14 +381,12 @@ function hybridSimilarity(
   return { similarity, nearest };
 }
 
-const positions = new WeakMap<readonly ContextObject[], Map<string, number>>();
-
-/** Each object's position in its list by id, kept per list (a warm thread ranks the same lists again). */
-function positionsOf(objects: readonly ContextObject[]): Map<string, number> {
-  let found = positions.get(objects);
+/** Each object's position in its list by id, kept per list. */
+function positionsOf(objects: readonly ContextObject[], memos: RankMemos): Map<string, number> {
+  let found = memos.positions.get(objects);
   if (!found) {
     found = new Map(objects.map((o, i) => [o.objectId, i]));
-    positions.set(objects, found);
+    memos.positions.set(objects, found);
   }
   return found;
 }
