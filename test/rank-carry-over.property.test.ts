@@ -4,7 +4,8 @@ import type { ContextObject } from "../src/compiler/context-object";
 import { type Corpus, corpusOf, corpusScores } from "../src/compiler/lexical";
 import { listEdits } from "../src/compiler/list-edits";
 import { CompilerMemos } from "../src/compiler/memos";
-import { type GroupParts, groupParts, partsOf, rankGroup, tiers } from "../src/compiler/passes/rank";
+import { type GroupParts, groupParts, partsOf } from "../src/compiler/passes/group-parts";
+import { rankGroup, tiers } from "../src/compiler/passes/rank";
 import { contextObject } from "./support/context-objects";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
