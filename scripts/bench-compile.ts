@@ -18,8 +18,8 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { compileContext } from "../src/compiler/compile";
 import { CompileCache } from "../src/compiler/compile-cache";
+import type { CompileInput } from "../src/compiler/compile-input";
 import type { Envelope } from "../src/compiler/passes/emit";
-import type { CompileInput } from "../src/compiler/types";
 import {
   BUDGET,
   compilerInput,

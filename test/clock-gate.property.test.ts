@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/memos";
 import { clockGate, clockHoldsNone } from "../src/compiler/passes/gate";
 import { contextObject as object } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * A warm compile asks once per list whether the clock holds back any of its objects; the answer must
@@ -22,7 +26,7 @@ describe("clock gate over a list", () => {
         (times, presents) => {
           const list = times.map((t, i) => object({ objectId: `o${i}`, ...t }));
           for (const now of presents) {
-            expect(clockHoldsNone(list, now)).toBe(!list.some((o) => clockGate(o, now)));
+            expect(clockHoldsNone(list, now, memos)).toBe(!list.some((o) => clockGate(o, now)));
           }
         },
       ),

@@ -2,20 +2,22 @@ import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
 import type { ContextObject } from "../src/compiler/context-object";
-import {
-  deadClaims,
-  maskClaims,
-  outdatedMessages,
-  restatedClaim,
-  withRetired,
-} from "../src/compiler/hygiene";
+import { deadClaims } from "../src/compiler/hygiene/dead-claims";
+import { maskClaims } from "../src/compiler/hygiene/mask";
+import { outdatedMessages } from "../src/compiler/hygiene/outdated";
+import { restatedClaim } from "../src/compiler/hygiene/restatement";
+import { withRetired } from "../src/compiler/hygiene/retired";
 import { bm25Scores, corpusOf, corpusScores, terms } from "../src/compiler/lexical";
+import { CompilerMemos } from "../src/compiler/memos";
 import { gate } from "../src/compiler/passes/gate";
-import { messageHygiene } from "../src/compiler/passes/temporal";
+import { messageHygiene } from "../src/compiler/passes/temporal/settle-transcript";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
 import { contextObject, factRow } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 const candidate = contextObject;
 
@@ -25,12 +27,11 @@ describe("lexical pass", () => {
   });
 
   it("scores documents that share query terms, and rarer terms higher", () => {
-    const scores = bm25Scores("budget deadline", [
-      "budget is $5",
-      "deadline is May",
-      "budget budget",
-      "lunch menu",
-    ]);
+    const scores = bm25Scores(
+      "budget deadline",
+      ["budget is $5", "deadline is May", "budget budget", "lunch menu"],
+      memos,
+    );
     expect(scores[3]).toBe(0);
     expect(scores[0]).toBeGreaterThan(0);
     expect(scores[1]).toBeGreaterThan(0);
@@ -51,8 +52,8 @@ describe("lexical pass", () => {
         return score + (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * doc.length) / avg));
       }, 0),
     );
-    expect(bm25Scores(query, documents)).toEqual(expected);
-    const corpus = corpusOf(documents);
+    expect(bm25Scores(query, documents, memos)).toEqual(expected);
+    const corpus = corpusOf(documents, memos);
     expect(corpusScores(query, corpus)).toEqual(expected);
     expect(corpusScores("lunch", corpus)).toEqual([0, 0, 0, expect.any(Number), 0]);
   });
@@ -147,6 +148,7 @@ describe("hygiene pass", () => {
     ],
     [candidate({ objectId: "new", claim: "monthly reviews" })],
     new Map(),
+    memos,
   );
 
   it("collects distinctive claims the gates removed", () => {
@@ -154,9 +156,9 @@ describe("hygiene pass", () => {
   });
 
   it("recognises a restatement and masks a quotation", () => {
-    expect(restatedClaim("The team decided on 3 Days in Office.", dead)?.objectId).toBe("old");
-    expect(restatedClaim("Monthly reviews it is", dead)).toBeUndefined();
-    expect(maskClaims("was 3 days in office, now remote", dead)).toBe("was [superseded], now remote");
+    expect(restatedClaim("The team decided on 3 Days in Office.", dead, memos)?.objectId).toBe("old");
+    expect(restatedClaim("Monthly reviews it is", dead, memos)).toBeUndefined();
+    expect(maskClaims("was 3 days in office, now remote", dead, memos)).toBe("was [superseded], now remote");
   });
 });
 
@@ -175,13 +177,14 @@ describe("asides citing a replaced figure", () => {
       candidate({ objectId: "log", claim: "[INVALIDATED: 25% volume discount applies]" }),
     ],
     new Map(),
+    memos,
   );
 
   it("drops an aside that cites a replaced figure and keeps the rest", () => {
-    expect(maskClaims("Only 10% discount applies (25% requires 3-year contract)", dead)).toBe(
+    expect(maskClaims("Only 10% discount applies (25% requires 3-year contract)", dead, memos)).toBe(
       "Only 10% discount applies",
     );
-    expect(maskClaims("Only 10% applies (125% was never offered)", dead)).toBe(
+    expect(maskClaims("Only 10% applies (125% was never offered)", dead, memos)).toBe(
       "Only 10% applies (125% was never offered)",
     );
   });
@@ -191,8 +194,9 @@ describe("asides citing a replaced figure", () => {
       [{ object: candidate({ objectId: "old", claim: "25% volume discount" }), reason: "superseded" }],
       [candidate({ objectId: "new", claim: "25% loyalty discount" })],
       new Map(),
+      memos,
     );
-    expect(maskClaims("Loyalty pricing (25% off) applies", stillLive)).toBe(
+    expect(maskClaims("Loyalty pricing (25% off) applies", stillLive, memos)).toBe(
       "Loyalty pricing (25% off) applies",
     );
   });
@@ -206,7 +210,7 @@ describe("values messages retired", () => {
     ],
   ]);
   const live = [candidate({ objectId: "f1", claim: "deadline June 30th" })];
-  const dead = withRetired([], stated, live);
+  const dead = withRetired([], stated, live, memos);
 
   it("become dead claims from the retiring message on, unless a live value still holds them", () => {
     expect(dead).toEqual([
@@ -216,26 +220,26 @@ describe("values messages retired", () => {
         diedAt: "2025-01-02T00:00:00.000Z",
       }),
     ]);
-    expect(maskClaims("we originally planned Friday March 15th, now Monday", dead)).toBe(
+    expect(maskClaims("we originally planned Friday March 15th, now Monday", dead, memos)).toBe(
       "we originally planned [superseded], now Monday",
     );
   });
 
   it("are judged afresh for another live list or other messages, though verdicts are remembered", () => {
-    const base = withRetired([], stated, live);
-    expect(withRetired([], stated, live).map((d) => d.text)).toEqual(["Friday March 15th"]);
+    const base = withRetired([], stated, live, memos);
+    expect(withRetired([], stated, live, memos).map((d) => d.text)).toEqual(["Friday March 15th"]);
     // The same dead list and live list: the same merged list comes back.
     const none: ReturnType<typeof withRetired> = [];
-    expect(withRetired(none, stated, live)).toBe(withRetired(none, stated, live));
+    expect(withRetired(none, stated, live, memos)).toBe(withRetired(none, stated, live, memos));
     // Another live list that still holds March 15th keeps it alive; one without June 30th kills it.
     const holding = [candidate({ objectId: "f2", claim: "launch on friday march 15th" })];
-    expect(withRetired(none, stated, holding).map((d) => d.text)).toEqual(["June 30th"]);
+    expect(withRetired(none, stated, holding, memos).map((d) => d.text)).toEqual(["June 30th"]);
     // Other messages retiring other values, against the same lists.
     const other = new Map([["m3", { ts: "2025-01-03T00:00:00.000Z", retired: ["budget of $90,000"] }]]);
-    expect(withRetired(none, other, live)).toEqual([
+    expect(withRetired(none, other, live, memos)).toEqual([
       expect.objectContaining({ text: "budget of $90,000", objectId: "m3" }),
     ]);
-    expect(withRetired(none, stated, live).map((d) => d.objectId)).toEqual(["m2"]);
+    expect(withRetired(none, stated, live, memos).map((d) => d.objectId)).toEqual(["m2"]);
     expect(base.map((d) => d.text)).toEqual(["Friday March 15th"]);
   });
 });
@@ -250,16 +254,16 @@ describe("message hygiene", () => {
     });
     const retiring = (ts: string) =>
       new Map([["m2", { ts, claims: [], retired: ["launch on Friday March 15th"] }]]);
-    const earlier = withRetired([], retiring("2025-01-02T00:00:00.000Z"), []);
-    const later = withRetired([], retiring("2024-12-01T00:00:00.000Z"), []);
+    const earlier = withRetired([], retiring("2025-01-02T00:00:00.000Z"), [], memos);
+    const later = withRetired([], retiring("2024-12-01T00:00:00.000Z"), [], memos);
     // Said while the value was still believed: it speaks from the dead state.
-    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ reason: "superseded" });
-    expect(messageHygiene(earlier, new Map())(message)).toMatchObject({ detail: "restates m2" });
+    expect(messageHygiene(earlier, new Map(), memos)(message)).toMatchObject({ reason: "superseded" });
+    expect(messageHygiene(earlier, new Map(), memos)(message)).toMatchObject({ detail: "restates m2" });
     // Said after the value was retired, the quotation is masked and too little is left to keep.
-    expect(messageHygiene(later, new Map())(message)).toMatchObject({ reason: "superseded" });
+    expect(messageHygiene(later, new Map(), memos)(message)).toMatchObject({ reason: "superseded" });
     // Nothing dead: the message stays; and an outdated message leaves whatever the dead list says.
-    expect(messageHygiene([], new Map())(message)).toBeUndefined();
-    expect(messageHygiene([], new Map([["m5", "f9"]]))(message)).toMatchObject({
+    expect(messageHygiene([], new Map(), memos)(message)).toBeUndefined();
+    expect(messageHygiene([], new Map([["m5", "f9"]]), memos)(message)).toMatchObject({
       detail: "stated a value since replaced by f9",
     });
     const kept = candidate({
@@ -268,8 +272,8 @@ describe("message hygiene", () => {
       ts: "2025-02-01T00:00:00.000Z",
       text: "we moved the launch on Friday March 15th to a later Monday in April with the whole team",
     });
-    expect(messageHygiene(earlier, new Map())(kept)).toBeUndefined();
-    expect(messageHygiene([], new Map())(kept)).toBeUndefined();
+    expect(messageHygiene(earlier, new Map(), memos)(kept)).toBeUndefined();
+    expect(messageHygiene([], new Map(), memos)(kept)).toBeUndefined();
   });
 });
 
@@ -284,7 +288,7 @@ describe("outdated messages", () => {
       ["later", { ts: "2025-01-03T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
       ["other", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
     ]);
-    expect([...outdatedMessages(stated, current)]).toEqual([["old", "f2"]]);
+    expect([...outdatedMessages(stated, current, memos)]).toEqual([["old", "f2"]]);
   });
 
   it("reads each list of current facts by its own slots, however often it was read before", () => {
@@ -292,12 +296,12 @@ describe("outdated messages", () => {
       ["m1", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "budget", value: "$100,000" }] }],
       ["m2", { ts: "2025-01-01T00:00:00.000Z", claims: [{ key: "deadline", value: "May" }] }],
     ]);
-    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
+    expect([...outdatedMessages(stated, current, memos)]).toEqual([["m1", "f2"]]);
     const other = [
       candidate({ objectId: "f3", key: "deadline", claim: "June", validFrom: "2025-01-02T00:00:00.000Z" }),
     ];
-    expect([...outdatedMessages(stated, other)]).toEqual([["m2", "f3"]]);
-    expect([...outdatedMessages(stated, current)]).toEqual([["m1", "f2"]]);
+    expect([...outdatedMessages(stated, other, memos)]).toEqual([["m2", "f3"]]);
+    expect([...outdatedMessages(stated, current, memos)]).toEqual([["m1", "f2"]]);
   });
 });
 

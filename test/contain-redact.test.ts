@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/memos";
 import {
   CONTAINER_TAG,
   containPayload,
@@ -8,6 +9,9 @@ import {
 import type { Placed } from "../src/compiler/passes/pack";
 import { clearanceFrom, luhnValid, redact } from "../src/compiler/passes/redact";
 import { safeguard } from "../src/compiler/passes/safeguard";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 const OPEN = `<${CONTAINER_TAG}`;
 const CLOSE = `</${CONTAINER_TAG}>`;
@@ -232,6 +236,7 @@ describe("safeguard (pass 8 over packed lines)", () => {
       {},
       ALL,
       words,
+      memos,
     );
     expect(result.contained).toBe(2);
     expect(result.placed[0]?.line).toBe("- plan: Enterprise");
@@ -246,6 +251,7 @@ describe("safeguard (pass 8 over packed lines)", () => {
       { identity: ["User: Ada, card 4111111111111111"] },
       NONE,
       words,
+      memos,
     );
     expect(result.redactions).toEqual({ password: 1, ssn: 1, card_number: 1 });
     expect(result.fixed.identity).toEqual(["User: Ada, card [REDACTED:card_number]"]);

@@ -1,19 +1,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
-import {
-  type DeadClaim,
-  deadBasis,
-  deadClaims,
-  deadClaimsWith,
-  followsClaims,
-  maskClaims,
-  restatedClaim,
-  speaksFromDeadState,
-  withRetired,
-} from "../src/compiler/hygiene";
+import { deadBasis, deadClaimsWith } from "../src/compiler/hygiene/dead-basis";
+import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
+import { deadClaims } from "../src/compiler/hygiene/dead-claims";
+import { maskClaims } from "../src/compiler/hygiene/mask";
+import { restatedClaim, speaksFromDeadState } from "../src/compiler/hygiene/restatement";
+import { withRetired } from "../src/compiler/hygiene/retired";
+import { followsClaims } from "../src/compiler/hygiene/succession";
+import { CompilerMemos } from "../src/compiler/memos";
 import type { OmitReasonName } from "../src/domain/omissions";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * deadClaimsWith works out the standing omissions and live claims once (deadBasis) and merges in the
@@ -85,7 +85,7 @@ describe("dead claims settled in parts", () => {
   it("gives what deadClaims gives over the whole input at every turn, reusing only an equal list", () => {
     fc.assert(
       fc.property(omissions, omissions, live, validFrom, turns, (before, after, standing, valid, steps) => {
-        const basis = deadBasis(before, after, standing, valid);
+        const basis = deadBasis(before, after, standing, valid, memos);
         const given: { list: ReturnType<typeof deadClaims>; copy: unknown }[] = [];
         // Each turn's middle is given twice in a row, as an unchanged turn would be, then the next.
         for (const step of steps.flatMap((s) => [s, s])) {
@@ -93,8 +93,9 @@ describe("dead claims settled in parts", () => {
             [...before, ...step.middle, ...after],
             [...standing, ...step.moreLive],
             valid,
+            memos,
           );
-          const got = deadClaimsWith(basis, step.middle, step.moreLive);
+          const got = deadClaimsWith(basis, step.middle, step.moreLive, memos);
           expect(got).toEqual(expected);
           const last = given.at(-1);
           if (last) {
@@ -112,16 +113,22 @@ describe("dead claims settled in parts", () => {
 
   it("gives a new list when only the figures a live claim states change", () => {
     const replaced = object("budget is $50,000", "s1");
-    const basis = deadBasis([{ object: replaced, reason: "superseded", detail: "" }], [], [], new Map());
-    const first = deadClaimsWith(basis, [], []);
+    const basis = deadBasis(
+      [{ object: replaced, reason: "superseded", detail: "" }],
+      [],
+      [],
+      new Map(),
+      memos,
+    );
+    const first = deadClaimsWith(basis, [], [], memos);
     expect(first.map((c) => c.figures)).toEqual([["$50,000"]]);
     // A live item states $50,000 in its own words: the figure is no longer dead, the claim still is.
-    const stated = deadClaimsWith(basis, [], [object("we keep $50,000 in reserve", null)]);
+    const stated = deadClaimsWith(basis, [], [object("we keep $50,000 in reserve", null)], memos);
     expect(stated).not.toBe(first);
     expect(stated.map((c) => c.figures)).toEqual([[]]);
     expect(first.map((c) => c.figures)).toEqual([["$50,000"]]);
     // A live item quoting the dead claim does not state its figure.
-    const quoted = deadClaimsWith(basis, [], [object("no longer: budget is $50,000 (old)", null)]);
+    const quoted = deadClaimsWith(basis, [], [object("no longer: budget is $50,000 (old)", null)], memos);
     expect(quoted.map((c) => c.figures)).toEqual([["$50,000"]]);
   });
 
@@ -158,12 +165,12 @@ describe("dead claims settled in parts", () => {
         fc.array(fc.option(piece, { nil: null }), { maxLength: 6 }),
         fc.array(retired, { maxLength: 3 }),
         (omitted, liveClaims, values) => {
-          const dead = deadClaims(omitted, [], new Map());
+          const dead = deadClaims(omitted, [], new Map(), memos);
           const live = liveClaims.map((c) => object(c, null));
           const stated = new Map(
             values.map((v, i) => [`m${i}`, { ts: "2026-01-01T00:00:00.000Z", retired: v }]),
           );
-          expect(withRetired(dead, stated, live)).toEqual(reference(dead, stated, live));
+          expect(withRetired(dead, stated, live, memos)).toEqual(reference(dead, stated, live));
         },
       ),
       { numRuns: 400 },
@@ -204,30 +211,30 @@ describe("dead claims settled in parts", () => {
         fc.boolean(),
         (first, valid, steps, said, early) => {
           let omitted = first;
-          let list = deadClaims(omitted, [], valid);
+          let list = deadClaims(omitted, [], valid, memos);
           const check = (claims: DeadClaim[], ask: boolean) => {
             // The same list, with nothing remembered: a copy.
             const alone = structuredClone(claims);
             for (const message of ask ? said : said.slice(0, 1)) {
-              const found = speaksFromDeadState(message, claims);
-              const expected = speaksFromDeadState(message, alone);
+              const found = speaksFromDeadState(message, claims, memos);
+              const expected = speaksFromDeadState(message, alone, memos);
               expect(found === undefined ? -1 : claims.indexOf(found)).toBe(
                 expected === undefined ? -1 : alone.indexOf(expected),
               );
-              const restated = restatedClaim(message.text, claims);
-              const plain = restatedClaim(message.text, alone);
+              const restated = restatedClaim(message.text, claims, memos);
+              const plain = restatedClaim(message.text, alone, memos);
               expect(restated === undefined ? -1 : claims.indexOf(restated)).toBe(
                 plain === undefined ? -1 : alone.indexOf(plain),
               );
-              expect(maskClaims(message.text, claims)).toBe(maskClaims(message.text, alone));
+              expect(maskClaims(message.text, claims, memos)).toBe(maskClaims(message.text, alone, memos));
             }
           };
           // Verdicts against the first list, or not, before the next follows it.
           check(list, early);
           for (const { keep, more, live: stated, valid: changed } of steps) {
             omitted = [...omitted.filter((_, i) => keep[i] ?? true), ...more];
-            const nextList = deadClaims(omitted, stated, changed ?? valid);
-            followsClaims(nextList, list);
+            const nextList = deadClaims(omitted, stated, changed ?? valid, memos);
+            followsClaims(nextList, list, memos);
             check(nextList, true);
             list = nextList;
           }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/memos";
 import { emitFormat } from "../src/compiler/passes/emit-format";
 import { canonicalJson, orderZones, toolLines, type ZoneBlock } from "../src/compiler/passes/zones";
 import { sha256Hex } from "../src/state/sha256";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -84,7 +88,7 @@ describe("canonicalJson", () => {
 
 describe("emitFormat", () => {
   it("text: static zones first, in seed 001's order", () => {
-    const { context, messages, anthropic } = emitFormat(envelope("q1"), "text");
+    const { context, messages, anthropic } = emitFormat(envelope("q1"), "text", memos);
     const at = (s: string) => context.indexOf(s);
     const order = [
       "## Rules",
@@ -103,8 +107,8 @@ describe("emitFormat", () => {
   });
 
   it("the prefix hash is the sha256 of the static text and ignores the dynamic zones", () => {
-    const first = emitFormat(envelope("what is the budget?"), "text");
-    const second = emitFormat(envelope("when do we ship?"), "text");
+    const first = emitFormat(envelope("what is the budget?"), "text", memos);
+    const second = emitFormat(envelope("when do we ship?"), "text", memos);
     expect(first.context).not.toBe(second.context);
     expect(first.cache.prefix_hash).toBe(second.cache.prefix_hash);
     const staticText = first.context.slice(0, first.context.indexOf("## Current facts") - 2);
@@ -112,20 +116,20 @@ describe("emitFormat", () => {
   });
 
   it("the prefix hash changes when the rules change", () => {
-    const before = emitFormat(envelope("q", "Answer in English."), "text");
-    const after = emitFormat(envelope("q", "Answer in French."), "text");
+    const before = emitFormat(envelope("q", "Answer in English."), "text", memos);
+    const after = emitFormat(envelope("q", "Answer in French."), "text", memos);
     expect(after.cache.prefix_hash).not.toBe(before.cache.prefix_hash);
   });
 
   it("counts static and dynamic tokens with the supplied counter", () => {
-    const { context, cache } = emitFormat(envelope("q"), "text", words);
+    const { context, cache } = emitFormat(envelope("q"), "text", memos, words);
     expect(cache.static_prefix_tokens).toBeGreaterThan(0);
     expect(cache.dynamic_tokens).toBeGreaterThan(0);
     expect((cache.static_prefix_tokens ?? 0) + (cache.dynamic_tokens ?? 0)).toBe(words(context));
   });
 
   it("openai: static system message, then the dynamic part as a second system message", () => {
-    const { context, messages } = emitFormat(envelope("q"), "openai");
+    const { context, messages } = emitFormat(envelope("q"), "openai", memos);
     expect(messages).toHaveLength(2);
     const [top, added] = messages ?? [];
     expect(top?.role).toBe("system");
@@ -137,13 +141,13 @@ describe("emitFormat", () => {
   });
 
   it("openai: the top message is byte-identical across queries", () => {
-    const a = emitFormat(envelope("one"), "openai").messages?.[0];
-    const b = emitFormat(envelope("two"), "openai").messages?.[0];
+    const a = emitFormat(envelope("one"), "openai", memos).messages?.[0];
+    const b = emitFormat(envelope("two"), "openai", memos).messages?.[0];
     expect(a).toEqual(b);
   });
 
   it("anthropic: one system block per static zone, cache_control on the boundary only", () => {
-    const { anthropic, cache } = emitFormat(envelope("q"), "anthropic");
+    const { anthropic, cache } = emitFormat(envelope("q"), "anthropic", memos);
     const system = anthropic?.system ?? [];
     expect(system.map((b) => b.text.split("\n")[0])).toEqual(["## Rules", "Policy A", "## Tools"]);
     expect(system.map((b) => b.cache_control)).toEqual([undefined, undefined, { type: "ephemeral" }]);
@@ -156,10 +160,10 @@ describe("emitFormat", () => {
 
   it("handles an envelope with no static zones", () => {
     const dynamicOnly: ZoneBlock[] = [{ zone: "current_turn", id: "m", text: "hi" }];
-    const openai = emitFormat(dynamicOnly, "openai");
+    const openai = emitFormat(dynamicOnly, "openai", memos);
     expect(openai.messages).toEqual([{ role: "system", content: "hi" }]);
     expect(openai.cache.prefix_hash).toBe(sha256Hex(""));
-    const anthropic = emitFormat(dynamicOnly, "anthropic");
+    const anthropic = emitFormat(dynamicOnly, "anthropic", memos);
     expect(anthropic.anthropic?.system).toEqual([]);
   });
 });

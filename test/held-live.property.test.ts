@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextObject } from "../src/compiler/context-object";
-import { heldLive, heldLivePlain } from "../src/compiler/hygiene";
+import { heldLive, heldLivePlain } from "../src/compiler/hygiene/live-claims";
+import { CompilerMemos } from "../src/compiler/memos";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * withRetired asks, per retired value, whether a live claim holds it or is held by it, remembered per
@@ -50,7 +54,8 @@ describe("live-claim verdicts carried over from the last live list", () => {
               if (insert) live.splice(at % (live.length + 1), 0, object);
               else if (live.length) live.splice(at % live.length, 1);
             }
-            for (const value of asked) expect(heldLive(live, value)).toBe(heldLivePlain(live, value));
+            for (const value of asked)
+              expect(heldLive(live, value, memos)).toBe(heldLivePlain(live, value, memos));
           }
         },
       ),

@@ -1,15 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type DeadClaim,
-  figuresOf,
-  MASK,
-  maskClaims,
-  restatedClaim,
-  speaksFromDeadState,
-} from "../src/compiler/hygiene";
+import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
+import { figuresOf } from "../src/compiler/hygiene/figures";
+import { MASK, maskClaims } from "../src/compiler/hygiene/mask";
+import { restatedClaim, speaksFromDeadState } from "../src/compiler/hygiene/restatement";
 import { terms } from "../src/compiler/lexical";
+import { CompilerMemos } from "../src/compiler/memos";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * The claim index must answer exactly what scanning every claim would: the same first claim in list
@@ -27,7 +27,7 @@ function referenceSpeaks(message: { text: string; ts: string }, claims: DeadClai
   // Before a replacement, a turn stating one of the claim's dead figures, or one of its figures and every
   // other term of it (a stem, or a longer or shorter form of one of at least five letters), said it.
   const before = (c: DeadClaim) => c.diedAt !== null && message.ts < c.diedAt;
-  const figures = figuresOf(message.text);
+  const figures = figuresOf(message.text, memos);
   for (const figure of figures) {
     const claim = claims.find((c) => c.figures.includes(figure) && before(c));
     if (claim) return claim;
@@ -39,7 +39,7 @@ function referenceSpeaks(message: { text: string; ts: string }, claims: DeadClai
     const claim = claims.find(
       (c) =>
         before(c) &&
-        figuresOf(c.lower).includes(figure) &&
+        figuresOf(c.lower, memos).includes(figure) &&
         new Set(terms(c.text)).size >= 3 &&
         terms(c.text).every(says),
     );
@@ -92,9 +92,9 @@ describe("dead-claim index", () => {
     fc.assert(
       fc.property(claimList, text, ts, (claims, body, messageTs) => {
         const message = contextObject({ text: body, ts: messageTs });
-        expect(restatedClaim(body, claims)).toBe(referenceRestated(body, claims));
-        expect(speaksFromDeadState(message, claims)).toBe(referenceSpeaks(message, claims));
-        expect(maskClaims(body, claims)).toBe(referenceMask(body, claims));
+        expect(restatedClaim(body, claims, memos)).toBe(referenceRestated(body, claims));
+        expect(speaksFromDeadState(message, claims, memos)).toBe(referenceSpeaks(message, claims));
+        expect(maskClaims(body, claims, memos)).toBe(referenceMask(body, claims));
       }),
       { numRuns: 500 },
     );

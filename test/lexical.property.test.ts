@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { corpusOf, corpusScores, directScores, LazyCorpus } from "../src/compiler/lexical";
+import { CompilerMemos } from "../src/compiler/memos";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * A cold object's first compile scores each list without indexing it (directScores, LazyCorpus); the
@@ -30,7 +34,7 @@ describe("scoring without an index", () => {
   it("gives corpusScores' scores, bit for bit", () => {
     fc.assert(
       fc.property(documents, sentence, (docs, query) => {
-        expect(directScores(query, docs)).toStrictEqual(corpusScores(query, corpusOf(docs)));
+        expect(directScores(query, docs, memos)).toStrictEqual(corpusScores(query, corpusOf(docs, memos)));
       }),
       { numRuns: 300 },
     );
@@ -39,8 +43,8 @@ describe("scoring without an index", () => {
   it("a lazy corpus gives the index's scores whether scored once or query after query", () => {
     fc.assert(
       fc.property(documents, fc.array(sentence, { minLength: 1, maxLength: 5 }), (docs, queries) => {
-        const lazy = new LazyCorpus(docs);
-        const index = corpusOf(docs);
+        const lazy = new LazyCorpus(docs, memos);
+        const index = corpusOf(docs, memos);
         for (const query of queries) expect(lazy.scores(query)).toStrictEqual(corpusScores(query, index));
       }),
       { numRuns: 200 },

@@ -3,8 +3,13 @@ import { describe, expect, it } from "vitest";
 import type { ContextObject } from "../src/compiler/context-object";
 import { type Corpus, corpusOf, corpusScores } from "../src/compiler/lexical";
 import { listEdits } from "../src/compiler/list-edits";
-import { type GroupParts, groupParts, partsOf, rankGroup, tiers } from "../src/compiler/passes/rank";
+import { CompilerMemos } from "../src/compiler/memos";
+import { type GroupParts, groupParts, partsOf } from "../src/compiler/passes/group-parts";
+import { rankGroup, tiers } from "../src/compiler/passes/rank";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * Pass 5 keeps each list's lexical index and per-object arrays, and builds a new list's from a recent
@@ -113,11 +118,17 @@ describe("pass 5 carries a list's parts over from a close recent list", () => {
           let list = start;
           for (const step of [[], ...steps]) {
             list = applyEdits(list, step);
-            const carried = groupParts(list);
-            const fresh = partsOf(list);
+            const carried = groupParts(list, memos);
+            const fresh = partsOf(list, memos);
             expect(plainParts(carried)).toEqual(plainParts(fresh));
-            const texts = corpusOf(list.map((o) => o.text));
-            const whys = corpusOf(list.map((o) => o.whyItMatters ?? ""));
+            const texts = corpusOf(
+              list.map((o) => o.text),
+              memos,
+            );
+            const whys = corpusOf(
+              list.map((o) => o.whyItMatters ?? ""),
+              memos,
+            );
             // Scored query after query, a list is indexed from its second query on (or carried over
             // indexed from its predecessor): every score, and then the index, equal building it afresh.
             for (const query of queries) {
@@ -128,7 +139,7 @@ describe("pass 5 carries a list's parts over from a close recent list", () => {
             if (fresh.whys) expect(plainCorpus(carried.whys?.index)).toEqual(plainCorpus(whys));
             const ranked = rankGroup(
               list,
-              { query: queries[list.length % queries.length] as string, now: times[2] as string },
+              { query: queries[list.length % queries.length] as string, now: times[2] as string, memos },
               tiers.facts,
             );
             expect(ranked.ranked.every((r) => list.includes(r.object))).toBe(true);
@@ -143,15 +154,15 @@ describe("pass 5 carries a list's parts over from a close recent list", () => {
     const list = Array.from({ length: 40 }, (_, i) =>
       contextObject({ objectId: `k${i}`, text: `budget ${i} approved`, ts: times[i % 3] as string }),
     );
-    const before = groupParts(list);
+    const before = groupParts(list, memos);
     // A warm list is indexed from its second query on.
     for (const query of queries.slice(0, 2)) before.texts.scores(query);
     const grown = [contextObject({ objectId: "new", text: "billing region" }), ...list];
-    const after = groupParts(grown);
+    const after = groupParts(grown, memos);
     // Kept objects' lengths are the previous list's entries (the same array values), shifted by one.
     expect(after.texts.index?.lengths.slice(1)).toEqual(before.texts.index?.lengths);
     expect(after.texts.index?.postings.get("budget")?.docs).toEqual(list.map((_, i) => i + 1));
-    expect(groupParts([...grown])).toBe(after);
+    expect(groupParts([...grown], memos)).toBe(after);
   });
 });
 

@@ -1,18 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
-import { type DeadClaim, deadClaims } from "../src/compiler/hygiene";
+import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
+import { deadClaims } from "../src/compiler/hygiene/dead-claims";
+import { CompilerMemos } from "../src/compiler/memos";
 import { neighbourhoods, resolveEntity } from "../src/compiler/passes/resolve-entities";
-import {
-  FactsMemo,
-  reconcile,
-  reconcileSlot,
-  type Settlement,
-  settleFacts,
-  settleItems,
-  staleSignals,
-} from "../src/compiler/passes/temporal";
+import { FactsMemo } from "../src/compiler/passes/temporal/facts-memo";
+import { settleFacts } from "../src/compiler/passes/temporal/settle-facts";
+import { settleItems } from "../src/compiler/passes/temporal/settle-items";
+import type { Settlement } from "../src/compiler/passes/temporal/settlement";
+import { reconcile, reconcileSlot } from "../src/compiler/passes/temporal/slot-reconciliation";
+import { staleSignals } from "../src/compiler/passes/temporal/stale-signals";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * settleFacts keeps what it worked out per thread (FactsMemo): per slot, the claims it reconciled and
@@ -186,16 +188,17 @@ describe("settling facts with a memo", () => {
         const given: { dead: DeadClaim[]; copy: DeadClaim[] }[] = [];
         for (const step of [{ op: "same" as const }, ...ops]) {
           state = apply(state, step);
-          const fresh = settleFacts(state, state.earlier);
-          const settled = settleFacts(state, state.earlier, memo);
+          const fresh = settleFacts(state, state.earlier, memos);
+          const settled = settleFacts(state, state.earlier, memos, memo);
           expect(settled).toEqual(fresh);
           // Items are weighed against the same dead claims as a plain scan of the whole state gives.
-          const withItems = settleItems(settled, items, state.earlier, new Map());
+          const withItems = settleItems(settled, items, state.earlier, new Map(), memos);
           expect(withItems.dead).toEqual(
             deadClaims(
               [...state.earlier, ...withItems.omitted, ...settled.quarantinedAsOmitted],
               [...settled.live, ...withItems.items],
               settled.validFrom,
+              memos,
             ),
           );
           // Last settlement's dead list comes back exactly when it holds the same claims.

@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextObject } from "../src/compiler/context-object";
+import { CompilerMemos } from "../src/compiler/memos";
 import { sharedClaims } from "../src/compiler/passes/compress";
 import { contextObject } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 /**
  * sharedClaims keeps the part of the facts, working set and environment per those lists and weighs each
@@ -50,7 +54,7 @@ describe("claims a settlement states twice", () => {
           for (const [items, sameWorking, otherWorking] of turns) {
             // Some turns keep every standing list; others bring another working set with the same facts.
             const state = { facts, items, working: sameWorking ? working : otherWorking, environment };
-            expect(sharedClaims(state)).toEqual(
+            expect(sharedClaims(state, memos)).toEqual(
               reference([state.facts, state.items, state.working, environment]),
             );
           }

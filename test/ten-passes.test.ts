@@ -1,6 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { compileContext } from "../src/compiler/compile";
+import { CompilerMemos } from "../src/compiler/memos";
 import { dedupe, ladderStep, phrase, sharedClaims } from "../src/compiler/passes/compress";
 import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
@@ -8,17 +9,21 @@ import { SECTION_ORDER } from "../src/compiler/passes/order";
 import { type PackInput, pack } from "../src/compiler/passes/pack";
 import {
   activation,
-  compositeScore,
+  objectScore,
   type Ranked,
   rankGroup,
   splitByTrust,
   tiers,
 } from "../src/compiler/passes/rank";
 import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-entities";
-import { checkTemporal, reconcileSlot } from "../src/compiler/passes/temporal";
+import { checkTemporal } from "../src/compiler/passes/temporal/check-temporal";
+import { reconcileSlot } from "../src/compiler/passes/temporal/slot-reconciliation";
 import { detailForms, truncateToTokens } from "../src/context/detail-forms";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { factRow, contextObject as object } from "./support/context-objects";
+
+/** The compiler's memos, shared by the tests of this file as module-level tables once were. */
+const memos = new CompilerMemos();
 
 const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5 };
 const NOW = "2025-06-01T00:00:00.000Z";
@@ -40,6 +45,7 @@ const packOnly = (over: Partial<PackInput> & Pick<PackInput, "budgetTokens" | "c
     background: [],
     dead: [],
     ...over,
+    memos,
   });
 
 const ranked = (o: ReturnType<typeof object>, tier: Ranked["tier"] = "important", relevance = 1): Ranked => ({
@@ -160,6 +166,7 @@ describe("pass 4: temporal validity and conflicts", () => {
       { facts: [], working: [], environment: env, items: [], messages: [note], episodes: [] },
       [],
       new Map(),
+      memos,
     );
     expect(result.environment.map((e) => e.objectId)).toEqual(["e2"]);
     expect(result.omitted.map((o) => [o.object.objectId, o.reason])).toEqual([
@@ -187,6 +194,7 @@ describe("pass 4: temporal validity and conflicts", () => {
       { facts: [current], working: [], environment: env, items: [], messages: [], episodes: [] },
       [{ object: old, reason: "superseded" }],
       new Map(),
+      memos,
     );
     expect(result.environment.map((e) => e.objectId)).toEqual(["e2"]);
     expect(result.omitted.find((o) => o.object.objectId === "e1")).toMatchObject({
@@ -200,6 +208,7 @@ describe("pass 4: temporal validity and conflicts", () => {
       { facts: [current], working: [], environment: [later], items: [], messages: [], episodes: [] },
       [{ object: old, reason: "superseded" }],
       new Map(),
+      memos,
     );
     expect(kept.environment.map((e) => e.objectId)).toEqual(["e3"]);
   });
@@ -213,7 +222,7 @@ describe("pass 5: rank and tier", () => {
         object({ objectId: "w", kind: "working", text: "lunch order" }),
         object({ objectId: "b", text: "budget: $50k" }),
       ],
-      { query: "what is the budget", now: NOW },
+      { query: "what is the budget", now: NOW, memos },
       tiers.working,
     );
     expect(r.map((x) => [x.object.objectId, x.tier])).toEqual([
@@ -231,7 +240,7 @@ describe("pass 5: rank and tier", () => {
     ];
     const tier = (query: string, similar?: Map<string, number>) =>
       Object.fromEntries(
-        rankGroup(group, { query, now: NOW, similar }, tiers.facts).ranked.map((x) => [
+        rankGroup(group, { query, now: NOW, similar, memos }, tiers.facts).ranked.map((x) => [
           x.object.objectId,
           x.tier,
         ]),
@@ -255,6 +264,7 @@ describe("pass 5: rank and tier", () => {
       {
         query: "keynot speakr room",
         now: NOW,
+        memos,
         similar: new Map([
           ["v", 0.41],
           ["k", 0.46],
@@ -275,7 +285,7 @@ describe("pass 5: rank and tier", () => {
       object({ objectId: "d", text: "deadline: Friday" }),
     ];
     const tiered = (list: typeof group, query: string) =>
-      rankGroup(list, { query, now: NOW }, tiers.working).ranked.map((x) => x.object.objectId);
+      rankGroup(list, { query, now: NOW, memos }, tiers.working).ranked.map((x) => x.object.objectId);
     expect(tiered(group, "what is the budget")).toEqual(["a"]);
     // The same list (its index is remembered) against another query.
     expect(tiered(group, "when is the deadline")).toEqual(["d"]);
@@ -292,11 +302,11 @@ describe("pass 5: rank and tier", () => {
     const fact = object({ objectId: "f" });
     const retrieved = object({ objectId: "r", authorityLevel: 4 });
     const ids = (l: { objectId: string }[]) => l.map((o) => o.objectId);
-    expect(ids(splitByTrust([fact, retrieved]).trusted)).toEqual(["f"]);
+    expect(ids(splitByTrust([fact, retrieved], memos).trusted)).toEqual(["f"]);
     const list = [fact, retrieved];
-    expect(splitByTrust(list)).toBe(splitByTrust(list));
-    expect(ids(splitByTrust([retrieved]).untrusted)).toEqual(["r"]);
-    expect(ids(splitByTrust([retrieved]).trusted)).toEqual([]);
+    expect(splitByTrust(list, memos)).toBe(splitByTrust(list, memos));
+    expect(ids(splitByTrust([retrieved], memos).untrusted)).toEqual(["r"]);
+    expect(ids(splitByTrust([retrieved], memos).trusted)).toEqual([]);
   });
 
   it("activates a preference only for its task types and a matching why_it_matters", () => {
@@ -310,8 +320,8 @@ describe("pass 5: rank and tier", () => {
   it("prefers what matches, then what is recent", () => {
     const fresh = object({ ts: "2025-05-31T00:00:00.000Z" });
     const stale = object({ ts: "2024-06-01T00:00:00.000Z" });
-    expect(compositeScore(fresh, 0, NOW)).toBeGreaterThan(compositeScore(stale, 0, NOW));
-    expect(compositeScore(stale, 1, NOW)).toBeGreaterThan(compositeScore(fresh, 0, NOW));
+    expect(objectScore(fresh, 0, NOW)).toBeGreaterThan(objectScore(stale, 0, NOW));
+    expect(objectScore(stale, 1, NOW)).toBeGreaterThan(objectScore(fresh, 0, NOW));
   });
 });
 
@@ -319,7 +329,7 @@ describe("pass 7: compress and convert", () => {
   it("collapses duplicate claims onto the first, strongest copy", () => {
     const a = object({ objectId: "fact", claim: "cancel VendorX by 5 PM today" });
     const b = object({ objectId: "item", kind: "state_item", claim: "Cancel VendorX by 5 PM today" });
-    const { groups, omitted } = dedupe([[ranked(a)], [ranked(b)]]);
+    const { groups, omitted } = dedupe([[ranked(a)], [ranked(b)]], memos);
     expect(groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact"], []]);
     expect(omitted[0]).toMatchObject({ reason: "duplicate", detail: "same claim as fact" });
   });
@@ -329,13 +339,13 @@ describe("pass 7: compress and convert", () => {
     const b = object({ objectId: "item", kind: "state_item", claim: "Cancel  VendorX by 5 PM today" });
     const c = object({ objectId: "other", claim: "renew VendorY in March" });
     const state = { facts: [a, c], items: [b], working: [], environment: [] };
-    expect([...sharedClaims(state)].map((o) => o.objectId)).toEqual(["fact", "item"]);
-    expect(sharedClaims(state)).toBe(sharedClaims(state));
+    expect([...sharedClaims(state, memos)].map((o) => o.objectId)).toEqual(["fact", "item"]);
+    expect(sharedClaims(state, memos)).toBe(sharedClaims(state, memos));
     // Another settlement of the same objects, without the item, shares nothing.
-    expect(sharedClaims({ ...state, items: [] }).size).toBe(0);
+    expect(sharedClaims({ ...state, items: [] }, memos).size).toBe(0);
     const groups = [[ranked(a), ranked(c)], [ranked(b)]];
-    const withShared = dedupe(groups, sharedClaims(state));
-    expect(withShared).toEqual(dedupe(groups));
+    const withShared = dedupe(groups, memos, sharedClaims(state, memos));
+    expect(withShared).toEqual(dedupe(groups, memos));
     expect(withShared.groups.map((g) => g.map((r) => r.object.objectId))).toEqual([["fact", "other"], []]);
   });
 
@@ -388,11 +398,15 @@ describe("pass 7: compress and convert", () => {
         tokens: countTokens("Office closes at 6 PM"),
       }),
     ];
-    const { ranked: background } = rankGroup(list, { query: "unrelated words", now: NOW }, tiers.facts);
+    const { ranked: background } = rankGroup(
+      list,
+      { query: "unrelated words", now: NOW, memos },
+      tiers.facts,
+    );
     const micro = (list[0]?.forms?.microTokens ?? 0) as number;
     expect(background.find((r) => r.object.objectId === "long")?.floor).toBe(micro);
-    // Scores from the parts kept per list are compositeScore's, to the bit.
-    for (const r of background) expect(r.score).toBe(compositeScore(r.object, 0, NOW));
+    // Scores from the parts kept per list are objectScore's, to the bit.
+    for (const r of background) expect(r.score).toBe(objectScore(r.object, 0, NOW));
     const run = (budget: number, rankedList: Ranked[]) =>
       packOnly({ budgetTokens: budget, background: rankedList, count: countTokens });
     const unbounded = background.map(({ floor: _, ...r }) => r);
@@ -504,6 +518,7 @@ describe("passes 9 and 10: order and emit", () => {
       candidateCount: 2,
       admittedCount: 2,
       count: countTokens,
+      memos,
     });
     expect(out.tokens).toBeLessThanOrEqual(60);
     expect(out.trace.compiled.map((c) => c.object_id)).toEqual(["keep"]);

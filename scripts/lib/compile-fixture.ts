@@ -1,13 +1,8 @@
 // A realistic agent thread for the compile benches, generated deterministically: the inputs the Durable
 // Object would hand compileContext (scripts/bench-compile.ts), and the events that build one over HTTP.
 import { MESSAGE_TAIL } from "../../src/compiler/compile";
-import type {
-  CompileInput,
-  LayerEntry,
-  MessageRecord,
-  StatedClaims,
-  StateItemRecord,
-} from "../../src/compiler/types";
+import type { CompileInput } from "../../src/compiler/compile-input";
+import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";

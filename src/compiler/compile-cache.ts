@@ -1,10 +1,14 @@
 import type { FactVersion } from "../domain/fact-version";
 import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
-import { type DeadClaim, DeadListKeeper } from "./hygiene";
+import type { DeadClaim } from "./hygiene/dead-claim";
+import { DeadListKeeper } from "./hygiene/dead-list-keeper";
+import { CompilerMemos } from "./memos";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
-import { type Admitted, type FactSettlement, FactsMemo, type StateSettlement } from "./passes/temporal";
+import { FactsMemo } from "./passes/temporal/facts-memo";
+import type { Admitted, FactSettlement, StateSettlement } from "./passes/temporal/settlement";
+import { deeplyFrozen, sameData, snapshot } from "./plain-data";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
 
 /**
@@ -70,6 +74,7 @@ export class CompileCache {
   private readonly sources: Partial<Record<Kind, { records: readonly unknown[]; frozen: boolean }>> = {};
   private readonly counts = new Map<string, number>();
   private origin = "";
+  private memoTables = new CompilerMemos();
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
 
   /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
@@ -83,10 +88,19 @@ export class CompileCache {
       this.deadLists = new DeadListKeeper();
       this.settledDead = new DeadListKeeper();
       this.verdicts = freshVerdicts("");
+      this.memoTables = new CompilerMemos();
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
       this.origin = key;
     }
+  }
+
+  /**
+   * The memos of this thread's compiles (src/compiler/memos.ts): kept while the origin stays the same,
+   * so that a warm thread's lists, objects and lines find what was worked out against them last time.
+   */
+  get memos(): CompilerMemos {
+    return this.memoTables;
   }
 
   /** `count`, remembering the count of each line-aligned piece of text (src/tokens/segments.ts). */
@@ -116,7 +130,7 @@ export class CompileCache {
   }
 
   /**
-   * Pass 4's settlement of stored state does not depend on the query (src/compiler/passes/temporal.ts,
+   * Pass 4's settlement of stored state does not depend on the query (src/compiler/passes/temporal/,
    * settleFacts then settleItems): when the same objects (the cached ones, by identity) were admitted,
    * the same ones gated, and the items' source messages stated the same claims, last compile's
    * settlement stands; when only items or their claims changed, the facts' part does. Only the
@@ -144,7 +158,7 @@ export class CompileCache {
     let result = settle.items(core);
     // A changed fact rarely changes which claims are dead: last compile's equal list keeps the memos
     // later passes hold per list (withRetired's merged lists, message verdicts, masked texts).
-    const dead = this.settledDead.same(result.dead);
+    const dead = this.settledDead.same(result.dead, this.memoTables);
     if (dead !== result.dead) result = { ...result, dead };
     this.settled = {
       admitted: {
@@ -185,10 +199,10 @@ export class CompileCache {
 
   /**
    * The dead claims of this compile, or last compile's list when it holds the same claims: masked texts
-   * are memoised per list (src/compiler/hygiene.ts), so a list that stays the same keeps them.
+   * are memoised per list (src/compiler/hygiene/mask.ts), so a list that stays the same keeps them.
    */
   sameDead(dead: DeadClaim[]): DeadClaim[] {
-    return this.deadLists.same(dead);
+    return this.deadLists.same(dead, this.memoTables);
   }
 
   /**
@@ -225,7 +239,11 @@ export class CompileCache {
     const list = this.lists[kind];
     if (list && source?.frozen && sameItems(source.records, records)) return list;
     const resolved = this.sameList(kind, records.map(resolve));
-    this.sources[kind] = { records: [...records], frozen: records.every(deeplyFrozen) };
+    const frozen = this.memoTables.frozenRecords;
+    this.sources[kind] = {
+      records: [...records],
+      frozen: records.every((record) => deeplyFrozen(record, frozen)),
+    };
     return resolved;
   }
 
@@ -266,7 +284,7 @@ export class CompileCache {
     const hit = table.get(id) as Entry<T> | undefined;
     if (hit) {
       // A thread object hands in the same frozen records while they stay unchanged (its held copies).
-      if (hit.given === record && deeplyFrozen(record)) return hit.object;
+      if (hit.given === record && deeplyFrozen(record, this.memoTables.frozenRecords)) return hit.object;
       if (same(hit.record, record)) {
         hit.given = record;
         return hit.object;
@@ -276,7 +294,8 @@ export class CompileCache {
     const object = resolve ? resolveEntity(made) : made;
     if (table.size >= OBJECT_LIMIT) table.clear();
     // A deeply frozen record is its own snapshot: it can never change.
-    table.set(id, { record: deeplyFrozen(record) ? record : snapshot(record), object, given: record });
+    const kept = deeplyFrozen(record, this.memoTables.frozenRecords) ? record : snapshot(record);
+    table.set(id, { record: kept, object, given: record });
     return object;
   }
 }
@@ -345,60 +364,4 @@ function sameStated(a: Map<string, StatedClaims>, b: Map<string, StatedClaims>):
   if (a.size !== b.size) return false;
   for (const [id, claims] of b) if (!sameData(a.get(id), claims)) return false;
   return true;
-}
-
-/** Values found deeply frozen: they and everything they hold can never change again. */
-const frozenDeep = new WeakSet<object>();
-
-function deeplyFrozen(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return true;
-  if (frozenDeep.has(value)) return true;
-  if (!Object.isFrozen(value)) return false;
-  for (const key of Object.keys(value)) {
-    if (!deeplyFrozen((value as Record<string, unknown>)[key])) return false;
-  }
-  frozenDeep.add(value);
-  return true;
-}
-
-/**
- * Records are plain data: strings, numbers, booleans, null, arrays and plain objects. A snapshot is
- * kept rather than the caller's record, so a caller that later mutates its record cannot make a stale
- * entry look current.
- */
-function snapshot<T>(record: T): T {
-  if (typeof record !== "object" || record === null) return record;
-  if (Array.isArray(record)) return record.map(snapshot) as T;
-  // Spread, not key-by-key assignment: a record of forty columns built one key at a time ends up in
-  // V8's slow dictionary mode, and entries are read on every compile.
-  const copy = { ...record } as Record<string, unknown>;
-  for (const key in copy) {
-    const value = copy[key];
-    if (typeof value === "object" && value !== null) copy[key] = snapshot(value);
-  }
-  return copy as T;
-}
-
-/** Deep equality over plain data. */
-export function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  let keys = 0;
-  for (const key in left) {
-    const x = left[key];
-    const y = right[key];
-    // Most fields are strings, numbers or null: compared in place, without a call.
-    if (x !== y && (typeof x !== "object" || x === null || !sameData(x, y))) return false;
-    keys++;
-  }
-  for (const _ in right) keys--;
-  return keys === 0;
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./compile-cache";
+import type { CompileInput } from "./compile-input";
 import type { ContextObject, Omission } from "./context-object";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
@@ -10,11 +11,12 @@ import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
 import { clearanceFrom } from "./passes/redact";
 import { isPayload, safeguard } from "./passes/safeguard";
-import { settleFacts, settleItems, settleTranscript, statedFor } from "./passes/temporal";
+import { settleFacts } from "./passes/temporal/settle-facts";
+import { settleItems, statedFor } from "./passes/temporal/settle-items";
+import { settleTranscript } from "./passes/temporal/settle-transcript";
 import { toolLines } from "./passes/zones";
 import { callerFrom } from "./permissions";
 import { identityLines, nowLine } from "./render-sections";
-import type { CompileInput } from "./types";
 
 /** At most this many recent messages are considered for the tail. */
 export const MESSAGE_TAIL = 12;
@@ -41,6 +43,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
   };
 
   cache.begin(origin);
+  const { memos } = cache;
 
   // 1–2. normalize and resolve entities: both depend on each object alone, so a warm thread's cache
   // holds their result for every record that has not changed since the last compile.
@@ -103,7 +106,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
       }
       return split;
     });
-    if (clockHoldsNone(open, gateContext.now)) {
+    if (clockHoldsNone(open, gateContext.now, memos)) {
       for (const omission of held) gated.push(omission);
       return open;
     }
@@ -134,10 +137,10 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const gatedState = gated.filter((o) => o.object.kind !== "message");
   const sourceClaims = statedFor(admitted.items, input.statedClaims);
   const state = cache.temporalState(admitted, gatedState, sourceClaims, {
-    facts: (memo) => settleFacts(admitted, gatedState, memo),
-    items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims),
+    facts: (memo) => settleFacts(admitted, gatedState, memos, memo),
+    items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims, memos),
   });
-  const settled = settleTranscript(state, admitted, gated, input.statedClaims, (dead) =>
+  const settled = settleTranscript(state, admitted, gated, input.statedClaims, memos, (dead) =>
     cache.sameDead(dead),
   );
   const omitted = [...settled.omitted];
@@ -148,6 +151,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     now: input.now,
     taskType: input.taskType,
     similar: input.similar,
+    memos,
   };
   const rank = (objects: ContextObject[], tierOf: Parameters<typeof rankGroup>[2]) => {
     const { ranked, omitted: irrelevant } = rankGroup(objects, rankContext, tierOf);
@@ -155,7 +159,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     return ranked;
   };
   // Level 4 is retrieved, untrusted text: ranked and packed apart from the facts.
-  const byTrust = splitByTrust(settled.facts);
+  const byTrust = splitByTrust(settled.facts, memos);
   const facts = rank(byTrust.trusted, tiers.facts);
   const retrieved = rank(byTrust.untrusted, tiers.facts);
   const items = rank(settled.items, tiers.items);
@@ -194,7 +198,8 @@ export function compileContext(compileInput: CompileInput): Envelope {
       messages,
       [...byTier(facts, "minimal"), ...byTier(items, "minimal"), ...byTier(retrieved, "minimal")],
     ],
-    sharedClaims(state),
+    memos,
+    sharedClaims(state, memos),
   );
   omitted.push(...duplicates);
   const [rulesG, environmentG, itemsG, workingG, factsG, retrievedG, messagesG, backgroundG] = groups;
@@ -225,6 +230,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     background: backgroundG ?? [],
     dead: settled.dead,
     count: input.countTokens,
+    memos,
   });
   omitted.push(...overBudget);
 
@@ -234,6 +240,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     { identity: fixed.identity, environment: fixed.environment },
     clearanceFrom(input.identity, input.requestRoles),
     input.countTokens,
+    memos,
   );
 
   // 9–10. order for cache and attention, emit the envelope and its trace.
@@ -247,6 +254,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     candidateCount,
     admittedCount,
     count: input.countTokens,
+    memos,
   });
   // Screened turns among the candidates, whether or not their notice was placed.
   const screened = [...tail, ...(input.episodes ?? []).filter((e) => !tailIds.has(e.id))].flatMap((m) =>

@@ -1,4 +1,5 @@
 import type { ListEdits } from "./list-edits";
+import type { BoundedMap } from "./memo-tables";
 
 /**
  * Lexical relevance: BM25 over the candidates of one compile. Terms are lower-cased words with common
@@ -36,28 +37,28 @@ function stem(word: string): string {
   return word;
 }
 
-/**
- * A warm thread object compiles the same stored lines again and again; their terms are remembered
- * rather than re-tokenized on every query, with how often each occurs. Bounded, and simply emptied
- * when full.
- */
-const MEMO_LIMIT = 20_000;
-const memo = new Map<string, Document>();
-
-interface Document {
+/** A text's terms, with how often each occurs. */
+export interface Document {
   terms: string[];
   frequency: Map<string, number>;
 }
 
-function documentOf(text: string): Document {
-  let found = memo.get(text);
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface LexicalMemos {
+  /**
+   * A warm thread object compiles the same stored lines again and again; their terms are remembered
+   * rather than re-tokenized on every query, with how often each occurs.
+   */
+  documents: BoundedMap<string, Document>;
+}
+
+function documentOf(text: string, memos: LexicalMemos): Document {
+  let found = memos.documents.get(text);
   if (!found) {
-    if (memo.size >= MEMO_LIMIT) memo.clear();
     const list = terms(text);
     const frequency = new Map<string, number>();
     for (const term of list) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-    found = { terms: list, frequency };
-    memo.set(text, found);
+    found = memos.documents.remember(text, { terms: list, frequency });
   }
   return found;
 }
@@ -74,8 +75,14 @@ export function terms(text: string): string[] {
 }
 
 /** BM25 scores of each document for the query (an index built for this list alone; see Corpus). */
-export function bm25Scores(query: string, documents: string[], k1 = 1.2, b = 0.75): number[] {
-  return corpusScores(query, corpusOf(documents), k1, b);
+export function bm25Scores(
+  query: string,
+  documents: string[],
+  memos: LexicalMemos,
+  k1 = 1.2,
+  b = 0.75,
+): number[] {
+  return corpusScores(query, corpusOf(documents, memos), k1, b);
 }
 
 /**
@@ -90,12 +97,12 @@ export interface Corpus {
   postings: Map<string, { docs: number[]; counts: number[] }>;
 }
 
-export function corpusOf(documents: readonly string[]): Corpus {
+export function corpusOf(documents: readonly string[], memos: LexicalMemos): Corpus {
   const lengths = new Array<number>(documents.length);
   const postings: Corpus["postings"] = new Map();
   let totalLength = 0;
   for (let d = 0; d < documents.length; d++) {
-    const doc = documentOf(documents[d] as string);
+    const doc = documentOf(documents[d] as string, memos);
     lengths[d] = doc.terms.length;
     totalLength += doc.terms.length;
     for (const [term, count] of doc.frequency) {
@@ -118,7 +125,12 @@ export function corpusOf(documents: readonly string[]): Corpus {
  * document is in a term's postings once, so it still gets one addition per query term, in query-term
  * order, and the same lengths and average; the scores are the same to the bit.
  */
-export function corpusAfter(previous: Corpus, edits: ListEdits, documents: readonly string[]): Corpus {
+export function corpusAfter(
+  previous: Corpus,
+  edits: ListEdits,
+  documents: readonly string[],
+  memos: LexicalMemos,
+): Corpus {
   const { moved, added } = edits;
   const lengths = new Array<number>(documents.length);
   for (let d = 0; d < moved.length; d++) {
@@ -139,7 +151,7 @@ export function corpusAfter(previous: Corpus, edits: ListEdits, documents: reado
     if (docs.length) postings.set(term, { docs, counts });
   }
   for (const d of added) {
-    const doc = documentOf(documents[d] as string);
+    const doc = documentOf(documents[d] as string, memos);
     lengths[d] = doc.terms.length;
     for (const [term, count] of doc.frequency) {
       const posting = postings.get(term);
@@ -184,12 +196,18 @@ export function corpusScores(query: string, corpus: Corpus, k1 = 1.2, b = 0.75):
  * scored once (a cold object's first compile of thousands of objects), dearer for a list scored query
  * after query. The same additions in the same order as corpusScores, so the same scores to the bit.
  */
-export function directScores(query: string, documents: readonly string[], k1 = 1.2, b = 0.75): number[] {
+export function directScores(
+  query: string,
+  documents: readonly string[],
+  memos: LexicalMemos,
+  k1 = 1.2,
+  b = 0.75,
+): number[] {
   const size = documents.length;
   const docs = new Array<Document>(size);
   let totalLength = 0;
   for (let d = 0; d < size; d++) {
-    const doc = documentOf(documents[d] as string);
+    const doc = documentOf(documents[d] as string, memos);
     docs[d] = doc;
     totalLength += doc.terms.length;
   }
@@ -223,6 +241,7 @@ export class LazyCorpus {
   /** `corpus`: the list's index when it is already known (carried over from a close list). */
   constructor(
     private readonly documents: readonly string[],
+    private readonly memos: LexicalMemos,
     private corpus?: Corpus,
   ) {}
 
@@ -235,9 +254,9 @@ export class LazyCorpus {
     if (this.corpus) return corpusScores(query, this.corpus);
     if (!this.scored) {
       this.scored = true;
-      return directScores(query, this.documents);
+      return directScores(query, this.documents, this.memos);
     }
-    this.corpus = corpusOf(this.documents);
+    this.corpus = corpusOf(this.documents, this.memos);
     return corpusScores(query, this.corpus);
   }
 }

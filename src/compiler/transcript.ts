@@ -1,4 +1,5 @@
 import { humanDate } from "../retrieval/time-query";
+import type { BoundedMap } from "./memo-tables";
 
 /**
  * Date-grouped transcript lines. Retrieved earlier messages come from many days; instead of stamping
@@ -7,18 +8,16 @@ import { humanDate } from "../retrieval/time-query";
  * step 6: a rescued subunit may carry its session's date).
  */
 
-/** Days by timestamp: retrieval brings back the same earlier messages query after query. Bounded. */
-const days = new Map<string, string>();
-const DAY_MEMO_LIMIT = 20_000;
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface TranscriptMemos {
+  /** Days by timestamp: retrieval brings back the same earlier messages query after query. */
+  days: BoundedMap<string, string>;
+}
 
 /** The group a message line belongs to: the UTC day it was said, in words ("8 May 2023"). */
-export function dateGroupOf(ts: string): string {
-  let day = days.get(ts);
-  if (day === undefined) {
-    day = humanDate(ts);
-    if (days.size >= DAY_MEMO_LIMIT) days.clear();
-    days.set(ts, day);
-  }
+export function dateGroupOf(ts: string, memos: TranscriptMemos): string {
+  let day = memos.days.get(ts);
+  if (day === undefined) day = memos.days.remember(ts, humanDate(ts));
   return day;
 }
 

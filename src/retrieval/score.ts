@@ -42,14 +42,36 @@ export function usageBoost(activationCount: number | undefined): number {
 }
 
 export function compositeScore(signals: ScoreSignals): number {
-  const semantic = Math.min(1, Math.max(0, signals.semantic));
+  return weightedScore(
+    Math.min(1, Math.max(0, signals.semantic)),
+    signals.typePriority ?? 0.5,
+    recencyWeight(signals.ageDays),
+    OUTCOME_BOOST[signals.outcome ?? "partial"],
+    usageBoost(signals.activationCount),
+    Math.min(1, Math.max(0, signals.confidence ?? 1)),
+  );
+}
+
+/**
+ * The composite itself, the one place its weights are applied: episode retrieval (compositeScore) and
+ * pass 5's ranking (src/compiler/passes/rank.ts, which scores thousands of objects per compile from
+ * parts kept per list, hence plain arguments rather than a signals object) both score through it.
+ */
+export function weightedScore(
+  semantic: number,
+  typePriority: number,
+  recency: number,
+  outcome: number,
+  usage: number,
+  confidence: number,
+): number {
   return (
     semantic * SCORE_WEIGHTS.semantic +
-    (signals.typePriority ?? 0.5) * SCORE_WEIGHTS.typePriority +
-    recencyWeight(signals.ageDays) * SCORE_WEIGHTS.recency +
-    OUTCOME_BOOST[signals.outcome ?? "partial"] * SCORE_WEIGHTS.outcome +
-    usageBoost(signals.activationCount) * SCORE_WEIGHTS.usage +
-    Math.min(1, Math.max(0, signals.confidence ?? 1)) * SCORE_WEIGHTS.confidence
+    typePriority * SCORE_WEIGHTS.typePriority +
+    recency * SCORE_WEIGHTS.recency +
+    outcome * SCORE_WEIGHTS.outcome +
+    usage * SCORE_WEIGHTS.usage +
+    confidence * SCORE_WEIGHTS.confidence
   );
 }
 

@@ -8,14 +8,21 @@ import type { Ranked } from "./rank";
  * only when authority, scope and relevance justify it.
  */
 
-/** Claims normalised once per object: a warm thread's objects come back from its cache compile after compile. */
-const claims = new WeakMap<ContextObject, string>();
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface CompressMemos {
+  /** Claims normalised once per object: a warm thread's objects come back from its cache compile after compile. */
+  normalizedClaims: WeakMap<ContextObject, string>;
+  /** The objects sharing a claim, per settlement (sharedClaims). */
+  claimSharing: WeakMap<object, Set<ContextObject>>;
+  /** Of settled facts, working set and environment, the claims they state, per list of facts. */
+  standingClaims: WeakMap<ContextObject[], StandingClaims>;
+}
 
-function normalized(o: ContextObject): string {
-  let claim = claims.get(o);
+function normalized(o: ContextObject, memos: CompressMemos): string {
+  let claim = memos.normalizedClaims.get(o);
   if (claim === undefined) {
     claim = (o.claim ?? o.text).toLowerCase().replace(/\s+/g, " ").trim();
-    claims.set(o, claim);
+    memos.normalizedClaims.set(o, claim);
   }
   return claim;
 }
@@ -27,6 +34,7 @@ function normalized(o: ContextObject): string {
  */
 export function dedupe(
   groups: Ranked[][],
+  memos: CompressMemos,
   shared?: ReadonlySet<ContextObject>,
 ): { groups: Ranked[][]; omitted: Omission[] } {
   const seen = new Map<string, string>();
@@ -35,7 +43,7 @@ export function dedupe(
     group.filter((r) => {
       if (r.object.kind === "message") return true;
       if (shared && !shared.has(r.object)) return true;
-      const claim = normalized(r.object);
+      const claim = normalized(r.object, memos);
       if (claim.length < 12) return true;
       const first = seen.get(claim);
       if (first) {
@@ -54,8 +62,6 @@ export function dedupe(
   return { groups: kept, omitted };
 }
 
-const sharing = new WeakMap<object, Set<ContextObject>>();
-
 /**
  * Of a settlement's stored state (every candidate dedupe sees but messages), the objects whose claim,
  * as dedupe compares it, another object also states. Kept per settlement, which is never mutated:
@@ -63,20 +69,23 @@ const sharing = new WeakMap<object, Set<ContextObject>>();
  * mostly brings new items to the same settled facts, working set and environment (the same lists),
  * so their part is kept per those lists and only the items are weighed against it.
  */
-export function sharedClaims(state: {
-  facts: ContextObject[];
-  items: ContextObject[];
-  working: ContextObject[];
-  environment: ContextObject[];
-}): Set<ContextObject> {
-  let shared = sharing.get(state);
+export function sharedClaims(
+  state: {
+    facts: ContextObject[];
+    items: ContextObject[];
+    working: ContextObject[];
+    environment: ContextObject[];
+  },
+  memos: CompressMemos,
+): Set<ContextObject> {
+  let shared = memos.claimSharing.get(state);
   if (!shared) {
-    const standing = standingClaims(state.facts, state.working, state.environment);
+    const standing = standingClaims(state.facts, state.working, state.environment, memos);
     shared = new Set(standing.shared);
     const first = new Map<string, ContextObject>();
     for (const o of state.items) {
       if (o.kind === "message") continue;
-      const claim = normalized(o);
+      const claim = normalized(o, memos);
       const earlier = standing.first.get(claim) ?? first.get(claim);
       if (earlier) {
         shared.add(earlier);
@@ -85,12 +94,12 @@ export function sharedClaims(state: {
         first.set(claim, o);
       }
     }
-    sharing.set(state, shared);
+    memos.claimSharing.set(state, shared);
   }
   return shared;
 }
 
-interface StandingClaims {
+export interface StandingClaims {
   working: ContextObject[];
   environment: ContextObject[];
   /** The first object stating each claim. */
@@ -99,16 +108,19 @@ interface StandingClaims {
   shared: Set<ContextObject>;
 }
 
-const standingByFacts = new WeakMap<ContextObject[], StandingClaims>();
-
-function standingClaims(facts: ContextObject[], working: ContextObject[], environment: ContextObject[]) {
-  const known = standingByFacts.get(facts);
+function standingClaims(
+  facts: ContextObject[],
+  working: ContextObject[],
+  environment: ContextObject[],
+  memos: CompressMemos,
+) {
+  const known = memos.standingClaims.get(facts);
   if (known && known.working === working && known.environment === environment) return known;
   const standing: StandingClaims = { working, environment, first: new Map(), shared: new Set() };
   for (const list of [facts, working, environment]) {
     for (const o of list) {
       if (o.kind === "message") continue;
-      const claim = normalized(o);
+      const claim = normalized(o, memos);
       const earlier = standing.first.get(claim);
       if (earlier) {
         standing.shared.add(earlier);
@@ -118,7 +130,7 @@ function standingClaims(facts: ContextObject[], working: ContextObject[], enviro
       }
     }
   }
-  standingByFacts.set(facts, standing);
+  memos.standingClaims.set(facts, standing);
   return standing;
 }
 

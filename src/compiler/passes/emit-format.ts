@@ -59,6 +59,7 @@ function joinZone(blocks: ZoneBlock[]): string {
 export function emitFormat(
   blocks: readonly ZoneBlock[],
   format: OutputFormat,
+  memos: EmitFormatMemos,
   countTokens?: (text: string) => number,
   /** The whole text's count when the caller already has it: the dynamic part is then not counted again. */
   totalTokens?: number,
@@ -70,7 +71,7 @@ export function emitFormat(
   const dynamicText = joinZone(dynamicBlocks);
   const context = [staticText, dynamicText].filter((t) => t.length > 0).join(BLOCK_SEPARATOR);
 
-  const cache: CacheInfo = { prefix_hash: prefixHash(staticText) };
+  const cache: CacheInfo = { prefix_hash: prefixHash(staticText, memos) };
   if (countTokens) {
     cache.static_prefix_tokens = staticText ? countTokens(staticText) : 0;
     cache.dynamic_tokens = !dynamicText
@@ -101,12 +102,15 @@ export function emitFormat(
   return { context, cache };
 }
 
-/** The last prefix hashed: the static prefix stays the same from compile to compile, by design. */
-let lastPrefix = { text: "", hash: sha256Hex("") };
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface EmitFormatMemos {
+  /** The last prefix hashed: the static prefix stays the same from compile to compile, by design. */
+  lastPrefix: { text: string; hash: string } | undefined;
+}
 
-function prefixHash(text: string): string {
-  if (text !== lastPrefix.text) lastPrefix = { text, hash: sha256Hex(text) };
-  return lastPrefix.hash;
+function prefixHash(text: string, memos: EmitFormatMemos): string {
+  if (memos.lastPrefix?.text !== text) memos.lastPrefix = { text, hash: sha256Hex(text) };
+  return memos.lastPrefix.hash;
 }
 
 /** One text per non-empty static zone, in zone order; their concatenation is the hashed prefix. */

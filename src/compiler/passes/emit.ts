@@ -3,7 +3,7 @@ import type { CompiledContext } from "../../domain/compiled-context";
 import type { OmittedEntry } from "../../domain/trace";
 import type { Omission, Quarantine } from "../context-object";
 import { withGroupHeaders } from "../transcript";
-import { emitFormat, type OutputFormat } from "./emit-format";
+import { type EmitFormatMemos, emitFormat, type OutputFormat } from "./emit-format";
 import { orderSections, SECTIONS, type SectionName } from "./order";
 import type { Placed } from "./pack";
 import { isStaticZone, type ZoneBlock } from "./zones";
@@ -36,6 +36,7 @@ export interface EmitInput {
   admittedCount: number;
   count: (text: string) => number;
   format?: OutputFormat;
+  memos: EmitFormatMemos;
 }
 
 export type Envelope = Omit<CompiledContext, "trace_id">;
@@ -93,7 +94,7 @@ export function emit(input: EmitInput): Envelope {
     tokens = input.count(built.text);
   }
 
-  const formatted = emitFormat(built.blocks, input.format ?? "text", input.count, tokens);
+  const formatted = emitFormat(built.blocks, input.format ?? "text", input.memos, input.count, tokens);
   // Section sizes from the counts stored with each line: the whole text was counted exactly above,
   // and counting every section again would double the compile's tokenizer time.
   const lineTokens = new Map<string, number>();

@@ -41,15 +41,21 @@ export function clockGate(c: ContextObject, now: string): Verdict {
   return undefined;
 }
 
-/**
- * Of a list, the latest time one of its objects becomes valid and the earliest one stops being, kept
- * per list (lists are never mutated): a warm thread gates the same lists by the clock on every compile.
- */
-const clockBounds = new WeakMap<readonly ContextObject[], { latestStart: string; earliestEnd: string }>();
+/** Of a list, the latest time one of its objects becomes valid and the earliest one stops being. */
+export interface ClockBounds {
+  latestStart: string;
+  earliestEnd: string;
+}
+
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface GateMemos {
+  /** Kept per list (lists are never mutated): a warm thread gates the same lists by the clock on every compile. */
+  clockBounds: WeakMap<readonly ContextObject[], ClockBounds>;
+}
 
 /** Whether clockGate holds back none of the objects at `now`: the same answer as asking each one. */
-export function clockHoldsNone(objects: readonly ContextObject[], now: string): boolean {
-  let bounds = clockBounds.get(objects);
+export function clockHoldsNone(objects: readonly ContextObject[], now: string, memos: GateMemos): boolean {
+  let bounds = memos.clockBounds.get(objects);
   if (!bounds) {
     let latestStart = "";
     let earliestEnd = "";
@@ -58,7 +64,7 @@ export function clockHoldsNone(objects: readonly ContextObject[], now: string): 
       if (o.validUntil && (earliestEnd === "" || o.validUntil < earliestEnd)) earliestEnd = o.validUntil;
     }
     bounds = { latestStart, earliestEnd };
-    clockBounds.set(objects, bounds);
+    memos.clockBounds.set(objects, bounds);
   }
   return (
     !(bounds.latestStart && bounds.latestStart > now) && !(bounds.earliestEnd && bounds.earliestEnd <= now)

@@ -5,7 +5,7 @@ import type { ObjectTypeName } from "../../domain/objects";
 import { readMarkers } from "../../facts/markers";
 import { valueText } from "../../facts/prepare-fact";
 import type { ContextObject } from "../context-object";
-import type { CompileInput, LayerEntry, MessageRecord, StateItemRecord } from "../types";
+import type { LayerEntry, MessageRecord, StateItemRecord } from "../types";
 
 /** Pass 1: every source becomes a Context Object (seed 001). Nothing is decided here. */
 
@@ -183,7 +183,11 @@ export function layerObject(
  * The environment a thread was created with. A later environment write for the same key replaces the
  * initial value; the replaced value stays an object so hygiene recognises it restated in messages.
  */
-export function initialEnvironmentEntries(input: CompileInput): LayerEntry[] {
+export function initialEnvironmentEntries(input: {
+  environment: Record<string, unknown>;
+  environmentFacts: LayerEntry[];
+  countTokens: (text: string) => number;
+}): LayerEntry[] {
   const createdAt = typeof input.environment.now === "string" ? input.environment.now : "";
   return Object.entries(input.environment)
     .filter(([key, value]) => key !== "now" && value !== undefined && value !== null)

@@ -1,7 +1,9 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
 import type { ContextObject, Omission } from "../context-object";
-import { type DeadClaim, maskClaims } from "../hygiene";
-import { dateGroupOf, groupHeader } from "../transcript";
+import type { DeadClaim } from "../hygiene/dead-claim";
+import { type MaskMemos, maskClaims } from "../hygiene/mask";
+import { BoundedMap, MEMO_LIMITS, perList } from "../memo-tables";
+import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
@@ -40,34 +42,35 @@ const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
   irrelevant: [],
 };
 
-/**
- * `- ` and the text, as the same string object for the same text: a warm compile places mostly the
- * lines it placed last time, and later passes look each line up in their own memos, which costs a
- * fresh string a copy and a hash of all its characters but a held one neither.
- */
-const bullets = new Map<string, string>();
-const BULLET_LIMIT = 20_000;
-
-function bulleted(body: string): string {
-  let line = bullets.get(body);
-  if (line === undefined) {
-    line = `- ${body}`;
-    if (bullets.size >= BULLET_LIMIT) bullets.clear();
-    bullets.set(body, line);
-  }
-  return line;
+/** A date-grouped message line's form without its stamp, with what it was made from. */
+export interface UndatedForm {
+  speaker: string;
+  stamp: string;
+  tokens: number;
+  form: { text: string; tokens: number };
 }
 
-/**
- * Undated forms of date-grouped message lines, by the counter that measured them and the stored text:
- * retrieval brings back the same earlier messages query after query, and the same string each time
- * reaches the masking and counting memos already hashed. Bounded.
- */
-const undatedForms = new WeakMap<
-  (text: string) => number,
-  Map<string, { speaker: string; stamp: string; tokens: number; form: { text: string; tokens: number } }>
->();
-const UNDATED_LIMIT = 20_000;
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface PackMemos extends MaskMemos, TranscriptMemos {
+  /**
+   * `- ` and the text, as the same string object for the same text: a warm compile places mostly the
+   * lines it placed last time, and later passes look each line up in their own memos, which costs a
+   * fresh string a copy and a hash of all its characters but a held one neither.
+   */
+  bullets: BoundedMap<string, string>;
+  /**
+   * Undated forms of date-grouped message lines, by the counter that measured them and the stored text:
+   * retrieval brings back the same earlier messages query after query, and the same string each time
+   * reaches the masking and counting memos already hashed.
+   */
+  undatedForms: WeakMap<(text: string) => number, BoundedMap<string, UndatedForm>>;
+}
+
+function bulleted(body: string, memos: PackMemos): string {
+  let line = memos.bullets.get(body);
+  if (line === undefined) line = memos.bullets.remember(body, `- ${body}`);
+  return line;
+}
 
 /** Sections whose message lines are grouped under the day they were said (see src/compiler/transcript.ts). */
 const grouped = (section: SectionName) => section === "episodes";
@@ -90,6 +93,7 @@ export interface PackInput {
   background: Ranked[];
   dead: DeadClaim[];
   count: (text: string) => number;
+  memos: PackMemos;
 }
 
 export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] } {
@@ -109,10 +113,11 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     return dated ? undated(r.object, stored) : stored;
   };
 
+  const { memos } = input;
   const render = (r: Ranked, form: { text: string; tokens: number }) => {
     const step = ladderStep(r);
-    const body = phrase(step, r.object, maskClaims(form.text, input.dead));
-    const line = r.object.kind === "message" ? body : bulleted(body);
+    const body = phrase(step, r.object, maskClaims(form.text, input.dead, memos));
+    const line = r.object.kind === "message" ? body : bulleted(body, memos);
     // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
     return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };
   };
@@ -124,11 +129,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   function undated(o: ContextObject, form: { text: string; tokens: number }) {
     const t = o.transcript;
     if (!t || !form.text.startsWith(t.stamp)) return form;
-    let memo = undatedForms.get(input.count);
-    if (!memo) {
-      memo = new Map();
-      undatedForms.set(input.count, memo);
-    }
+    const memo = perList(memos.undatedForms, input.count, () => new BoundedMap(MEMO_LIMITS.undatedForms));
     const held = memo.get(form.text);
     if (held && held.speaker === t.speaker && held.stamp === t.stamp && held.tokens === form.tokens) {
       return held.form;
@@ -138,8 +139,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       text: `${label}${form.text.slice(t.stamp.length)}`,
       tokens: Math.max(1, form.tokens - (input.count(t.stamp) - input.count(label))),
     };
-    if (memo.size >= UNDATED_LIMIT) memo.clear();
-    memo.set(form.text, { speaker: t.speaker, stamp: t.stamp, tokens: form.tokens, form: result });
+    memo.remember(form.text, { speaker: t.speaker, stamp: t.stamp, tokens: form.tokens, form: result });
     return result;
   }
 
@@ -158,7 +158,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
         omitted.push({ object: r.object, reason: "over_budget", tier: r.tier });
         continue;
       }
-      const group = dated && r.object.transcript ? dateGroupOf(r.object.ts) : undefined;
+      const group = dated && r.object.transcript ? dateGroupOf(r.object.ts, memos) : undefined;
       const header = sectionHeader + (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
       for (const detail of DETAILS[r.tier]) {

@@ -1,11 +1,10 @@
 import type { PriorityTierName } from "../../domain/compilation";
-import type { ObjectTypeName } from "../../domain/objects";
 import type { TaskTypeName } from "../../domain/tasks";
 import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } from "../../retrieval/episodes";
 import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
+import { DAY_MS, recencyWeight, weightedScore } from "../../retrieval/score";
 import type { ContextObject, Omission } from "../context-object";
-import { corpusAfter, LazyCorpus } from "../lexical";
-import { type ListEdits, listEdits } from "../list-edits";
+import { type GroupPartsMemos, groupParts, instant, TYPE_PRIORITY } from "./group-parts";
 
 /**
  * Pass 5: relevance and priority tiers. Hybrid relevance (BM25 fused with the vector index's nearest
@@ -32,40 +31,17 @@ export interface Ranked {
   floor?: number;
 }
 
-const TYPE_PRIORITY: Record<ObjectTypeName, number> = {
-  policy_rule: 1,
-  actionable_constraint: 0.9,
-  environment_signal: 0.8,
-  project_decision: 0.7,
-  identity_fact: 0.6,
-  preference: 0.6,
-  tool_schema: 0.5,
-  inferred_belief: 0.5,
-  conversation_turn: 0.4,
-  retrieved_passage: 0.4,
-};
-
-const DAY_MS = 86_400_000;
-
-/** Parsed timestamps: every compile scores every object against the same few thousand of them. */
-const instants = new Map<string, number>();
-
-function instant(ts: string): number {
-  let parsed = instants.get(ts);
-  if (parsed === undefined) {
-    if (instants.size >= 50_000) instants.clear();
-    parsed = Date.parse(ts);
-    instants.set(ts, parsed);
-  }
-  return parsed;
-}
-
-export function compositeScore(
+/**
+ * Seed 004's composite score (src/retrieval/score.ts) of a Context Object: the semantic signal given,
+ * then its type's priority, recency on its own half-life, and its confidence; outcome and usage are
+ * neutral (1) until objects record them.
+ */
+export function objectScore(
   object: ContextObject,
   semantic: number,
   now: string,
-  nowMs = instant(now),
-  tsMs = instant(object.ts),
+  nowMs = Date.parse(now),
+  tsMs = Date.parse(object.ts),
 ): number {
   return scoreOf(
     semantic,
@@ -76,7 +52,7 @@ export function compositeScore(
   );
 }
 
-/** compositeScore from the object's parts, as rankGroup keeps them per list. */
+/** objectScore from the object's parts, as rankGroup keeps them per list. */
 function scoreOf(
   semantic: number,
   typePriority: number,
@@ -84,13 +60,17 @@ function scoreOf(
   halfLifeDays: number,
   confidence: number,
 ): number {
+  // An unparseable timestamp counts as new.
   const ageDays = Math.max(0, ageMs / DAY_MS) || 0;
-  const recency = Math.exp((-Math.LN2 * ageDays) / halfLifeDays);
-  const outcome = 1;
-  const usage = 1;
-  return (
-    semantic * 0.5 + typePriority * 0.15 + recency * 0.15 + outcome * 0.1 + usage * 0.05 + confidence * 0.05
-  );
+  return weightedScore(semantic, typePriority, recencyWeight(ageDays, halfLifeDays), 1, 1, confidence);
+}
+
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface RankMemos extends GroupPartsMemos {
+  /** Each list split by trust (splitByTrust). */
+  trustSplits: WeakMap<readonly ContextObject[], { trusted: ContextObject[]; untrusted: ContextObject[] }>;
+  /** Each object's position in its list by id (a warm thread ranks the same lists again). */
+  positions: WeakMap<readonly ContextObject[], Map<string, number>>;
 }
 
 /** Seed 001: Activate(C) ⇔ ActiveTask ∈ C.TaskTypes ∧ SemanticMatch(ActiveQuery, C.WhyItMatters). */
@@ -106,10 +86,6 @@ export function activation(
   return undefined;
 }
 
-export function isCritical(object: ContextObject): boolean {
-  return (object.isConstraint || object.objectType === "policy_rule") && object.authorityLevel <= 2;
-}
-
 export interface RankContext {
   query: string;
   now: string;
@@ -119,149 +95,21 @@ export interface RankContext {
    * state items, through the VectorIndex port), by object id. Objects not in it were not among them.
    */
   similar?: ReadonlyMap<string, number>;
+  memos: RankMemos;
 }
-
-/**
- * What ranking reads of a group's objects, kept per list: a warm thread ranks the same settled lists
- * (src/compiler/compile-cache.ts) against every query. Besides the lexical index of the texts and
- * why_it_matters, each object's query-independent parts sit in arrays by position, so ranking a few
- * thousand background objects reads those rather than the objects themselves, scattered over the heap.
- * Lists are read as immutable.
- */
-export interface GroupParts {
-  texts: LazyCorpus;
-  whys: LazyCorpus | null;
-  /** Each object's timestamp, parsed. */
-  timestamps: Float64Array;
-  typePriorities: Float64Array;
-  halfLives: Float64Array;
-  confidences: Float64Array;
-  /** 1 for an object with applicable task types or why_it_matters, which activation must weigh. */
-  conditional: Uint8Array;
-  critical: Uint8Array;
-  /** The fewest tokens any of the object's detail levels costs (Ranked.floor). */
-  floors: Float64Array;
-}
-
-const corpora = new WeakMap<readonly ContextObject[], GroupParts>();
-
-/**
- * The lists whose parts were built last, newest first: a new turn's list mostly holds the objects of
- * one of them (the same group last compile), and its parts are carried over from that list's.
- */
-const recent: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
-/** A compile ranks six lists; this keeps two compiles' worth. */
-const RECENT_LISTS = 12;
-
-function corporaOf(objects: readonly ContextObject[]): GroupParts {
-  let found = corpora.get(objects);
-  if (!found) {
-    found = carriedOver(objects) ?? partsOf(objects);
-    corpora.set(objects, found);
-    recent.unshift({ objects, parts: found });
-    if (recent.length > RECENT_LISTS) recent.pop();
-  }
-  return found;
-}
-
-/** Each object's parts, read from the objects. */
-export function partsOf(objects: readonly ContextObject[]): GroupParts {
-  return {
-    texts: new LazyCorpus(objects.map((o) => o.text)),
-    whys: objects.some((o) => o.whyItMatters)
-      ? new LazyCorpus(objects.map((o) => o.whyItMatters ?? ""))
-      : null,
-    timestamps: Float64Array.from(objects, (o) => instant(o.ts)),
-    typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
-    halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
-    confidences: Float64Array.from(objects, (o) => o.confidence),
-    conditional: Uint8Array.from(objects, (o) => (o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0)),
-    critical: Uint8Array.from(objects, (o) => (isCritical(o) ? 1 : 0)),
-    floors: Float64Array.from(objects, floorOf),
-  };
-}
-
-const floorOf = (o: ContextObject) =>
-  o.forms ? Math.min(o.tokens, o.forms.summaryTokens, o.forms.microTokens) : o.tokens;
-
-/**
- * partsOf(objects) from the parts of a recent list that differs from it by a few edits: kept objects'
- * entries are copied to their new place, added objects' read (the same values, so the same ranking).
- * Undefined when no recent list is close enough.
- */
-function carriedOver(objects: readonly ContextObject[]): GroupParts | undefined {
-  // Past about an eighth of the list changed, rebuilding costs little more than carrying over.
-  const maxEdits = Math.max(8, objects.length >> 3);
-  for (const { objects: previous, parts } of recent) {
-    if (Math.abs(previous.length - objects.length) > maxEdits) continue;
-    const edits = listEdits(previous, objects, maxEdits);
-    if (!edits) continue;
-    if (edits.added.length === 0 && previous.length === objects.length) return parts;
-    const after = <A extends Float64Array | Uint8Array>(
-      before: A,
-      fresh: A,
-      of: (o: ContextObject) => number,
-    ): A => {
-      for (let d = 0; d < edits.moved.length; d++) {
-        const to = edits.moved[d] as number;
-        if (to >= 0) fresh[to] = before[d] as number;
-      }
-      for (const d of edits.added) fresh[d] = of(objects[d] as ContextObject);
-      return fresh;
-    };
-    const size = objects.length;
-    const hasWhy = objects.some((o) => o.whyItMatters);
-    const whys = objects.map((o) => o.whyItMatters ?? "");
-    return {
-      texts: carriedCorpus(
-        parts.texts,
-        edits,
-        objects.map((o) => o.text),
-      ),
-      whys: !hasWhy ? null : parts.whys ? carriedCorpus(parts.whys, edits, whys) : new LazyCorpus(whys),
-      timestamps: after(parts.timestamps, new Float64Array(size), (o) => instant(o.ts)),
-      typePriorities: after(parts.typePriorities, new Float64Array(size), (o) => TYPE_PRIORITY[o.objectType]),
-      halfLives: after(parts.halfLives, new Float64Array(size), (o) => o.decayHalfLifeDays ?? 30),
-      confidences: after(parts.confidences, new Float64Array(size), (o) => o.confidence),
-      conditional: after(parts.conditional, new Uint8Array(size), (o) =>
-        o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0,
-      ),
-      critical: after(parts.critical, new Uint8Array(size), (o) => (isCritical(o) ? 1 : 0)),
-      floors: after(parts.floors, new Float64Array(size), floorOf),
-    };
-  }
-  return undefined;
-}
-
-/**
- * A list's scorer from a recent list's: its index carried over when that list was indexed, else a
- * fresh lazy scorer (indexing the old list first would cost what indexing the new one does).
- */
-function carriedCorpus(previous: LazyCorpus, edits: ListEdits, documents: readonly string[]): LazyCorpus {
-  const index = previous.index;
-  return new LazyCorpus(documents, index ? corpusAfter(index, edits, documents) : undefined);
-}
-
-/** The parts rankGroup reads of a list (kept per list, carried over between close lists); for tests. */
-export const groupParts = corporaOf;
-
-const trustSplits = new WeakMap<
-  readonly ContextObject[],
-  { trusted: ContextObject[]; untrusted: ContextObject[] }
->();
 
 /**
  * A list split into objects at authority level 4 (retrieved, untrusted) and the rest, in order; the
  * same two lists for the same list, so their lexical index above carries over between compiles.
  */
-export function splitByTrust(objects: readonly ContextObject[]) {
-  let found = trustSplits.get(objects);
+export function splitByTrust(objects: readonly ContextObject[], memos: RankMemos) {
+  let found = memos.trustSplits.get(objects);
   if (!found) {
     found = {
       trusted: objects.filter((o) => o.authorityLevel !== 4),
       untrusted: objects.filter((o) => o.authorityLevel === 4),
     };
-    trustSplits.set(objects, found);
+    memos.trustSplits.set(objects, found);
   }
   return found;
 }
@@ -272,17 +120,17 @@ export function rankGroup(
   ctx: RankContext,
   tierOf: (object: ContextObject, relevant: boolean) => PriorityTierName,
 ): { ranked: Ranked[]; omitted: Omission[] } {
-  const parts = corporaOf(objects);
+  const parts = groupParts(objects, ctx.memos);
   const { texts, whys, timestamps } = parts;
   const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? whys.scores(ctx.query) : [];
-  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar);
+  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar, ctx.memos);
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
   // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
   const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
   const omitted: Omission[] = [];
-  const nowMs = instant(ctx.now);
+  const nowMs = instant(ctx.now, ctx.memos);
   for (let i = 0; i < objects.length; i++) {
     const object = objects[i] as ContextObject;
     const r = relevance[i] ?? 0;
@@ -336,6 +184,7 @@ function hybridSimilarity(
   objects: readonly ContextObject[],
   relevance: readonly number[],
   similar: ReadonlyMap<string, number> | undefined,
+  memos: RankMemos,
 ): { similarity: Float64Array; nearest: Set<number> } {
   const lexical: number[] = [];
   for (let i = 0; i < relevance.length; i++) if ((relevance[i] as number) > 0) lexical.push(i);
@@ -343,7 +192,7 @@ function hybridSimilarity(
   const nearest = new Set<number>();
   const byCosine: number[] = [];
   if (similar?.size) {
-    const at = positionsOf(objects);
+    const at = positionsOf(objects, memos);
     const cosines = new Map<number, number>();
     for (const [id, cosine] of similar) {
       const i = at.get(id);
@@ -366,14 +215,12 @@ function hybridSimilarity(
   return { similarity, nearest };
 }
 
-const positions = new WeakMap<readonly ContextObject[], Map<string, number>>();
-
-/** Each object's position in its list by id, kept per list (a warm thread ranks the same lists again). */
-function positionsOf(objects: readonly ContextObject[]): Map<string, number> {
-  let found = positions.get(objects);
+/** Each object's position in its list by id, kept per list. */
+function positionsOf(objects: readonly ContextObject[], memos: RankMemos): Map<string, number> {
+  let found = memos.positions.get(objects);
   if (!found) {
     found = new Map(objects.map((o, i) => [o.objectId, i]));
-    positions.set(objects, found);
+    memos.positions.set(objects, found);
   }
   return found;
 }

@@ -13,7 +13,6 @@
 import type { Identity } from "../../domain/identity";
 import { PII_KINDS, type RedactionKind, SECRET_KINDS } from "../../domain/redaction";
 
-export { PII_KINDS, type RedactionKind, SECRET_KINDS };
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
 export interface Clearance {

@@ -5,6 +5,7 @@
  */
 
 import type { ContextObject } from "../context-object";
+import type { BoundedMap } from "../memo-tables";
 import { containPayload } from "./contain";
 import type { Placed } from "./pack";
 import { addCounts, type Clearance, type RedactionCounts, redact } from "./redact";
@@ -17,27 +18,26 @@ function sourceOf(object: ContextObject): string {
   return object.sourceType ?? "external";
 }
 
-/**
- * Redaction results by clearance and line. A warm thread compiles mostly the lines it compiled last
- * time, and redaction runs a dozen patterns over each; it is a pure function of the two, so its result
- * is remembered (bounded; emptied when full). Callers must not mutate a result.
- */
-const REDACTED_LIMIT = 20_000;
-/** One table per clearance: neither, PII, secrets, both. */
-const redactedByClearance = [0, 1, 2, 3].map(() => new Map<string, Redacted>());
-type Redacted = ReturnType<typeof redact>;
+export type Redacted = ReturnType<typeof redact>;
 
-function redacted(line: string, clearance: Clearance): Redacted {
-  const memo = redactedByClearance[(clearance.secrets ? 2 : 0) + (clearance.pii ? 1 : 0)] as Map<
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface SafeguardMemos {
+  /**
+   * Redaction results by clearance and line, one table per clearance: neither, PII, secrets, both. A
+   * warm thread compiles mostly the lines it compiled last time, and redaction runs a dozen patterns
+   * over each; it is a pure function of the two, so its result is remembered. Callers must not mutate
+   * a result.
+   */
+  redacted: readonly BoundedMap<string, Redacted>[];
+}
+
+function redacted(line: string, clearance: Clearance, memos: SafeguardMemos): Redacted {
+  const memo = memos.redacted[(clearance.secrets ? 2 : 0) + (clearance.pii ? 1 : 0)] as BoundedMap<
     string,
     Redacted
   >;
   let result = memo.get(line);
-  if (!result) {
-    result = redact(line, clearance);
-    if (memo.size >= REDACTED_LIMIT) memo.clear();
-    memo.set(line, result);
-  }
+  if (!result) result = memo.remember(line, redact(line, clearance));
   return result;
 }
 
@@ -53,10 +53,11 @@ export function safeguard(
   fixed: Record<string, string[]>,
   clearance: Clearance,
   count: (text: string) => number,
+  memos: SafeguardMemos,
 ): Safeguarded {
   const redactions: RedactionCounts = {};
   const clean = (line: string) => {
-    const result = redacted(line, clearance);
+    const result = redacted(line, clearance, memos);
     addCounts(redactions, result.redactions);
     return result.text;
   };

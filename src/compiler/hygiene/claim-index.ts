@@ -1,0 +1,120 @@
+import type { DeadClaim } from "./dead-claim";
+
+/**
+ * Every candidate is checked against every dead claim, which is quadratic in thread size. Claims are
+ * distinctive, so at least GRAM characters long: each is indexed by the GRAM characters of it that
+ * fewest other claims share, so a text is scanned once and each position looks up only the few claims
+ * that could occur there. Claims often open alike ("the budget is ..."), hence not simply their first
+ * characters.
+ */
+const GRAM = 4;
+
+/** Claims with the same text are checked once; threads repeat themselves. */
+export interface ClaimGroup {
+  lower: string;
+  /** Where the indexed characters sit inside the claim. */
+  offset: number;
+  /** Positions in the claim list, ascending. */
+  positions: number[];
+}
+
+export interface ClaimIndex {
+  byGram: Map<number, ClaimGroup[]>;
+  /** Claims too short to index (deadClaims never makes them, but these functions accept any list). */
+  unindexed: ClaimGroup[];
+  /** Claims holding a bracket, which could straddle a mask inserted by maskClaims. */
+  bracketed: number[];
+}
+
+/** GRAM characters folded to seven bits each: a small integer key; a fold collision only costs a check. */
+function gramAt(text: string, at: number): number {
+  let gram = 0;
+  for (let i = 0; i < GRAM; i++) gram = (gram << 7) | (text.charCodeAt(at + i) & 0x7f);
+  return gram;
+}
+
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface ClaimIndexMemos {
+  /** Keyed by the list itself: deadClaims builds each list once and the compile reuses it for every candidate. */
+  claimIndexes: WeakMap<DeadClaim[], ClaimIndex>;
+}
+
+export function indexOf(claims: DeadClaim[], memos: ClaimIndexMemos): ClaimIndex {
+  const cached = memos.claimIndexes.get(claims);
+  if (cached) return cached;
+  const groups = new Map<string, number[]>();
+  for (const [position, claim] of claims.entries()) {
+    const positions = groups.get(claim.lower);
+    if (positions) positions.push(position);
+    else groups.set(claim.lower, [position]);
+  }
+  // Only every GRAM-th window is a candidate key: it keeps building the index linear in a cheap way,
+  // and any window of a claim will do, since the scan looks at every window of the text.
+  const frequency = new Map<number, number>();
+  for (const lower of groups.keys()) {
+    for (let at = 0; at + GRAM <= lower.length; at += GRAM) {
+      const gram = gramAt(lower, at);
+      frequency.set(gram, (frequency.get(gram) ?? 0) + 1);
+    }
+  }
+  const index: ClaimIndex = { byGram: new Map(), unindexed: [], bracketed: [] };
+  for (const [lower, positions] of groups) {
+    if (/[[\]]/.test(lower)) index.bracketed.push(...positions);
+    if (lower.length < GRAM) {
+      index.unindexed.push({ lower, offset: 0, positions });
+      continue;
+    }
+    let offset = 0;
+    for (let at = GRAM; at + GRAM <= lower.length; at += GRAM) {
+      if ((frequency.get(gramAt(lower, at)) ?? 0) < (frequency.get(gramAt(lower, offset)) ?? 0)) offset = at;
+    }
+    const gram = gramAt(lower, offset);
+    const group = { lower, offset, positions };
+    const list = index.byGram.get(gram);
+    if (list) list.push(group);
+    else index.byGram.set(gram, [group]);
+  }
+  memos.claimIndexes.set(claims, index);
+  return index;
+}
+
+/** The groups of claims that occur in `lower`. */
+export function groupsIn(lower: string, claims: DeadClaim[], memos: ClaimIndexMemos): ClaimGroup[] {
+  const { byGram, unindexed } = indexOf(claims, memos);
+  const found: ClaimGroup[] = unindexed.filter((group) => lower.includes(group.lower));
+  if (byGram.size === 0) return found;
+  // A rolling key: each step shifts one character in and the oldest out.
+  const mask = 2 ** (7 * GRAM) - 1;
+  let gram = lower.length >= GRAM ? gramAt(lower, 0) : 0;
+  for (let at = 0; at + GRAM <= lower.length; at++) {
+    if (at > 0) gram = ((gram << 7) | (lower.charCodeAt(at + GRAM - 1) & 0x7f)) & mask;
+    const candidates = byGram.get(gram);
+    if (!candidates) continue;
+    for (const group of candidates) {
+      const start = at - group.offset;
+      if (start >= 0 && lower.startsWith(group.lower, start) && !found.includes(group)) found.push(group);
+    }
+  }
+  return found;
+}
+
+/** The first claim in list order that occurs in the text and is accepted, as Array.find would give. */
+export function firstIn(
+  lower: string,
+  claims: DeadClaim[],
+  accept: (claim: DeadClaim) => boolean,
+  memos: ClaimIndexMemos,
+) {
+  let best = Number.POSITIVE_INFINITY;
+  for (const group of groupsIn(lower, claims, memos)) {
+    for (const position of group.positions) {
+      if (position >= best) break;
+      const claim = claims[position];
+      if (claim && accept(claim)) {
+        best = position;
+        break;
+      }
+    }
+  }
+  return claims[best];
+}

@@ -1,0 +1,78 @@
+import type { OmitReasonName } from "../../domain/omissions";
+import type { ContextObject } from "../context-object";
+
+/**
+ * Dead claims must not come back as live text by another route. A message that restates a value the
+ * gates removed (superseded, disputed, out of scope, not permitted) while that value was its belief,
+ * that is, before the value was superseded, or at any time for a value that was never live here, is
+ * elided whole: it speaks from a dead state. Later text that quotes the value (a correction, a fact
+ * citing its predecessor) keeps its other content, with the quotation masked.
+ */
+export const DEAD_REASONS = new Set<OmitReasonName>([
+  "superseded",
+  "overridden",
+  "disputed",
+  "quarantined",
+  "out_of_scope",
+  "not_permitted",
+]);
+
+export interface DeadClaim {
+  text: string;
+  lower: string;
+  reason: OmitReasonName;
+  objectId: string;
+  /** When the claim stopped being current; null when it was never current for this caller. */
+  diedAt: string | null;
+  /** Its amounts and percentages that no live claim states outside an aside. */
+  figures: string[];
+}
+
+/** The memo tables this file reads (CompilerMemos holds them). */
+export interface ClaimMemos {
+  /** Objects are never changed once made, so each one's lower-cased claim ("" without one) is kept with it. */
+  lowerClaims: WeakMap<ContextObject, string>;
+}
+
+export function lowerClaim(o: ContextObject, memos: ClaimMemos): string {
+  let lower = memos.lowerClaims.get(o);
+  if (lower === undefined) {
+    lower = o.claim?.toLowerCase() ?? "";
+    memos.lowerClaims.set(o, lower);
+  }
+  return lower;
+}
+
+/** Very short values ("yes", "5") would match ordinary words; they are left to the facts gate. */
+export function distinctive(claim: string): boolean {
+  return claim.length >= 6 && /[\s\d$%]/.test(claim);
+}
+
+/** A dead claim before its figures are known; kept, so the basis's candidates compare by identity. */
+export type Candidate = Omit<DeadClaim, "figures">;
+
+/** The same claim, said the same way, of the same object, dead for the same reason since the same time. */
+export const sameClaim = (c: Candidate, d: Candidate) =>
+  c === d ||
+  (c.text === d.text &&
+    c.lower === d.lower &&
+    c.reason === d.reason &&
+    c.objectId === d.objectId &&
+    c.diedAt === d.diedAt);
+
+export const sameCandidates = (a: Candidate[], b: Candidate[]) =>
+  a.length === b.length && a.every((c, i) => sameClaim(c, b[i] as Candidate));
+
+/** Whether two dead lists hold the same claims, in the same order. */
+export const sameClaims = (a: DeadClaim[], b: DeadClaim[]) =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((c, i) => {
+      const d = b[i] as DeadClaim;
+      return c === d || (sameClaim(c, d) && sameStrings(c.figures, d.figures));
+    }));
+
+export const sameStrings = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+export const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));

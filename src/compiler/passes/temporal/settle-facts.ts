@@ -1,0 +1,110 @@
+import type { ContextObject, Omission } from "../../context-object";
+import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
+import type { DeadClaim } from "../../hygiene/dead-claim";
+import { speaksFromDeadState } from "../../hygiene/restatement";
+import { perList } from "../../memo-tables";
+import { FactsMemo } from "./facts-memo";
+import type { TemporalMemos } from "./memos";
+import type { Admitted, FactSettlement } from "./settlement";
+import { reconcile, validTime } from "./slot-reconciliation";
+import { staleSignals } from "./stale-signals";
+
+export function settleFacts(
+  admitted: Omit<Admitted, "messages" | "episodes" | "items">,
+  earlier: Omission[],
+  memos: TemporalMemos,
+  memo = new FactsMemo(),
+): FactSettlement {
+  const omitted: Omission[] = [];
+  const removed = new Set<string>();
+  const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
+
+  const stale = staleSignals(admitted.environment, memo);
+  const staleIds = new Set(stale.map((s) => s.object.objectId));
+  const settled = reconcile(
+    [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
+      (o) => !staleIds.has(o.objectId),
+    ),
+    memo,
+  );
+  for (const o of [...stale, ...settled.displaced]) {
+    omitted.push(o);
+    removed.add(o.object.objectId);
+  }
+  for (const q of settled.quarantined) removed.add(q.object.objectId);
+  const facts = keep(admitted.facts);
+  const working = keep(admitted.working);
+
+  const validFrom = new Map<string, string>();
+  // Gated objects count too: a claim died when its successor became valid, even if that successor has
+  // itself been replaced since.
+  for (const o of [
+    ...admitted.facts,
+    ...admitted.working,
+    ...admitted.environment,
+    ...earlier.map((e) => e.object),
+  ]) {
+    if (o.kind !== "message" && o.kind !== "state_item") validFrom.set(o.objectId, validTime(o));
+  }
+  const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
+    object: q.object,
+    reason: "quarantined",
+    detail: q.detail,
+  }));
+  const liveSignals = keep(admitted.environment);
+  // An item extracted from what was said while a claim was still believed dies with that claim:
+  // deadClaims([...earlier, ...omitted, ...quarantinedAsOmitted], [...facts, ...working, ...liveSignals]),
+  // in the parts the items' dead claims are later weighed with (settleItems), so both share the work.
+  const basis = deadBasis(
+    [...earlier, ...omitted],
+    quarantinedAsOmitted,
+    [...facts, ...working, ...liveSignals],
+    validFrom,
+    memos,
+  );
+  const deadBeforeItems = memo.sameDead(deadClaimsWith(basis, [], [], memos), memos);
+  // So does an environment signal: under whatever key it was filed, a signal that states a value the
+  // conversation has since replaced ("window is 2 AM - 4 AM" once the window moved) is no longer the
+  // latest word on what it names.
+  const environment = liveSignals.filter((signal) => {
+    const restated = restatedBefore(signal, deadBeforeItems, memos);
+    if (restated) {
+      omitted.push({
+        object: { ...signal, contradiction: "overridden" },
+        reason: "superseded",
+        detail: `restates ${restated.objectId}, since replaced`,
+      });
+    }
+    return !restated;
+  });
+  const result: FactSettlement = {
+    facts,
+    working,
+    environment,
+    omitted,
+    quarantined: settled.quarantined,
+    quarantinedAsOmitted,
+    validFrom,
+    deadBeforeItems,
+    live: [...facts, ...working, ...environment],
+  };
+  // With every signal standing, the items are weighed against the very same omissions and live claims.
+  if (environment.length === liveSignals.length)
+    memos.deadBases.set(result, { earlier: [...earlier], basis });
+  return result;
+}
+
+/** Whether an object (an item, an environment signal) speaks from a state dead before items were weighed. */
+export function restatedBefore(
+  item: ContextObject,
+  dead: DeadClaim[],
+  memos: TemporalMemos,
+): DeadClaim | undefined {
+  const verdicts = perList(memos.itemVerdicts, dead, () => new WeakMap());
+  let verdict = verdicts.get(item);
+  if (verdict === undefined) {
+    verdict = speaksFromDeadState(item, dead, memos) ?? null;
+    verdicts.set(item, verdict);
+  }
+  return verdict ?? undefined;
+}
