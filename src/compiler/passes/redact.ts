@@ -11,7 +11,7 @@
  */
 
 import type { Identity } from "../../domain/identity";
-import { PII_KINDS, type RedactionKind, SECRET_KINDS } from "../../domain/redaction";
+import type { RedactionKind } from "../../domain/redaction";
 
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
