@@ -3,7 +3,7 @@ import { memoizedCounter } from "../tokens/segments";
 import type { ContextObject, Omission } from "./context-object";
 import type { DeadClaim } from "./hygiene/dead-claim";
 import { DeadListKeeper } from "./hygiene/dead-list-keeper";
-import { CompilerMemos } from "./memos";
+import { CompilerMemos, TextMemos } from "./memos";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
 import { resolveEntity } from "./passes/resolve-entities";
 import { FactsMemo } from "./passes/temporal/facts-memo";
@@ -74,8 +74,13 @@ export class CompileCache {
   private readonly sources: Partial<Record<Kind, { records: readonly unknown[]; frozen: boolean }>> = {};
   private readonly counts = new Map<string, number>();
   private origin = "";
-  private memoTables = new CompilerMemos();
+  private memoTables: CompilerMemos;
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
+
+  /** `text`: memos keyed by text alone, which the caller may share between threads (see TextMemos). */
+  constructor(private readonly text: TextMemos = new TextMemos()) {
+    this.memoTables = new CompilerMemos(text);
+  }
 
   /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
   begin(origin: Origin): void {
@@ -88,7 +93,7 @@ export class CompileCache {
       this.deadLists = new DeadListKeeper();
       this.settledDead = new DeadListKeeper();
       this.verdicts = freshVerdicts("");
-      this.memoTables = new CompilerMemos();
+      this.memoTables = new CompilerMemos(this.text);
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
       this.origin = key;

@@ -18,6 +18,22 @@ import type { TemporalMemos } from "./passes/temporal/memos";
 import type { FactSettlement } from "./passes/temporal/settlement";
 
 /**
+ * Memos keyed by a text alone, each a pure function of it (figures, terms, parsed instants, bullets,
+ * days, redactions). Nothing in them belongs to a thread, so the host may share one instance between
+ * every thread it compiles for (the thread objects of an isolate do: src/thread/compilation.ts); each
+ * table is bounded (MEMO_LIMITS) and emptied when full.
+ */
+export class TextMemos {
+  readonly figures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.figures);
+  readonly documents = new BoundedMap<string, Document>(MEMO_LIMITS.documents);
+  readonly instants = new BoundedMap<string, number>(MEMO_LIMITS.instants);
+  readonly bullets = new BoundedMap<string, string>(MEMO_LIMITS.bullets);
+  readonly days = new BoundedMap<string, string>(MEMO_LIMITS.days);
+  /** One table per clearance (neither, PII, secrets, both). */
+  readonly redacted = [0, 1, 2, 3].map(() => new BoundedMap<string, Redacted>(MEMO_LIMITS.redacted));
+}
+
+/**
  * Every memo the compiler keeps, in one object. The passes are pure functions of their input, and most
  * of a warm thread's work is the same from one compile to the next: the same objects, the same lists
  * (CompileCache hands back last compile's list while it holds the same objects), the same lines. What
@@ -26,7 +42,8 @@ import type { FactSettlement } from "./passes/temporal/settlement";
  * spares work: a compile gives the same envelope with fresh memos as with warm ones.
  *
  * CompileCache holds one per thread and starts a fresh one when the thread's origin changes (begin);
- * compileContext called without a cache makes one for that compile. The passes receive it explicitly,
+ * compileContext called without a cache makes one for that compile. The text-keyed tables come from a
+ * TextMemos the cache is given, which may be shared between threads, or a fresh one. The passes receive it explicitly,
  * each typed by the slice it reads (RankMemos, TemporalMemos …, declared beside the code that reads
  * them). Tables keyed by identity are WeakMaps, let go with their keys; tables keyed by text are bounded
  * (MEMO_LIMITS, src/compiler/memo-tables.ts) and emptied when full.
@@ -36,7 +53,7 @@ export class CompilerMemos
 {
   // Hygiene: dead claims and what texts say of them (src/compiler/hygiene/).
   readonly lowerClaims = new WeakMap<ContextObject, string>();
-  readonly figures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.figures);
+  readonly figures: TextMemos["figures"];
   readonly deadFigures = new WeakMap<DeadClaim[], Set<string>>();
   readonly ownFigures = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
   readonly claimIndexes = new WeakMap<DeadClaim[], ClaimIndex>();
@@ -62,8 +79,8 @@ export class CompilerMemos
   readonly clockBounds = new WeakMap<readonly ContextObject[], ClockBounds>();
 
   // Pass 5, ranking, and lexical relevance.
-  readonly documents = new BoundedMap<string, Document>(MEMO_LIMITS.documents);
-  readonly instants = new BoundedMap<string, number>(MEMO_LIMITS.instants);
+  readonly documents: TextMemos["documents"];
+  readonly instants: TextMemos["instants"];
   readonly partsByList = new WeakMap<readonly ContextObject[], GroupParts>();
   readonly recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
   readonly trustSplits = new WeakMap<
@@ -76,16 +93,25 @@ export class CompilerMemos
   readonly normalizedClaims = new WeakMap<ContextObject, string>();
   readonly claimSharing = new WeakMap<object, Set<ContextObject>>();
   readonly standingClaims = new WeakMap<ContextObject[], StandingClaims>();
-  readonly bullets = new BoundedMap<string, string>(MEMO_LIMITS.bullets);
+  readonly bullets: TextMemos["bullets"];
   readonly undatedForms = new WeakMap<(text: string) => number, BoundedMap<string, UndatedForm>>();
-  readonly days = new BoundedMap<string, string>(MEMO_LIMITS.days);
+  readonly days: TextMemos["days"];
 
   // Pass 8, redaction: one table per clearance (neither, PII, secrets, both).
-  readonly redacted = [0, 1, 2, 3].map(() => new BoundedMap<string, Redacted>(MEMO_LIMITS.redacted));
+  readonly redacted: TextMemos["redacted"];
 
   // Pass 10, emit.
   lastPrefix: { text: string; hash: string } | undefined = undefined;
 
   /** Records found deeply frozen (CompileCache): they and everything they hold can never change again. */
   readonly frozenRecords = new WeakSet<object>();
+
+  constructor(readonly text: TextMemos = new TextMemos()) {
+    this.figures = text.figures;
+    this.documents = text.documents;
+    this.instants = text.instants;
+    this.bullets = text.bullets;
+    this.days = text.days;
+    this.redacted = text.redacted;
+  }
 }

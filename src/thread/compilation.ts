@@ -2,6 +2,7 @@ import { ulid } from "ulid";
 import type { ContextInput, ContextResponseOutput } from "../api/schemas";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
 import { CompileCache } from "../compiler/compile-cache";
+import { TextMemos } from "../compiler/memos";
 import type { MessageRecord } from "../compiler/types";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";
@@ -17,6 +18,13 @@ import type { LayerStore } from "./layers/layer-store";
 import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import type { ThreadRecord } from "./thread-record";
 import type { Transcript } from "./transcript/transcript";
+
+/**
+ * Memos keyed by text alone (a pure function of the text each), shared by every thread object of this
+ * isolate: a thread that starts cold finds the lines, terms and figures its neighbours worked out.
+ * Bounded (src/compiler/memo-tables.ts).
+ */
+const isolateTextMemos = new TextMemos();
 
 /** How current the state a compile read was: extraction's progress when it started. */
 export interface ExtractionStatus {
@@ -40,7 +48,7 @@ export interface CompilationSources {
  */
 export class Compilation {
   /** What compiles of this thread can reuse while the object stays warm (src/compiler/compile-cache.ts). */
-  private readonly cache = new CompileCache();
+  private readonly cache = new CompileCache(isolateTextMemos);
 
   constructor(
     private readonly clock: ClockHost,
