@@ -16,10 +16,10 @@
 // Targets (issue 4): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that (30 ms). Figures only; no assertions.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { CompileCache } from "../src/compiler/cache/compile-cache";
+import { TextMemos } from "../src/compiler/cache/memos";
 import { compileContext } from "../src/compiler/compile";
-import { CompileCache } from "../src/compiler/compile-cache";
 import type { CompileInput } from "../src/compiler/compile-input";
-import { TextMemos } from "../src/compiler/memos";
 import type { Envelope } from "../src/compiler/passes/emit";
 import {
   BUDGET,

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { extractFromMessages } from "../src/extraction/rules/rule-extractor";
-import type { ExtractionInput, ExtractionMessage } from "../src/state/types";
+import type { ExtractionInput, ExtractionMessage } from "../src/items/types";
 
 // The evaluation data sits beside the repository, in ../shared.
 const DEFAULT_FILES = ["dev.jsonl", "train.jsonl"].map((name) =>

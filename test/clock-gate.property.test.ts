@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CompilerMemos } from "../src/compiler/memos";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import { clockGate, clockHoldsNone } from "../src/compiler/passes/gate";
 import { contextObject as object } from "./support/context-objects";
 

@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
+import { CompileCache } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
-import { CompileCache } from "../src/compiler/compile-cache";
 import type { CompileInput } from "../src/compiler/compile-input";
 import type { Origin } from "../src/compiler/passes/normalize";
 import type { MessageRecord, StateItemRecord } from "../src/compiler/types";

@@ -1,5 +1,6 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import { compileContext } from "../src/compiler/compile";
 import type { ContextObject } from "../src/compiler/context-object";
 import { deadClaims } from "../src/compiler/hygiene/dead-claims";
@@ -8,7 +9,6 @@ import { outdatedMessages } from "../src/compiler/hygiene/outdated";
 import { restatedClaim } from "../src/compiler/hygiene/restatement";
 import { withRetired } from "../src/compiler/hygiene/retired";
 import { bm25Scores, corpusOf, corpusScores, terms } from "../src/compiler/lexical";
-import { CompilerMemos } from "../src/compiler/memos";
 import { gate } from "../src/compiler/passes/gate";
 import { messageHygiene } from "../src/compiler/passes/temporal/settle-transcript";
 import { callerFrom, isPermitted } from "../src/compiler/permissions";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CompilerMemos } from "../src/compiler/memos";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import {
   CONTAINER_TAG,
   containPayload,

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../src/state/sha256";
+import { sha256Hex } from "../src/items/sha256";
 import { fact, message, newThread } from "./helpers";
 
 const OPEN = "<untrusted_data";

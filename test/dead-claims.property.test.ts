@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
 import { deadBasis, deadClaimsWith } from "../src/compiler/hygiene/dead-basis";
 import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
@@ -8,7 +9,6 @@ import { maskClaims } from "../src/compiler/hygiene/mask";
 import { restatedClaim, speaksFromDeadState } from "../src/compiler/hygiene/restatement";
 import { withRetired } from "../src/compiler/hygiene/retired";
 import { followsClaims } from "../src/compiler/hygiene/succession";
-import { CompilerMemos } from "../src/compiler/memos";
 import type { OmitReasonName } from "../src/domain/omissions";
 import { contextObject } from "./support/context-objects";
 

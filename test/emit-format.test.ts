@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { CompilerMemos } from "../src/compiler/memos";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import { emitFormat } from "../src/compiler/passes/emit-format";
 import { canonicalJson, orderZones, toolLines, type ZoneBlock } from "../src/compiler/passes/zones";
-import { sha256Hex } from "../src/state/sha256";
+import { sha256Hex } from "../src/items/sha256";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
 const memos = new CompilerMemos();

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { ContextObject } from "../src/compiler/context-object";
 import { heldLive, heldLivePlain } from "../src/compiler/hygiene/live-claims";
-import { CompilerMemos } from "../src/compiler/memos";
 import { contextObject } from "./support/context-objects";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
 import { figuresOf } from "../src/compiler/hygiene/figures";
 import { MASK, maskClaims } from "../src/compiler/hygiene/mask";
 import { restatedClaim, speaksFromDeadState } from "../src/compiler/hygiene/restatement";
 import { terms } from "../src/compiler/lexical";
-import { CompilerMemos } from "../src/compiler/memos";
 import { contextObject } from "./support/context-objects";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import { corpusOf, corpusScores, directScores, LazyCorpus } from "../src/compiler/lexical";
-import { CompilerMemos } from "../src/compiler/memos";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
 const memos = new CompilerMemos();

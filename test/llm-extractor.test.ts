@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { ChatCompletionsTransport, ExtractorUnavailable, LlmExtractor } from "../src/adapters/llm-extractor";
-import type { ExtractionInput } from "../src/state/types";
+import type { ExtractionInput } from "../src/items/types";
 
 const url = inject("chatCompletionsUrl");
 

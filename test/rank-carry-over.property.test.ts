@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { ContextObject } from "../src/compiler/context-object";
 import { type Corpus, corpusOf, corpusScores } from "../src/compiler/lexical";
 import { listEdits } from "../src/compiler/list-edits";
-import { CompilerMemos } from "../src/compiler/memos";
 import { type GroupParts, groupParts, partsOf } from "../src/compiler/passes/group-parts";
 import { rankGroup, tiers } from "../src/compiler/passes/rank";
 import { contextObject } from "./support/context-objects";

@@ -3,7 +3,7 @@ import { extractFromMessages } from "../src/extraction/rules/rule-extractor";
 import { readSlots } from "../src/extraction/rules/slots/read-slots";
 import { figures, sameFigures } from "../src/extraction/rules/values";
 import { echoClaims } from "../src/extraction/run-extraction";
-import type { ExtractionInput, ExtractionMessage, ExtractionOutput } from "../src/state/types";
+import type { ExtractionInput, ExtractionMessage, ExtractionOutput } from "../src/items/types";
 
 const ts = (i: number) => new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString();
 

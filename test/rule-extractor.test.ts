@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { extractFromMessages, RuleExtractor } from "../src/extraction/rules/rule-extractor";
-import { computeUid } from "../src/state/items";
+import { computeUid } from "../src/items/items";
 import type {
   ExtractedFact,
   ExtractionInput,
   ExtractionMessage,
   ExtractionOutput,
   StateItem,
-} from "../src/state/types";
+} from "../src/items/types";
 
 const ts = (i: number) => new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newFactsOnly } from "../src/extraction/run-extraction";
-import type { ExtractedFact } from "../src/state/types";
+import type { ExtractedFact } from "../src/items/types";
 
 const fact = (key: string, value: string, supersedes: string | null = null): ExtractedFact => ({
   key,

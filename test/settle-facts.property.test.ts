@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { ContextObject, Omission } from "../src/compiler/context-object";
 import type { DeadClaim } from "../src/compiler/hygiene/dead-claim";
 import { deadClaims } from "../src/compiler/hygiene/dead-claims";
-import { CompilerMemos } from "../src/compiler/memos";
 import { neighbourhoods, resolveEntity } from "../src/compiler/passes/resolve-entities";
 import { FactsMemo } from "../src/compiler/passes/temporal/facts-memo";
 import { settleFacts } from "../src/compiler/passes/temporal/settle-facts";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import type { ContextObject } from "../src/compiler/context-object";
-import { CompilerMemos } from "../src/compiler/memos";
 import { sharedClaims } from "../src/compiler/passes/compress";
 import { contextObject } from "./support/context-objects";
 

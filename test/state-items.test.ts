@@ -9,9 +9,9 @@ import {
   resolveStatusMerge,
   SUPERSESSION_TRIGGERS,
   validateItem,
-} from "../src/state/items";
-import { sha256Hex } from "../src/state/sha256";
-import type { StateItemType } from "../src/state/types";
+} from "../src/items/items";
+import { sha256Hex } from "../src/items/sha256";
+import type { StateItemType } from "../src/items/types";
 
 async function webCryptoHex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { computeUid } from "../src/state/items";
-import { type ReconcileInput, reconcile } from "../src/state/reconcile";
-import type { CandidateItem, StateItem, StateItemType } from "../src/state/types";
+import { computeUid } from "../src/items/items";
+import { type ReconcileInput, reconcile } from "../src/items/reconcile";
+import type { CandidateItem, StateItem, StateItemType } from "../src/items/types";
 
 const NOW = "2026-02-16T15:42:30.000Z";
 const TS = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { renderItemLine, renderStateSection } from "../src/state/render";
-import type { StateItem, StateItemType } from "../src/state/types";
+import { renderItemLine, renderStateSection } from "../src/items/render";
+import type { StateItem, StateItemType } from "../src/items/types";
 
 const NOW = "2026-02-16T15:42:59.999Z";
 

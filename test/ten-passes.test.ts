@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
+import { CompilerMemos } from "../src/compiler/cache/memos";
 import { compileContext } from "../src/compiler/compile";
-import { CompilerMemos } from "../src/compiler/memos";
 import { dedupe, ladderStep, phrase, sharedClaims } from "../src/compiler/passes/compress";
 import { emit } from "../src/compiler/passes/emit";
 import { factObject, messageObject } from "../src/compiler/passes/normalize";
@@ -18,7 +18,7 @@ import {
 import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-entities";
 import { checkTemporal } from "../src/compiler/passes/temporal/check-temporal";
 import { reconcileSlot } from "../src/compiler/passes/temporal/slot-reconciliation";
-import { detailForms, truncateToTokens } from "../src/context/detail-forms";
+import { detailForms, truncateToTokens } from "../src/detail-forms/detail-forms";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { factRow, contextObject as object } from "./support/context-objects";
 

@@ -6,8 +6,8 @@ import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from ".
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
-import { renderItemLine } from "../../src/state/render";
-import type { StateItem, StateItemType } from "../../src/state/types";
+import { renderItemLine } from "../../src/items/render";
+import type { StateItem, StateItemType } from "../../src/items/types";
 import { loadTokenCounter } from "../../src/tokens/count-tokens";
 
 export const BUDGET = 8000;

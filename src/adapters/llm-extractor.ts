@@ -7,7 +7,7 @@ import {
   type ExtractionOutput,
   type Extractor,
   STATE_ITEM_TYPES,
-} from "../state/types";
+} from "../items/types";
 
 /**
  * The LLM adapter of the Extractor port (seed 002, phase A). It asks a chat model for a JSON array of

@@ -2,7 +2,7 @@ import type { FactVersion } from "../domain/fact-version";
 import type { Identity } from "../domain/identity";
 import type { TaskTypeName } from "../domain/tasks";
 import type { AuthorityTier } from "../facts/authority";
-import type { CompileCache } from "./compile-cache";
+import type { CompileCache } from "./cache/compile-cache";
 import type { OutputFormat } from "./passes/emit-format";
 import type { ToolDefinition } from "./passes/zones";
 import type { EpisodeRecord, LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";

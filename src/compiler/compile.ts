@@ -1,5 +1,5 @@
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
-import { CompileCache } from "./compile-cache";
+import { CompileCache } from "./cache/compile-cache";
 import type { CompileInput } from "./compile-input";
 import type { ContextObject, Omission } from "./context-object";
 import { dedupe, sharedClaims } from "./passes/compress";

@@ -1,4 +1,4 @@
-import type { DetailForms } from "../context/detail-forms";
+import type { DetailForms } from "../detail-forms/detail-forms";
 import type { AuthorityLevel } from "../domain/authority";
 import type { PriorityTierName } from "../domain/compilation";
 import type { ContradictionStatusName } from "../domain/contradiction";

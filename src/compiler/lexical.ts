@@ -1,5 +1,5 @@
+import type { BoundedMap } from "./cache/memo-tables";
 import type { ListEdits } from "./list-edits";
-import type { BoundedMap } from "./memo-tables";
 
 /**
  * Lexical relevance: BM25 over the candidates of one compile. Terms are lower-cased words with common

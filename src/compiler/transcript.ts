@@ -1,5 +1,5 @@
 import { humanDate } from "../retrieval/time-query";
-import type { BoundedMap } from "./memo-tables";
+import type { BoundedMap } from "./cache/memo-tables";
 
 /**
  * Date-grouped transcript lines. Retrieved earlier messages come from many days; instead of stamping

@@ -1,6 +1,6 @@
-import type { DetailForms } from "../context/detail-forms";
+import type { DetailForms } from "../detail-forms/detail-forms";
 import type { ScreenKind } from "../domain/screening";
-import type { StateItem } from "../state/types";
+import type { StateItem } from "../items/types";
 
 /** A user turn held back by screening (src/screening): the notice line shown in its place, and why. */
 export interface MessageScreen {

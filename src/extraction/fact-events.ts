@@ -1,5 +1,5 @@
 import type { FactEvent } from "../domain/facts";
-import type { ExtractedFact } from "../state/types";
+import type { ExtractedFact } from "../items/types";
 
 const ID_SAFE = /[^A-Za-z0-9._:-]/g;
 

@@ -1,4 +1,4 @@
-import type { ExtractionMessage, StateItem } from "../state/types";
+import type { ExtractionMessage, StateItem } from "../items/types";
 
 /** The extraction instructions of seed 002, with its two worked examples. */
 export const EXTRACTION_SYSTEM_PROMPT = `You are a structured state extractor. Given conversation messages and existing state, extract new or updated items.

@@ -1,5 +1,4 @@
-import { cosine, type Embedder } from "../ports/embedder";
-import { reconcile } from "../state/reconcile";
+import { reconcile } from "../items/reconcile";
 import type {
   ExtractedFact,
   ExtractionMessage,
@@ -9,7 +8,8 @@ import type {
   MessageScope,
   RetiredValue,
   StateItem,
-} from "../state/types";
+} from "../items/types";
+import { cosine, type Embedder } from "../ports/embedder";
 import type { ExtractResult, WatermarkPosition } from "./run-result";
 
 /**

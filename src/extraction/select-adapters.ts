@@ -2,8 +2,8 @@ import { HashingEmbedder } from "../adapters/hashing-embedder";
 import { ChatCompletionsTransport, LlmExtractor, WorkersAiTransport } from "../adapters/llm-extractor";
 import { WorkersAiEmbedder } from "../adapters/workers-ai-embedder";
 import type { Env } from "../env";
+import type { Extractor } from "../items/types";
 import type { Embedder } from "../ports/embedder";
-import type { Extractor } from "../state/types";
 import type { Tenant } from "../tenancy/registry";
 import { RuleExtractor } from "./rules/rule-extractor";
 

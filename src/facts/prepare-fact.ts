@@ -1,4 +1,4 @@
-import { detailForms } from "../context/detail-forms";
+import { detailForms } from "../detail-forms/detail-forms";
 import type { FactVersion } from "../domain/fact-version";
 import type { FactEvent } from "../domain/facts";
 import type { Identity } from "../domain/identity";

@@ -1,8 +1,8 @@
 import { ulid } from "ulid";
 import type { ContextInput, ContextResponseOutput } from "../api/schemas";
+import { CompileCache } from "../compiler/cache/compile-cache";
+import { TextMemos } from "../compiler/cache/memos";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
-import { CompileCache } from "../compiler/compile-cache";
-import { TextMemos } from "../compiler/memos";
 import type { MessageRecord } from "../compiler/types";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";

@@ -9,7 +9,7 @@ import type {
 } from "../api/schemas";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
-import type { StateItem } from "../state/types";
+import type { StateItem } from "../items/types";
 import type { ThreadView } from "./thread-record";
 
 /** A call's result, or the problem the route turns into its HTTP status. */

@@ -1,6 +1,6 @@
 import { FactRepository } from "../facts/fact-repository";
 import { toFactView } from "../facts/fact-view";
-import { renderStateSection } from "../state/render";
+import { renderStateSection } from "../items/render";
 import type { Tenant } from "../tenancy/registry";
 import type { ThreadExtraction } from "./extraction/thread-extraction";
 import type { ClockHost } from "./host";

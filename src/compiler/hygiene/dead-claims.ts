@@ -1,5 +1,5 @@
+import { perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
-import { perList } from "../memo-tables";
 import { type ClaimIndexMemos, groupsIn } from "./claim-index";
 import { type ClaimMemos, DEAD_REASONS, type DeadClaim, distinctive, lowerClaim } from "./dead-claim";
 import { ASIDE, FIGURE_PRESENT, type FigureMemos, figuresOf } from "./figures";

@@ -1,4 +1,4 @@
-import { type BoundedMap, perList } from "../memo-tables";
+import { type BoundedMap, perList } from "../cache/memo-tables";
 import type { DeadClaim } from "./dead-claim";
 
 const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;

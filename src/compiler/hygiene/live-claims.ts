@@ -1,5 +1,5 @@
+import { BoundedMap, MEMO_LIMITS } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import { BoundedMap, MEMO_LIMITS } from "../memo-tables";
 import { type ClaimMemos, lowerClaim } from "./dead-claim";
 
 /** The memo tables this file reads (CompilerMemos holds them). */

@@ -1,5 +1,5 @@
+import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import { BoundedMap, MEMO_LIMITS, perList } from "../memo-tables";
 import { type DeadClaim, distinctive } from "./dead-claim";
 import { heldLiveOf, type LiveClaimsMemos } from "./live-claims";
 

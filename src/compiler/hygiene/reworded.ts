@@ -1,6 +1,6 @@
 import type { OmitReasonName } from "../../domain/omissions";
+import { perList } from "../cache/memo-tables";
 import { terms } from "../lexical";
-import { perList } from "../memo-tables";
 import type { DeadClaim } from "./dead-claim";
 import { FIGURE_PRESENT, type FigureMemos, figuresOf } from "./figures";
 

@@ -1,5 +1,5 @@
+import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import { BoundedMap, MEMO_LIMITS, perList } from "../memo-tables";
 import { type ClaimIndexMemos, firstIn } from "./claim-index";
 import { type DeadClaim, sameSet } from "./dead-claim";
 import { deadFiguresOf, type FigureMemos } from "./figures";

@@ -3,7 +3,7 @@
  * so a caller can see (prefix_hash) whether the provider's prompt cache will hit.
  */
 
-import { sha256Hex } from "../../state/sha256";
+import { sha256Hex } from "../../items/sha256";
 import { isStaticZone, orderZones, type ZoneBlock, type ZoneName } from "./zones";
 
 export const OUTPUT_FORMATS = ["text", "openai", "anthropic"] as const;

@@ -1,8 +1,8 @@
 import type { ObjectTypeName } from "../../domain/objects";
+import type { BoundedMap } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
 import { corpusAfter, LazyCorpus, type LexicalMemos } from "../lexical";
 import { type ListEdits, listEdits } from "../list-edits";
-import type { BoundedMap } from "../memo-tables";
 
 /**
  * Pass 5's query-independent reading of a group of objects (GroupParts), kept per list and carried over

@@ -1,8 +1,8 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
+import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { type MaskMemos, maskClaims } from "../hygiene/mask";
-import { BoundedMap, MEMO_LIMITS, perList } from "../memo-tables";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";

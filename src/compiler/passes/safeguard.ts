@@ -4,8 +4,8 @@
  * pass recounts the joined text and trims if the added delimiters pushed it over budget.
  */
 
+import type { BoundedMap } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import type { BoundedMap } from "../memo-tables";
 import { containPayload } from "./contain";
 import type { Placed } from "./pack";
 import { addCounts, type Clearance, type RedactionCounts, redact } from "./redact";

@@ -1,4 +1,4 @@
-import type { CandidateItem, ExtractionMessage, MessageEcho, MessageScope } from "../../state/types";
+import type { CandidateItem, ExtractionMessage, MessageEcho, MessageScope } from "../../items/types";
 import type { OpenScope } from "./scope-tracker";
 import { isAcknowledgement } from "./signals";
 import { cleanText, contentWords } from "./text";

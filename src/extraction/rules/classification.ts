@@ -1,5 +1,5 @@
 import { readMarkers } from "../../facts/markers";
-import type { ItemClassification } from "../../state/types";
+import type { ItemClassification } from "../../items/types";
 
 /**
  * Who may see what a message says. Three sources, strictest wins:

@@ -1,4 +1,4 @@
-import type { Confidence, ExtractedFact, ItemScope, RetiredValue } from "../../state/types";
+import type { Confidence, ExtractedFact, ItemScope, RetiredValue } from "../../items/types";
 import { strictest } from "./classification";
 import { resolveTarget, STRONG_VIA } from "./fact-target";
 import { readingScope, type SentenceContext, scopeKeyOf } from "./sentence-context";

@@ -1,5 +1,5 @@
-import { computeUid, hasReplacementVerb, hasSupersessionSignal } from "../../state/items";
-import type { CandidateItem, StateItem } from "../../state/types";
+import { computeUid, hasReplacementVerb, hasSupersessionSignal } from "../../items/items";
+import type { CandidateItem, StateItem } from "../../items/types";
 import { readItem } from "./items";
 import type { SentenceContext } from "./sentence-context";
 import { isRequest } from "./signals";

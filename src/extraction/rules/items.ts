@@ -1,4 +1,4 @@
-import type { Confidence, StateItemType } from "../../state/types";
+import type { Confidence, StateItemType } from "../../items/types";
 import { keyHead } from "./slots/subject-keys";
 import { capitalize, contentWords } from "./text";
 import { DATE } from "./values";

@@ -5,7 +5,7 @@ import type {
   ExtractionOutput,
   Extractor,
   MessageScope,
-} from "../../state/types";
+} from "../../items/types";
 import { AssistantTurns } from "./assistant-turns";
 import { classifyText } from "./classification";
 import { FactLedger } from "./fact-ledger";

@@ -1,4 +1,4 @@
-import type { ItemScope } from "../../state/types";
+import type { ItemScope } from "../../items/types";
 import { snake } from "./text";
 
 /**

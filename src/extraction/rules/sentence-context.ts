@@ -1,4 +1,4 @@
-import type { ExtractionMessage } from "../../state/types";
+import type { ExtractionMessage } from "../../items/types";
 import type { ClassificationHint } from "./classification";
 import type { OpenScope } from "./scope-tracker";
 import { GLOBAL } from "./slot-registry";

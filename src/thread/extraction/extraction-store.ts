@@ -1,9 +1,9 @@
 import type { StatedClaims, StateItemRecord } from "../../compiler/types";
 import type { MessageClaim } from "../../extraction/run-extraction";
 import type { ExtractResult, WatermarkPosition } from "../../extraction/run-result";
-import { computeUid } from "../../state/items";
-import { renderItemLine } from "../../state/render";
-import type { RetiredValue, StateItem } from "../../state/types";
+import { computeUid } from "../../items/items";
+import { renderItemLine } from "../../items/render";
+import type { RetiredValue, StateItem } from "../../items/types";
 import { compareBinary } from "../binary-collation";
 import { deepFreeze } from "../deep-freeze";
 import type { SqlHost } from "../host";

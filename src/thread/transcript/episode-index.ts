@@ -1,9 +1,9 @@
 import type { MessageRecord } from "../../compiler/types";
+import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
 import { ftsMatchExpression } from "../../retrieval/query-terms";
-import type { MessageScope } from "../../state/types";
 import { compareBinary } from "../binary-collation";
 import { embedIntoIndex } from "../retrieval/embed-into-index";
 import { TranscriptOrder } from "./transcript-order";

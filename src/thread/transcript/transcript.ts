@@ -1,10 +1,10 @@
 import type { MessageEventInput } from "../../api/schemas";
 import type { MessageRecord, MessageScreen } from "../../compiler/types";
-import { detailForms } from "../../context/detail-forms";
+import { detailForms } from "../../detail-forms/detail-forms";
 import type { Identity } from "../../domain/identity";
+import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
-import type { MessageScope } from "../../state/types";
 import type { SqlHost } from "../host";
 import type { ThreadMeta } from "../thread-meta";
 import { EpisodeIndex, type EpisodeIndexOptions, writtenTailRecord } from "./episode-index";

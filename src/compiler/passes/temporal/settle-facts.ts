@@ -1,8 +1,8 @@
+import { perList } from "../../cache/memo-tables";
 import type { ContextObject, Omission } from "../../context-object";
 import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { speaksFromDeadState } from "../../hygiene/restatement";
-import { perList } from "../../memo-tables";
 import { FactsMemo } from "./facts-memo";
 import type { TemporalMemos } from "./memos";
 import type { Admitted, FactSettlement } from "./settlement";

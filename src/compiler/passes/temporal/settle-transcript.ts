@@ -1,10 +1,10 @@
+import { perList } from "../../cache/memo-tables";
 import type { ContextObject, Omission } from "../../context-object";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { maskClaims, worthKeeping } from "../../hygiene/mask";
 import { outdatedMessages } from "../../hygiene/outdated";
 import { restatedClaim, speaksFromDeadState } from "../../hygiene/restatement";
 import { withRetired } from "../../hygiene/retired";
-import { perList } from "../../memo-tables";
 import type { StatedClaims } from "../../types";
 import type { TemporalMemos } from "./memos";
 import type { Admitted, StateSettlement, TemporalResult } from "./settlement";

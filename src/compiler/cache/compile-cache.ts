@@ -1,15 +1,15 @@
-import type { FactVersion } from "../domain/fact-version";
-import { memoizedCounter } from "../tokens/segments";
-import type { ContextObject, Omission } from "./context-object";
-import type { DeadClaim } from "./hygiene/dead-claim";
-import { DeadListKeeper } from "./hygiene/dead-list-keeper";
+import type { FactVersion } from "../../domain/fact-version";
+import { memoizedCounter } from "../../tokens/segments";
+import type { ContextObject, Omission } from "../context-object";
+import type { DeadClaim } from "../hygiene/dead-claim";
+import { DeadListKeeper } from "../hygiene/dead-list-keeper";
+import { factObject, itemObject, layerObject, messageObject, type Origin } from "../passes/normalize";
+import { resolveEntity } from "../passes/resolve-entities";
+import { FactsMemo } from "../passes/temporal/facts-memo";
+import type { Admitted, FactSettlement, StateSettlement } from "../passes/temporal/settlement";
+import { deeplyFrozen, sameData, snapshot } from "../plain-data";
+import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "../types";
 import { CompilerMemos, TextMemos } from "./memos";
-import { factObject, itemObject, layerObject, messageObject, type Origin } from "./passes/normalize";
-import { resolveEntity } from "./passes/resolve-entities";
-import { FactsMemo } from "./passes/temporal/facts-memo";
-import type { Admitted, FactSettlement, StateSettlement } from "./passes/temporal/settlement";
-import { deeplyFrozen, sameData, snapshot } from "./plain-data";
-import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "./types";
 
 /**
  * Incremental compilation for a warm thread. Most of a compile's per-object work depends on the object

@@ -1,21 +1,21 @@
-import type { ContextObject, Omission } from "./context-object";
-import type { ClaimIndex } from "./hygiene/claim-index";
-import type { DeadBasis } from "./hygiene/dead-basis";
-import type { DeadClaim } from "./hygiene/dead-claim";
-import type { LiveClaims } from "./hygiene/live-claims";
-import type { Rewordable } from "./hygiene/reworded";
-import type { Succession } from "./hygiene/succession";
-import type { Document } from "./lexical";
+import type { ContextObject, Omission } from "../context-object";
+import type { ClaimIndex } from "../hygiene/claim-index";
+import type { DeadBasis } from "../hygiene/dead-basis";
+import type { DeadClaim } from "../hygiene/dead-claim";
+import type { LiveClaims } from "../hygiene/live-claims";
+import type { Rewordable } from "../hygiene/reworded";
+import type { Succession } from "../hygiene/succession";
+import type { Document } from "../lexical";
+import type { CompressMemos, StandingClaims } from "../passes/compress";
+import type { EmitFormatMemos } from "../passes/emit-format";
+import type { ClockBounds, GateMemos } from "../passes/gate";
+import type { GroupParts } from "../passes/group-parts";
+import type { PackMemos, UndatedForm } from "../passes/pack";
+import type { RankMemos } from "../passes/rank";
+import type { Redacted, SafeguardMemos } from "../passes/safeguard";
+import type { TemporalMemos } from "../passes/temporal/memos";
+import type { FactSettlement } from "../passes/temporal/settlement";
 import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
-import type { CompressMemos, StandingClaims } from "./passes/compress";
-import type { EmitFormatMemos } from "./passes/emit-format";
-import type { ClockBounds, GateMemos } from "./passes/gate";
-import type { GroupParts } from "./passes/group-parts";
-import type { PackMemos, UndatedForm } from "./passes/pack";
-import type { RankMemos } from "./passes/rank";
-import type { Redacted, SafeguardMemos } from "./passes/safeguard";
-import type { TemporalMemos } from "./passes/temporal/memos";
-import type { FactSettlement } from "./passes/temporal/settlement";
 
 /**
  * Memos keyed by a text alone, each a pure function of it (figures, terms, parsed instants, bullets,
