@@ -1,0 +1,187 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
+import { LayerStore } from "../src/thread/layers/layer-store";
+import { ThreadMeta } from "../src/thread/thread-meta";
+import type { ThreadObject } from "../src/thread/thread-object";
+import { ThreadRecords } from "../src/thread/thread-record";
+import { Transcript } from "../src/thread/transcript/transcript";
+import { Upkeep } from "../src/thread/upkeep";
+
+/**
+ * Each capability of a thread works on its own, over a host that is not the Durable Object: the upkeep
+ * with a fake background host, the stores over a bare storage (an object that was never created as a
+ * thread), with a fixed clock.
+ */
+
+const clock = { now: () => "2025-01-01T09:00:00.000Z" };
+const second = (n: number) => new Date(Date.UTC(2025, 0, 1, 9) + n * 1000).toISOString();
+const countTokens = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** Runs `use` over the storage of an object no thread was ever created in. */
+function withStorage<T>(use: (host: { sql: SqlStorage }, state: DurableObjectState) => T | Promise<T>) {
+  const id = env.THREADS.idFromName(`bare-${Math.random().toString(36).slice(2)}`);
+  return runInDurableObject(env.THREADS.get(id), (_instance: ThreadObject, state) =>
+    use({ sql: state.storage.sql }, state),
+  );
+}
+
+describe("upkeep", () => {
+  it("runs one pass at a time in the background, goes round again for a write during a pass, and bounds a wait", async () => {
+    const kept: Promise<unknown>[] = [];
+    let passes = 0;
+    let release = () => {};
+    const upkeep = new Upkeep({ background: (work) => kept.push(work) }, async () => {
+      passes++;
+      if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
+      return { extractionFailed: passes === 2 };
+    });
+    expect(await upkeep.settled(10)).toBe(true);
+    upkeep.schedule();
+    upkeep.schedule();
+    upkeep.schedule();
+    expect(kept).toHaveLength(1);
+    // The first pass is held open: a bounded wait gives up.
+    expect(await upkeep.settled(20)).toBe(false);
+    release();
+    expect(await upkeep.settled(1_000)).toBe(true);
+    // Three schedules while one pass ran: one more pass, not three.
+    expect(passes).toBe(2);
+    expect(upkeep.extractionFailed).toBe(true);
+    upkeep.schedule();
+    await upkeep.settled(1_000);
+    expect(passes).toBe(3);
+    expect(upkeep.extractionFailed).toBe(false);
+  });
+
+  it("survives a failing pass and runs the next one", async () => {
+    let passes = 0;
+    const upkeep = new Upkeep({ background: () => {} }, async () => {
+      passes++;
+      if (passes === 1) throw new Error("embedder down");
+      return { extractionFailed: false };
+    });
+    upkeep.schedule();
+    expect(await upkeep.settled(1_000)).toBe(true);
+    upkeep.schedule();
+    expect(await upkeep.settled(1_000)).toBe(true);
+    expect(passes).toBe(2);
+  });
+});
+
+describe("thread record", () => {
+  it("is created once, then read-only, and owned only under its own tenant and thread", async () => {
+    await withStorage((host) => {
+      const records = new ThreadRecords(new ThreadMeta(host), clock);
+      const identity = { user_id: "u1", authority: "employee" };
+      const first = records.create("acme", "t1", { project_id: "p1", identity });
+      expect(first.created).toBe(true);
+      const again = records.create("acme", "t1", { project_id: "other", identity: { user_id: "u2" } });
+      expect(again).toEqual({ created: false, thread: first.thread });
+      // A fresh reader over the same storage sees the same record.
+      const fresh = new ThreadRecords(new ThreadMeta(host), clock);
+      expect(fresh.owned("acme", "t1")?.project_id).toBe("p1");
+      expect(fresh.owned("globex", "t1")).toBeUndefined();
+      expect(fresh.owned("acme", "t2")).toBeUndefined();
+    });
+  });
+});
+
+describe("layers", () => {
+  it("upsert by key, keep history, count a redelivered write as a duplicate, and never let a late write win", async () => {
+    await withStorage((host) => {
+      const layers = new LayerStore(host);
+      const write = (id: string, value: string, ts: number) =>
+        layers.append(
+          { type: "fact", id, key: "deploy_target", value, layer: "environment", ts: second(ts) },
+          clock.now(),
+          countTokens,
+        );
+      expect(write("e1", "staging", 10)).toBe("upserted");
+      expect(write("e2", "production", 20)).toBe("upserted");
+      expect(write("e2", "production", 20)).toBe("duplicate");
+      // Older than the current value: kept as history, not current.
+      expect(write("e0", "canary", 5)).toBe("upserted");
+      expect(layers.entries("environment").map((e) => e.id)).toEqual(["e2"]);
+      expect(layers.entries("environment", true).map((e) => e.id)).toEqual(["e0", "e1", "e2"]);
+      // What extraction must not file as current again: replaced values, and overridden initial ones.
+      expect(layers.replacedValues({ deploy_target: "laptop" }).sort()).toEqual([
+        "canary",
+        "laptop",
+        "staging",
+      ]);
+      // A fresh store over the same storage reads the same state.
+      expect(new LayerStore(host).entries("environment", true)).toEqual(layers.entries("environment", true));
+    });
+  });
+});
+
+describe("transcript", () => {
+  it("appends once per id, answers positions and times, and hands new turns to its held tail only once committed", async () => {
+    await withStorage((host, state) => {
+      const transcript = new Transcript(host, new ThreadMeta(host), new SqliteVectorIndex(host.sql));
+      const identity = { user_id: "u1" };
+      const turn = (id: string, n: number) =>
+        ({
+          type: "message",
+          id,
+          ts: second(n),
+          role: "user",
+          content: `Turn ${id} about the venue.`,
+        }) as const;
+      const append = (turns: ReturnType<typeof turn>[]) =>
+        state.storage.transactionSync(() => {
+          const result = transcript.append(turns, identity, countTokens);
+          transcript.appended();
+          return result;
+        });
+      expect(append([turn("a", 1), turn("b", 2)])).toEqual({ accepted: 2, duplicates: 0 });
+      expect(append([turn("b", 2), turn("c", 3)])).toEqual({ accepted: 1, duplicates: 1 });
+      expect(transcript.tail(2).map((m) => m.id)).toEqual(["b", "c"]);
+      // A rolled-back append leaves neither rows nor held copies behind.
+      expect(() =>
+        state.storage.transactionSync(() => {
+          transcript.append([turn("ghost", 4)], identity, countTokens);
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      expect(transcript.tail(2).map((m) => m.id)).toEqual(["b", "c"]);
+      expect(transcript.count()).toBe(3);
+      expect(transcript.last()).toEqual({ ts: second(3), id: "c" });
+      expect(transcript.after({ ts: second(1), id: "a" }, 10).map((m) => m.id)).toEqual(["b", "c"]);
+      expect(transcript.countAfter({ ts: second(1), id: "a" })).toBe(2);
+      expect(transcript.countAfter(null)).toBe(3);
+      expect(transcript.messages(["c", "a", "missing"]).map((m) => m.id)).toEqual(["a", "c"]);
+      expect([...transcript.timesOf(["c", "a", "missing"])]).toEqual([
+        ["a", second(1)],
+        ["c", second(3)],
+      ]);
+    });
+  });
+
+  it("says when each message was said the same way for a few ids and for many", async () => {
+    await withStorage((host, state) => {
+      const transcript = new Transcript(host, new ThreadMeta(host), new SqliteVectorIndex(host.sql));
+      const turns = Array.from({ length: 1_200 }, (_, i) => ({
+        type: "message" as const,
+        id: `m${i}`,
+        ts: second(i % 97),
+        role: "user" as const,
+        content: `Message ${i}`,
+      }));
+      state.storage.transactionSync(() => {
+        transcript.append(turns, { user_id: "u1" }, countTokens);
+        transcript.appended();
+      });
+      const ids = [...turns.map((t) => t.id), "missing"];
+      const many = transcript.timesOf(ids);
+      expect(many.size).toBe(1_200);
+      const few = new Map<string, string>();
+      for (let i = 0; i < ids.length; i += 500) {
+        for (const [id, ts] of transcript.timesOf(ids.slice(i, i + 500))) few.set(id, ts);
+      }
+      expect(new Map([...many].sort())).toEqual(new Map([...few].sort()));
+      expect(many.get("m98")).toBe(second(98 % 97));
+    });
+  });
+});
