@@ -31,13 +31,18 @@ describe("upkeep", () => {
     const kept: Promise<unknown>[] = [];
     let passes = 0;
     let release = () => {};
-    const upkeep = new Upkeep({ background: (work) => kept.push(work) }, async () => {
-      passes++;
-      if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
-      return { extractionFailed: passes === 2 };
-    });
+    const upkeep = new Upkeep(
+      { background: (work) => kept.push(work) },
+      async () => {
+        passes++;
+        if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
+        return { extractionFailed: passes === 2 };
+      },
+      0,
+    );
     expect(await upkeep.settled(10)).toBe(true);
     upkeep.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 5));
     upkeep.schedule();
     upkeep.schedule();
     expect(kept).toHaveLength(1);
@@ -52,6 +57,26 @@ describe("upkeep", () => {
     await upkeep.settled(1_000);
     expect(passes).toBe(3);
     expect(upkeep.extractionFailed).toBe(false);
+  });
+
+  it("waits for writes to pause before a pass, unless a compile is waiting", async () => {
+    let passes = 0;
+    const upkeep = new Upkeep({ background: () => {} }, async () => {
+      passes++;
+      return { extractionFailed: false };
+    });
+    // A burst of writes within the quiet window: one pass, after the last.
+    for (let i = 0; i < 5; i++) {
+      upkeep.schedule();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(passes).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(passes).toBe(1);
+    // A compile does not wait for quiet: it starts the scheduled pass at once.
+    upkeep.schedule();
+    expect(await upkeep.settled(50)).toBe(true);
+    expect(passes).toBe(2);
   });
 
   it("survives a failing pass and runs the next one", async () => {
