@@ -79,6 +79,24 @@ describe("upkeep", () => {
     expect(passes).toBe(2);
   });
 
+  it("never starts a pass while a write is in progress, however long it takes", async () => {
+    let passes = 0;
+    const upkeep = new Upkeep({ background: () => {} }, async () => {
+      passes++;
+      return { extractionFailed: false };
+    });
+    upkeep.schedule();
+    upkeep.writeStarted();
+    // Longer than the quiet window: the write holds the pass back.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(passes).toBe(0);
+    upkeep.writeEnded();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(passes).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(passes).toBe(1);
+  });
+
   it("survives a failing pass and runs the next one", async () => {
     let passes = 0;
     const upkeep = new Upkeep({ background: () => {} }, async () => {

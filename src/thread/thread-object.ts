@@ -103,6 +103,15 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   }
 
   async ingest(tenant: string, thread: string, events: EventInput[]): Promise<Outcome<IngestOutput>> {
+    this.upkeep.writeStarted();
+    try {
+      return await this.ingestEvents(tenant, thread, events);
+    } finally {
+      this.upkeep.writeEnded();
+    }
+  }
+
+  private async ingestEvents(tenant: string, thread: string, events: EventInput[]) {
     const { outcome, written } = await this.ctx.blockConcurrencyWhile(async () => {
       const owner = this.resolve(tenant, thread);
       if (!owner.ok) return { outcome: owner };
@@ -141,7 +150,14 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
     const adapters = { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
-    return { ok: true, value: await this.extraction.run(record, entry, adapters, options) };
+    // A write too: upkeep's quiet window starts once it ends, so a burst of ingests that waited behind
+    // it is still one burst.
+    this.upkeep.writeStarted();
+    try {
+      return { ok: true, value: await this.extraction.run(record, entry, adapters, options) };
+    } finally {
+      this.upkeep.writeEnded();
+    }
   }
 
   /**

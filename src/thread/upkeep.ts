@@ -21,7 +21,9 @@ export class Upkeep {
   private again = false;
   private failed = false;
   /** A scheduled pass waiting for writes to pause, with what ends the object's wait for it. */
-  private waiting: { timer: ReturnType<typeof setTimeout>; done: () => void } | undefined;
+  private waiting: { timer?: ReturnType<typeof setTimeout>; done: () => void } | undefined;
+  /** Writes in progress: the quiet window starts when the last one ends. */
+  private writes = 0;
 
   constructor(
     private readonly host: BackgroundHost,
@@ -37,7 +39,23 @@ export class Upkeep {
     }
     if (this.waiting) clearTimeout(this.waiting.timer);
     const done = this.waiting?.done ?? this.keepAlive();
-    this.waiting = { timer: setTimeout(() => this.start(), this.quietMs), done };
+    const timer = this.writes > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
+    this.waiting = { ...(timer ? { timer } : {}), done };
+  }
+
+  /** A write began: a scheduled pass waits for it to end, and for quiet after it. */
+  writeStarted(): void {
+    this.writes++;
+    if (this.waiting) {
+      clearTimeout(this.waiting.timer);
+      this.waiting = { done: this.waiting.done };
+    }
+  }
+
+  /** A write ended: with no other in progress, the quiet window of a scheduled pass starts again. */
+  writeEnded(): void {
+    this.writes = Math.max(0, this.writes - 1);
+    if (this.waiting && this.writes === 0) this.schedule();
   }
 
   /** Keeps the object alive until the pass being scheduled has run; returns what ends that. */
