@@ -10,4 +10,6 @@ export interface Env {
   TENURE_ENV: string;
   /** JSON tenant registry; see src/tenancy/registry.ts. */
   TENANTS: string;
+  /** How many hours ahead of the server's clock an event's `ts` may be (default 24). */
+  TENURE_MAX_FUTURE_HOURS?: string;
 }

@@ -86,11 +86,11 @@ describe("upkeep", () => {
       return { extractionFailed: false };
     });
     upkeep.schedule();
-    upkeep.writeStarted();
+    upkeep.hold();
     // Longer than the quiet window: the write holds the pass back.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(passes).toBe(0);
-    upkeep.writeEnded();
+    upkeep.release();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(passes).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 120));
@@ -191,9 +191,20 @@ describe("transcript", () => {
       expect(transcript.tail(2).map((m) => m.id)).toEqual(["b", "c"]);
       expect(transcript.count()).toBe(3);
       expect(transcript.last()).toEqual({ ts: second(3), id: "c" });
-      expect(transcript.after({ ts: second(1), id: "a" }, 10).map((m) => m.id)).toEqual(["b", "c"]);
-      expect(transcript.countAfter({ ts: second(1), id: "a" })).toBe(2);
-      expect(transcript.countAfter(null)).toBe(3);
+      // Arrival order, not time order: a late turn with an old time is after everything before it.
+      append([turn("late", 0.5)]);
+      const arrived = transcript.arrivedAfter(0, 10);
+      // Read in time order, numbered in arrival order (a number a duplicate or rollback took is skipped).
+      expect(arrived.map((m) => m.id)).toEqual(["late", "a", "b", "c"]);
+      const seq = (id: string) => arrived.find((m) => m.id === id)?.seq ?? Number.NaN;
+      expect(seq("a") < seq("b") && seq("b") < seq("c") && seq("c") < seq("late")).toBe(true);
+      expect(transcript.arrivedAfter(seq("c"), 10).map((m) => m.id)).toEqual(["late"]);
+      expect(transcript.countArrivedAfter(seq("a"))).toBe(3);
+      expect(transcript.countArrivedAfter(0)).toBe(4);
+      // A watermark kept as a (ts, id) position covers every message up to the first one after it.
+      // c arrived after b; late arrived last, with a time before the position: both still to read.
+      expect(transcript.countArrivedAfter(transcript.arrivedThrough({ ts: second(2), id: "b" }))).toBe(2);
+      expect(transcript.arrivedThrough({ ts: second(9), id: "z" })).toBe(seq("late"));
       expect(transcript.messages(["c", "a", "missing"]).map((m) => m.id)).toEqual(["a", "c"]);
       expect([...transcript.timesOf(["c", "a", "missing"])]).toEqual([
         ["a", second(1)],

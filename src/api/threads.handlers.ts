@@ -5,6 +5,7 @@ import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
 import type { Outcome } from "../thread/thread-rpc";
 import { threadStub } from "../thread/thread-stub";
+import { maxFutureMs, refuseFarFuture } from "./future-timestamps";
 import { getExpand, getExtractions, getState, postContext, postEvents, putThread } from "./threads.routes";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
@@ -24,11 +25,9 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(postEvents, async (c) => {
     const tenant = c.get("tenant").name;
     const { thread } = c.req.valid("param");
-    const outcome = await threadStub(c.env, tenant, thread).ingest(
-      tenant,
-      thread,
-      c.req.valid("json").events,
-    );
+    const { events } = c.req.valid("json");
+    refuseFarFuture(events, Date.now(), maxFutureMs(c.env.TENURE_MAX_FUTURE_HOURS));
+    const outcome = await threadStub(c.env, tenant, thread).ingest(tenant, thread, events);
     return c.json(unwrap(outcome), 200);
   })
   .openapi(postContext, async (c) => {

@@ -22,6 +22,8 @@ export interface CompileTrace {
   compile_ms?: number;
   timings?: CompileTimings;
   extraction?: { status: ExtractionStatus; pending_messages: number };
+  /** Messages not yet extracted when this compile read state (the same as extraction.pending_messages). */
+  extraction_pending?: number;
 }
 
 export interface CompiledEntry {

@@ -3,10 +3,13 @@ import { lookupTenant } from "../tenancy/registry";
 import { threadStub } from "../thread/thread-stub";
 import { EXTRACTION_DLQ, ExtractionJob } from "./jobs";
 
+/** How long a job waits before it looks again at a thread whose last delivery extracted a slice. */
+const RESEND_DELAY_S = 2;
+
 /**
  * Extraction jobs arrive at least once and in no order. Each names a thread; the thread's object
- * extracts whatever lies past its watermark, so duplicates and stale jobs are no-ops. Jobs for one
- * thread in a batch collapse into one call.
+ * extracts the next slice past its watermark, so duplicates and stale jobs are no-ops. Jobs for one
+ * thread in a batch collapse into one call, and a call that extracted a slice sends the job again.
  */
 export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   if (batch.queue === EXTRACTION_DLQ) return recordDeadJobs(batch, env);
@@ -34,6 +37,15 @@ export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: 
         );
         if (!outcome.ok && outcome.status !== 404) throw new Error(outcome.detail);
         for (const message of group.messages) message.ack();
+        // A slice was read, so more may be pending: come back until a delivery finds nothing. The
+        // object drains the rest in the background meanwhile; this keeps the drain going if it is
+        // evicted before it finishes.
+        if (outcome.ok && outcome.value) {
+          await env.EXTRACTION_QUEUE.send(
+            { tenant: group.tenant, thread: group.thread, through: outcome.value.through },
+            { delaySeconds: RESEND_DELAY_S },
+          );
+        }
       } catch (error) {
         console.error("extraction failed; will retry", group.tenant, group.thread, error);
         for (const message of group.messages) message.retry();

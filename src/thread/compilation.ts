@@ -136,7 +136,13 @@ export class Compilation {
     };
     const value = {
       ...output,
-      trace: { ...output.trace, compile_ms: milliseconds(performance.now() - started), timings, extraction },
+      trace: {
+        ...output.trace,
+        compile_ms: milliseconds(performance.now() - started),
+        timings,
+        extraction,
+        extraction_pending: extraction.pending_messages,
+      },
       trace_id: ulid(),
     };
     await persistTrace(

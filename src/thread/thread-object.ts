@@ -8,7 +8,7 @@ import type {
   IngestOutput,
 } from "../api/schemas";
 import type { Env } from "../env";
-import type { ExtractionLimits } from "../extraction/run-extraction";
+import { DEFAULT_LIMITS, type ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import { embedderFor, extractorFor } from "../extraction/select-adapters";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
@@ -27,12 +27,17 @@ import { threadStub } from "./thread-stub";
 import { ThreadViews } from "./thread-views";
 import { Transcript } from "./transcript/transcript";
 import { Upkeep } from "./upkeep";
+import { upkeepPass } from "./upkeep-pass";
 
 /**
  * How long a compile waits for the write path's work in flight (extraction of what was just ingested,
  * index upkeep) before it answers with what is there: read-your-writes, bounded. The trace says which.
+ * It waits only when what is pending is at most WAIT_FOR_PENDING messages (one extraction slice: the
+ * turns a caller just sent); a larger backlog (a bulk import) is compiled from what is extracted so far
+ * plus the raw messages, which retrieval covers, while it drains in the background.
  */
 const FRESHNESS_WAIT_MS = 2_000;
+const WAIT_FOR_PENDING = DEFAULT_LIMITS.maxMessages;
 
 type Host = SqlHost & TransactionHost & ExclusiveHost & BackgroundHost & ClockHost;
 
@@ -87,7 +92,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const sources = { transcript: this.transcript, layers: this.layers, facts: this.facts };
     this.compilation = new Compilation(host, { ...sources, extraction: store, retrieval: this.retrieval });
     this.views = new ThreadViews(host, { ...sources, extraction: this.extraction });
-    this.upkeep = new Upkeep(host, () => this.upkeepPass());
+    this.upkeep = new Upkeep(host, (idle) => this.upkeepPass(idle));
   }
 
   /** The record when the call names this object's own tenant and thread, with the tenant's entry. */
@@ -102,33 +107,36 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     return this.records.create(tenant, thread, input);
   }
 
-  async ingest(tenant: string, thread: string, events: EventInput[]): Promise<Outcome<IngestOutput>> {
-    this.upkeep.writeStarted();
+  /** Runs a request with upkeep held off: no background slice starts while it is in flight. */
+  private async held<T>(request: () => Promise<T>): Promise<T> {
+    this.upkeep.hold();
     try {
-      return await this.ingestEvents(tenant, thread, events);
+      return await request();
     } finally {
-      this.upkeep.writeEnded();
+      this.upkeep.release();
     }
   }
 
-  private async ingestEvents(tenant: string, thread: string, events: EventInput[]) {
-    const { outcome, written } = await this.ctx.blockConcurrencyWhile(async () => {
-      const owner = this.resolve(tenant, thread);
-      if (!owner.ok) return { outcome: owner };
-      const { record, tenant: entry } = owner.value;
-      const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
-      const ingested = await ingestEvents(this.host, parts, record, entry, events);
-      if (ingested.messages) await this.enqueueExtraction(tenant, thread);
-      const value = { ...ingested.value, watermark: this.extraction.watermark() };
-      return {
-        outcome: { ok: true, value } as const,
-        written: ingested.written && { ...ingested.written, entry },
-      };
+  async ingest(tenant: string, thread: string, events: EventInput[]): Promise<Outcome<IngestOutput>> {
+    return this.held(async () => {
+      const { outcome, written } = await this.ctx.blockConcurrencyWhile(async () => {
+        const owner = this.resolve(tenant, thread);
+        if (!owner.ok) return { outcome: owner };
+        const { record, tenant: entry } = owner.value;
+        const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
+        const ingested = await ingestEvents(this.host, parts, record, entry, events);
+        if (ingested.messages) await this.enqueueExtraction(tenant, thread);
+        const value = { ...ingested.value, watermark: this.extraction.watermark() };
+        return {
+          outcome: { ok: true, value } as const,
+          written: ingested.written && { ...ingested.written, entry },
+        };
+      });
+      // Outside the block: announcing waits on other objects, which may be announcing to this one.
+      if (written) await this.facts.announce(written.entry, thread, written);
+      if (outcome.ok) this.upkeep.schedule();
+      return outcome;
     });
-    // Outside the block: announcing waits on other objects, which may be announcing to this one.
-    if (written) await this.facts.announce(written.entry, thread, written);
-    if (outcome.ok) this.upkeep.schedule();
-    return outcome;
   }
 
   /** A lost job costs only latency (the next write or compile schedules upkeep), so a failed send is logged. */
@@ -140,7 +148,10 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     }
   }
 
-  /** One extraction run over the next pending slice (queue jobs call this; seed 002). */
+  /**
+   * One extraction run over the next pending slice (queue jobs call this; seed 002), and how many
+   * messages are still pending after it, for the job to come back while there are.
+   */
   async extract(
     tenant: string,
     thread: string,
@@ -149,42 +160,22 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const owner = this.resolve(tenant, thread);
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
-    const adapters = { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
-    // A write too: upkeep's quiet window starts once it ends, so a burst of ingests that waited behind
-    // it is still one burst.
-    this.upkeep.writeStarted();
-    try {
-      return { ok: true, value: await this.extraction.run(record, entry, adapters, options) };
-    } finally {
-      this.upkeep.writeEnded();
-    }
+    const value = await this.held(() => this.extraction.run(record, entry, this.adapters(entry), options));
+    // Whatever is left drains in the background, not in the job's own delivery.
+    if (this.extraction.pending() > 0) this.upkeep.schedule();
+    return { ok: true, value };
   }
 
-  /**
-   * The write path's background pass: extract every pending slice, then bring the message and fact
-   * indexes up to date. A failure is logged and leaves the rest to the next pass.
-   */
-  private async upkeepPass(): Promise<{ extractionFailed: boolean }> {
+  private adapters(entry: Tenant) {
+    return { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
+  }
+
+  private async upkeepPass(idle: () => Promise<void>): Promise<{ extractionFailed: boolean }> {
     const record = this.records.current();
     const entry = record && lookupTenant(this.env, record.tenant);
     if (!record || !entry) return { extractionFailed: false };
-    const embedder = embedderFor(this.env);
-    let extractionFailed = false;
-    try {
-      const adapters = { extractor: extractorFor(entry, this.env), embedder };
-      while (this.extraction.pending() > 0 && (await this.extraction.run(record, entry, adapters))) {}
-    } catch (error) {
-      extractionFailed = true;
-      console.error("background extraction failed", record.tenant, record.thread, error);
-    }
-    try {
-      while (await this.retrieval.indexMessages(record.thread, embedder)) {}
-      const { rows } = await this.facts.read(entry, record);
-      while (await this.retrieval.indexFacts(record.thread, rows, embedder)) {}
-    } catch (error) {
-      console.error("index upkeep failed", record.tenant, record.thread, error);
-    }
-    return { extractionFailed };
+    const parts = { extraction: this.extraction, retrieval: this.retrieval, facts: this.facts };
+    return upkeepPass(parts, record, entry, this.adapters(entry), idle);
   }
 
   async compile(
@@ -195,13 +186,17 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const owner = this.resolve(tenant, thread);
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
-    if (this.extraction.pending() > 0) this.upkeep.schedule();
-    await this.upkeep.settled(FRESHNESS_WAIT_MS);
+    // Read-your-writes for the caller's last turns; a backlog is never waited on (see FRESHNESS_WAIT_MS).
     const pending = this.extraction.pending();
-    const status = pending === 0 ? "current" : this.upkeep.extractionFailed ? "failed" : "partial";
-    const extraction: ExtractionStatus = { status, pending_messages: pending };
-    const value = await this.compilation.compile(record, entry, embedderFor(this.env), request, extraction);
-    return { ok: true, value };
+    if (pending > 0) this.upkeep.schedule();
+    if (pending <= WAIT_FOR_PENDING) await this.upkeep.settled(FRESHNESS_WAIT_MS);
+    return this.held(async () => {
+      const left = this.extraction.pending();
+      const status = left === 0 ? "current" : this.upkeep.extractionFailed ? "failed" : "partial";
+      const extraction: ExtractionStatus = { status, pending_messages: left };
+      const value = await this.compilation.compile(record, entry, embedderFor(this.env), request, extraction);
+      return { ok: true, value } as const;
+    });
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {

@@ -1,29 +1,35 @@
 import type { BackgroundHost } from "./host";
 
 /** One pass of the thread's background work; it reports whether extraction failed. */
-export type UpkeepPass = () => Promise<{ extractionFailed: boolean }>;
+export type UpkeepPass = (idle: () => Promise<void>) => Promise<{ extractionFailed: boolean }>;
 
-/** How long writes must pause before a scheduled pass starts: a burst of ingests is extracted as one. */
+/** How long requests must pause before a scheduled pass starts: a burst of ingests is extracted as one. */
 export const QUIET_MS = 100;
 
 /**
  * The thread's write-path work that a read must not do: extraction catch-up and index maintenance
  * (src/thread/thread-object.ts defines the pass). Writes `schedule` it; it starts in the background
- * once writes pause for `quietMs` (a bulk load sent batch after batch is extracted in whole slices, not
- * in slices cut wherever a batch happened to end), one pass at a time, and a write arriving during a
- * pass makes it go round once more. A compile may wait for it, for a bounded time (`settled`, which
- * starts a pass still waiting for quiet at once), so it reads what was just written without ever doing
- * that work itself. Queue jobs remain the durable backstop: a pass lost to an eviction is redone by the
- * extraction job every ingest enqueues, and by the next write or compile.
+ * once requests pause for `quietMs` (a bulk load sent batch after batch is extracted in whole slices,
+ * not in slices cut wherever a batch happened to end), one pass at a time, and a write arriving during
+ * a pass makes it go round once more.
+ *
+ * Requests `hold` it while they run: a pass waits for quiet before it starts, and between its slices
+ * (the pass awaits `idle`), so an ingest or a compile is never queued behind a slice of a backlog that
+ * started while it was in flight. A compile may instead wait for the pass, for a bounded time
+ * (`settled`, which starts a pass still waiting for quiet at once), when what is pending is its own
+ * caller's last turn. Queue jobs remain the durable backstop: a pass lost to an eviction is redone by
+ * the extraction job every ingest enqueues, and by the next write or compile.
  */
 export class Upkeep {
   private running: Promise<void> | undefined;
   private again = false;
   private failed = false;
-  /** A scheduled pass waiting for writes to pause, with what ends the object's wait for it. */
+  /** A scheduled pass waiting for requests to pause, with what ends the object's wait for it. */
   private waiting: { timer?: ReturnType<typeof setTimeout>; done: () => void } | undefined;
-  /** Writes in progress: the quiet window starts when the last one ends. */
-  private writes = 0;
+  /** Requests in progress: the quiet window starts when the last one ends. */
+  private holds = 0;
+  /** Passes waiting (between slices) for the requests in progress to end. */
+  private idlers: (() => void)[] = [];
 
   constructor(
     private readonly host: BackgroundHost,
@@ -31,7 +37,7 @@ export class Upkeep {
     private readonly quietMs = QUIET_MS,
   ) {}
 
-  /** Starts a pass once writes pause, unless one is running: a running one goes round again when it ends. */
+  /** Starts a pass once requests pause, unless one is running: a running one goes round again when it ends. */
   schedule(): void {
     if (this.running) {
       this.again = true;
@@ -39,23 +45,31 @@ export class Upkeep {
     }
     if (this.waiting) clearTimeout(this.waiting.timer);
     const done = this.waiting?.done ?? this.keepAlive();
-    const timer = this.writes > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
+    const timer = this.holds > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
     this.waiting = { ...(timer ? { timer } : {}), done };
   }
 
-  /** A write began: a scheduled pass waits for it to end, and for quiet after it. */
-  writeStarted(): void {
-    this.writes++;
+  /** A request began: a scheduled pass waits for it to end, and a running one pauses between slices. */
+  hold(): void {
+    this.holds++;
     if (this.waiting) {
       clearTimeout(this.waiting.timer);
       this.waiting = { done: this.waiting.done };
     }
   }
 
-  /** A write ended: with no other in progress, the quiet window of a scheduled pass starts again. */
-  writeEnded(): void {
-    this.writes = Math.max(0, this.writes - 1);
-    if (this.waiting && this.writes === 0) this.schedule();
+  /** A request ended: with no other in progress, the quiet window starts and paused passes resume. */
+  release(): void {
+    this.holds = Math.max(0, this.holds - 1);
+    if (this.holds > 0) return;
+    for (const resume of this.idlers.splice(0)) resume();
+    if (this.waiting) this.schedule();
+  }
+
+  /** Resolves once no request is in progress: a pass awaits it before each slice. */
+  idle(): Promise<void> {
+    if (this.holds === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idlers.push(resolve));
   }
 
   /** Keeps the object alive until the pass being scheduled has run; returns what ends that. */
@@ -106,7 +120,7 @@ export class Upkeep {
     do {
       this.again = false;
       try {
-        this.failed = (await this.pass()).extractionFailed;
+        this.failed = (await this.pass(() => this.idle())).extractionFailed;
       } catch (error) {
         console.error("thread upkeep failed", error);
       }

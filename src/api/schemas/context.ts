@@ -238,6 +238,10 @@ export const ContextResult = z
           description:
             "Read-your-writes: whether messages past the extraction watermark were extracted before compiling.",
         }),
+      extraction_pending: z.number().int().optional().openapi({
+        description:
+          "Messages not yet extracted when the compile read state: a backlog is compiled from what is extracted so far plus the raw messages, never waited on.",
+      }),
     }),
   })
   .openapi("ContextResult");

@@ -59,8 +59,17 @@ export class ExtractionStore {
     for (const statement of EXTRACTION_SCHEMA) this.sql.exec(statement);
   }
 
+  /** The (ts, id) of the last message the last run read: the published watermark. */
   watermark(): WatermarkPosition | null {
     return this.meta.get<WatermarkPosition>("extracted_through") ?? null;
+  }
+
+  /**
+   * The arrival number through which every message has been extracted; undefined for a thread whose
+   * watermark predates arrival numbers (ThreadExtraction derives it from the position then).
+   */
+  extractedSeq(): number | undefined {
+    return this.meta.get<number>("extracted_seq");
   }
 
   openScope(): { scope: StateItem["scope"]; scope_id: string | null } | null {
@@ -251,13 +260,15 @@ export class ExtractionStore {
   }
 
   /**
-   * Persists one run: items, message claims, log entry, watermark and open scope. Call inside the
+   * Persists one run: items, message claims, log entry, watermark (as a position and an arrival number)
+   * and open scope. Call inside the
    * transaction that also stores the run's message scopes (Transcript.rescope).
    */
   commitRun(
     items: StateItemRecord[],
     result: ExtractResult,
     through: WatermarkPosition,
+    throughSeq: number,
     openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
     slotAliases: Record<string, string>,
     messageClaims: MessageClaim[],
@@ -304,6 +315,7 @@ export class ExtractionStore {
       JSON.stringify(result),
     );
     this.meta.set("extracted_through", through);
+    this.meta.set("extracted_seq", throughSeq);
     this.meta.set("open_scope", openScope);
     this.meta.set("slot_aliases", slotAliases);
     // Last, after every statement of the run: the held copies follow what was just written.

@@ -23,8 +23,8 @@ export interface ExtractionAdapters {
 }
 
 /**
- * Extraction as a capability of the thread (seed 002): it reads the messages past the watermark from the
- * transcript, runs the extractor over them, writes the facts it finds through the facts capability and
+ * Extraction as a capability of the thread (seed 002): it reads the messages that arrived after the
+ * watermark from the transcript, in slices ordered by (ts, id), runs the extractor over them, writes the facts it finds through the facts capability and
  * commits items, claims, scopes, run log and watermark in one transaction. It is driven by the write
  * path (src/thread/upkeep.ts) and by queue jobs, never by a read.
  */
@@ -38,9 +38,17 @@ export class ThreadExtraction {
     private readonly vectors: VectorIndex,
   ) {}
 
-  /** Messages past the watermark. */
+  /** Messages that arrived after the watermark: every message is extracted once, whatever its `ts`. */
   pending(): number {
-    return this.transcript.countAfter(this.store.watermark());
+    return this.transcript.countArrivedAfter(this.extractedSeq());
+  }
+
+  /** The arrival number extraction has read through. */
+  private extractedSeq(): number {
+    const seq = this.store.extractedSeq();
+    if (seq !== undefined) return seq;
+    const mark = this.store.watermark();
+    return mark ? this.transcript.arrivedThrough(mark) : 0;
   }
 
   watermark(): WatermarkView {
@@ -76,11 +84,11 @@ export class ThreadExtraction {
     options: Partial<ExtractionLimits>,
   ) {
     const limits = { ...DEFAULT_LIMITS, ...options };
-    const messages = this.transcript.after<ExtractionMessage & Record<string, SqlStorageValue>>(
-      this.store.watermark(),
-      limits.maxMessages,
-    );
+    const messages = this.transcript.arrivedAfter<
+      ExtractionMessage & { seq: number } & Record<string, SqlStorageValue>
+    >(this.extractedSeq(), limits.maxMessages);
     if (messages.length === 0) return { result: null };
+    const throughSeq = Math.max(...messages.map((m) => m.seq));
     const screened = this.transcript.screensOf(messages.map((m) => m.id));
     for (const m of messages) if (screened.has(m.id)) m.screened = true;
     const now = this.host.now();
@@ -129,6 +137,7 @@ export class ThreadExtraction {
         records,
         run.result,
         run.through,
+        throughSeq,
         run.openScope,
         run.slotAliases,
         run.messageClaims,

@@ -5,10 +5,11 @@ import type { Identity } from "../../domain/identity";
 import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
+import { compareBinary } from "../binary-collation";
 import type { SqlHost } from "../host";
 import type { ThreadMeta } from "../thread-meta";
 import { EpisodeIndex, type EpisodeIndexOptions, writtenTailRecord } from "./episode-index";
-import { TRANSCRIPT_SCHEMA } from "./transcript-schema";
+import { addArrivalSequence, TRANSCRIPT_SCHEMA } from "./transcript-schema";
 import { TurnScreens } from "./turn-screens";
 
 export type StampedMessage = MessageEventInput & { id: string; ts: string };
@@ -18,6 +19,9 @@ export interface TranscriptPosition {
   ts: string;
   id: string;
 }
+
+/** A message with its arrival sequence, as extraction reads it. */
+export type ArrivedMessage = StoredMessage & { seq: number };
 
 /** A message as extraction and the thread's read views see it. */
 export interface StoredMessage {
@@ -45,10 +49,13 @@ export class Transcript {
   private readonly sql: SqlStorage;
   /** Messages appended in the open transaction, for `appended` to hand to the held copies. */
   private inserted: { id: string; ts: string }[] = [];
+  /** The last arrival sequence number given, read once; a rolled-back number is simply skipped. */
+  private lastSeq: number | undefined;
 
   constructor(host: SqlHost, meta: ThreadMeta, vectors: VectorIndex, options: EpisodeIndexOptions = {}) {
     this.sql = host.sql;
     for (const statement of TRANSCRIPT_SCHEMA) this.sql.exec(statement);
+    addArrivalSequence(this.sql);
     this.episodes = new EpisodeIndex(this.sql, vectors, options);
     // Threads that predate the index get their messages indexed once.
     if (meta.raw(BACKFILLED) === undefined) {
@@ -76,7 +83,7 @@ export class Transcript {
       const line = `${prefix}${m.content}`;
       const tokens = countTokens(line);
       const cursor = this.sql.exec(
-        "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO messages (id, ts, role, speaker, content, line, tokens, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         m.id,
         m.ts,
         m.role,
@@ -84,6 +91,7 @@ export class Transcript {
         m.content,
         line,
         tokens,
+        this.nextSeq(),
       );
       if (cursor.rowsWritten === 0) {
         duplicates++;
@@ -150,37 +158,48 @@ export class Transcript {
     return this.screens.of(ids);
   }
 
-  /** Messages after `position` (all when null) in (ts, id) order, at most `limit`. */
-  after<T extends StoredMessage & Record<string, SqlStorageValue>>(
-    position: TranscriptPosition | null,
-    limit: number,
-  ): T[] {
-    // The row value seeks messages_order (ts, id) exactly where the position stands.
-    const query = position
-      ? this.sql.exec<T>(
-          "SELECT id, ts, role, speaker, content FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?",
-          position.ts,
-          position.id,
-          limit,
-        )
-      : this.sql.exec<T>(
-          "SELECT id, ts, role, speaker, content FROM messages ORDER BY ts, id LIMIT ?",
-          limit,
-        );
-    return query.toArray();
+  /** The next arrival sequence number. */
+  private nextSeq(): number {
+    this.lastSeq ??= this.sql.exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages").one().n;
+    this.lastSeq++;
+    return this.lastSeq;
   }
 
-  /** How many messages lie after `position` (all when null). */
-  countAfter(position: TranscriptPosition | null): number {
-    return position
-      ? this.sql
-          .exec<{ n: number }>(
-            "SELECT count(*) AS n FROM messages WHERE (ts, id) > (?, ?)",
-            position.ts,
-            position.id,
-          )
-          .one().n
-      : this.count();
+  /**
+   * The first `limit` messages to arrive after arrival number `seq`, returned in (ts, id) order, the
+   * order a conversation is read in.
+   */
+  arrivedAfter<T extends ArrivedMessage & Record<string, SqlStorageValue>>(seq: number, limit: number): T[] {
+    return this.sql
+      .exec<T>(
+        "SELECT id, ts, role, speaker, content, seq FROM messages WHERE seq > ? ORDER BY seq LIMIT ?",
+        seq,
+        limit,
+      )
+      .toArray()
+      .sort((a, b) => compareBinary(a.ts, b.ts) || compareBinary(a.id, b.id));
+  }
+
+  /** How many messages arrived after arrival number `seq`. */
+  countArrivedAfter(seq: number): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages WHERE seq > ?", seq).one().n;
+  }
+
+  /**
+   * The arrival number up to which every message lies at or before (ts, id) `position`: how far a
+   * watermark kept as a position (before arrival numbers existed) had read.
+   */
+  arrivedThrough(position: TranscriptPosition): number {
+    const firstAfter = this.sql
+      .exec<{ n: number | null }>(
+        "SELECT min(seq) AS n FROM messages WHERE (ts, id) > (?, ?)",
+        position.ts,
+        position.id,
+      )
+      .one().n;
+    return firstAfter === null
+      ? this.sql.exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages").one().n
+      : firstAfter - 1;
   }
 
   count(): number {

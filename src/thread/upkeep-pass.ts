@@ -1,0 +1,46 @@
+import type { Extractor } from "../items/types";
+import type { Embedder } from "../ports/embedder";
+import type { Tenant } from "../tenancy/registry";
+import type { ThreadExtraction } from "./extraction/thread-extraction";
+import type { ThreadFacts } from "./facts/thread-facts";
+import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
+import type { ThreadRecord } from "./thread-record";
+
+export interface UpkeepParts {
+  extraction: ThreadExtraction;
+  retrieval: ThreadRetrieval;
+  facts: ThreadFacts;
+}
+
+/**
+ * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
+ * each one exclusive and each after the requests in progress (`idle`), then bring the message and fact
+ * indexes up to date. A failure is logged and leaves the rest to the next pass.
+ */
+export async function upkeepPass(
+  parts: UpkeepParts,
+  record: ThreadRecord,
+  tenant: Tenant,
+  adapters: { extractor: Extractor; embedder: Embedder },
+  idle: () => Promise<void>,
+): Promise<{ extractionFailed: boolean }> {
+  const { extraction, retrieval, facts } = parts;
+  let extractionFailed = false;
+  try {
+    while (extraction.pending() > 0) {
+      await idle();
+      if (!(await extraction.run(record, tenant, adapters))) break;
+    }
+  } catch (error) {
+    extractionFailed = true;
+    console.error("background extraction failed", record.tenant, record.thread, error);
+  }
+  try {
+    while (await retrieval.indexMessages(record.thread, adapters.embedder)) {}
+    const { rows } = await facts.read(tenant, record);
+    while (await retrieval.indexFacts(record.thread, rows, adapters.embedder)) {}
+  } catch (error) {
+    console.error("index upkeep failed", record.tenant, record.thread, error);
+  }
+  return { extractionFailed };
+}
