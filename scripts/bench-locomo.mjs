@@ -265,6 +265,13 @@ async function run(options, url) {
     await call("POST", `/threads/${thread}/events`, { events: events.slice(start, start + MAX_BATCH) });
   }
   const ingestMs = Date.now() - ingestStarted;
+  // Evidence recall is a property of the settled thread: questions wait until extraction has drained
+  // (in the background; a compile never waits for a backlog, it would see the raw turns only).
+  const drainDeadline = Date.now() + 600_000;
+  while ((await call("GET", `/threads/${thread}/state`)).watermark.pending_messages > 0) {
+    if (Date.now() > drainDeadline) fail("extraction did not drain within 10 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   // Questions are asked the day after the last session.
   const now = new Date(Date.parse(turns.at(-1).ts) + 86_400_000).toISOString();
 
