@@ -1,11 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
-import { LayerStore } from "../src/thread/layers/layer-store";
+import { LayerStore, prepareLayerWrite } from "../src/thread/layers/layer-store";
 import { ThreadMeta } from "../src/thread/thread-meta";
 import type { ThreadObject } from "../src/thread/thread-object";
 import { ThreadRecords } from "../src/thread/thread-record";
-import { Transcript } from "../src/thread/transcript/transcript";
+import { prepareMessages, Transcript } from "../src/thread/transcript/transcript";
 import { Upkeep } from "../src/thread/upkeep";
 
 /**
@@ -136,9 +136,11 @@ describe("layers", () => {
       const layers = new LayerStore(host);
       const write = (id: string, value: string, ts: number) =>
         layers.append(
-          { type: "fact", id, key: "deploy_target", value, layer: "environment", ts: second(ts) },
+          prepareLayerWrite(
+            { type: "fact", id, key: "deploy_target", value, layer: "environment", ts: second(ts) },
+            countTokens,
+          ),
           clock.now(),
-          countTokens,
         );
       expect(write("e1", "staging", 10)).toBe("upserted");
       expect(write("e2", "production", 20)).toBe("upserted");
@@ -174,7 +176,7 @@ describe("transcript", () => {
         }) as const;
       const append = (turns: ReturnType<typeof turn>[]) =>
         state.storage.transactionSync(() => {
-          const result = transcript.append(turns, identity, countTokens);
+          const result = transcript.append(prepareMessages(turns, countTokens), identity, countTokens);
           transcript.appended();
           return result;
         });
@@ -184,7 +186,7 @@ describe("transcript", () => {
       // A rolled-back append leaves neither rows nor held copies behind.
       expect(() =>
         state.storage.transactionSync(() => {
-          transcript.append([turn("ghost", 4)], identity, countTokens);
+          transcript.append(prepareMessages([turn("ghost", 4)], countTokens), identity, countTokens);
           throw new Error("abort");
         }),
       ).toThrow("abort");
@@ -224,7 +226,7 @@ describe("transcript", () => {
         content: `Message ${i}`,
       }));
       state.storage.transactionSync(() => {
-        transcript.append(turns, { user_id: "u1" }, countTokens);
+        transcript.append(prepareMessages(turns, countTokens), { user_id: "u1" }, countTokens);
         transcript.appended();
       });
       const ids = [...turns.map((t) => t.id), "missing"];

@@ -5,9 +5,9 @@ import type { Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import type { FactsWrittenTo, ThreadFacts } from "./facts/thread-facts";
 import type { ClockHost, TransactionHost } from "./host";
-import type { LayerStore, LayerWrite } from "./layers/layer-store";
+import { type LayerStore, type LayerWrite, prepareLayerWrite } from "./layers/layer-store";
 import type { ThreadRecord } from "./thread-record";
-import type { Transcript } from "./transcript/transcript";
+import { prepareMessages, type Transcript } from "./transcript/transcript";
 
 type Stamped<T> = T & { id: string; ts: string };
 
@@ -64,20 +64,29 @@ export async function ingestEvents(
   const layered = factEvents.filter(
     (f): f is LayerWrite => f.layer === "working" || f.layer === "environment",
   );
+  // Everything that can fail is computed before the first write, so a batch that fails stores nothing.
+  const preparedMessages = prepareMessages(messages, countTokens);
+  const preparedLayers = layered.map((f) => prepareLayerWrite(f, countTokens));
 
   const { outcomes, written } = await facts.write(record, tenant, persistent, receivedAt, countTokens);
   let duplicates = repeated + outcomes.filter((o) => o.outcome === "duplicate").length;
   let accepted = outcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
 
   host.transaction(() => {
-    const appended = transcript.append(messages, record.identity, countTokens);
+    const appended = transcript.append(preparedMessages, record.identity, countTokens);
     accepted += appended.accepted;
     duplicates += appended.duplicates;
-    for (const f of layered) {
-      const outcome = layers.append(f, receivedAt, countTokens);
+    for (const prepared of preparedLayers) {
+      const outcome = layers.append(prepared, receivedAt);
       if (outcome === "duplicate") duplicates++;
       else accepted++;
-      outcomes.push({ id: f.id, key: f.key, outcome, supersedes: null, reason: null });
+      outcomes.push({
+        id: prepared.write.id,
+        key: prepared.write.key,
+        outcome,
+        supersedes: null,
+        reason: null,
+      });
     }
     // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
     transcript.appended();

@@ -22,6 +22,38 @@ export const LAYER_SCHEMA = [
 
 export type LayerWrite = FactEventInput & { id: string; ts: string; layer: LayerName };
 
+/** A layer write with everything computed that can fail (rendering, counting), before any storage write. */
+export interface PreparedLayerWrite {
+  write: LayerWrite;
+  valueJson: string;
+  content: string;
+  tokens: number;
+  expiresAt: string | null;
+  scope: string;
+  scopeId: string | null;
+  classification: string;
+  allowRolesJson: string;
+  denyRolesJson: string;
+}
+
+/** Renders and counts a layer write: pure, so a batch is prepared whole before anything is stored. */
+export function prepareLayerWrite(f: LayerWrite, countTokens: (text: string) => number): PreparedLayerWrite {
+  const markers = readMarkers(valueText(f.value));
+  const content = renderFactLine(f.key, f.value, f.is_constraint ?? false, f.constraint_type ?? null);
+  return {
+    write: f,
+    valueJson: JSON.stringify(f.value),
+    content,
+    tokens: countTokens(content),
+    expiresAt: f.valid_until ? toInstant(f.valid_until) : null,
+    scope: f.scope ?? markers.scope ?? (f.layer === "working" ? "session" : "global"),
+    scopeId: f.scope_id ?? markers.scopeLabel ?? null,
+    classification: f.classification ?? markers.classification ?? "public",
+    allowRolesJson: JSON.stringify(f.allow_roles ?? markers.allowRoles ?? []),
+    denyRolesJson: JSON.stringify(f.deny_roles ?? []),
+  };
+}
+
 /**
  * The thread's working-set and environment layers (table `layer_versions`). Entries are upserted by key
  * and every version is kept. Each layer's versions are held decoded between compiles: this store is the
@@ -43,11 +75,8 @@ export class LayerStore {
    * Records a layer write unless its event id was seen before: "upserted", or "duplicate" for a
    * redelivery. Call inside the ingest transaction.
    */
-  append(
-    write: LayerWrite,
-    receivedAt: string,
-    countTokens: (text: string) => number,
-  ): "upserted" | "duplicate" {
+  append(prepared: PreparedLayerWrite, receivedAt: string): "upserted" | "duplicate" {
+    const { write } = prepared;
     const inserted = this.sql.exec(
       "INSERT INTO event_ledger (id, kind, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
       write.id,
@@ -55,7 +84,7 @@ export class LayerStore {
       receivedAt,
     );
     if (inserted.rowsWritten === 0) return "duplicate";
-    this.upsert(write.layer, write, countTokens);
+    this.upsert(prepared);
     return "upserted";
   }
 
@@ -88,16 +117,10 @@ export class LayerStore {
   }
 
   /** Upserts by key; an older write never replaces a newer one. */
-  private upsert(
-    layer: LayerName,
-    f: FactEventInput & { id: string; ts: string },
-    countTokens: (text: string) => number,
-  ): void {
+  private upsert(prepared: PreparedLayerWrite): void {
+    const f = prepared.write;
+    const layer = f.layer;
     this.held.delete(layer);
-    const markers = readMarkers(valueText(f.value));
-    const content = renderFactLine(f.key, f.value, f.is_constraint ?? false, f.constraint_type ?? null);
-    const scope = f.scope ?? markers.scope ?? (layer === "working" ? "session" : "global");
-    const scopeId = f.scope_id ?? markers.scopeLabel ?? null;
     const current = this.sql
       .exec<{ id: string; ts: string }>(
         "SELECT id, ts FROM layer_versions WHERE layer = ? AND key = ? AND replaced_by IS NULL",
@@ -122,16 +145,16 @@ export class LayerStore {
       layer,
       f.id,
       f.key,
-      JSON.stringify(f.value),
-      content,
-      countTokens(content),
+      prepared.valueJson,
+      prepared.content,
+      prepared.tokens,
       f.ts,
-      f.valid_until ? toInstant(f.valid_until) : null,
-      scope,
-      scopeId,
-      f.classification ?? markers.classification ?? "public",
-      JSON.stringify(f.allow_roles ?? markers.allowRoles ?? []),
-      JSON.stringify(f.deny_roles ?? []),
+      prepared.expiresAt,
+      prepared.scope,
+      prepared.scopeId,
+      prepared.classification,
+      prepared.allowRolesJson,
+      prepared.denyRolesJson,
       arrivesLate ? current.id : null,
     );
   }

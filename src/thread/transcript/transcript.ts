@@ -1,6 +1,6 @@
 import type { MessageEventInput } from "../../api/schemas";
 import type { MessageRecord, MessageScreen } from "../../compiler/types";
-import { detailForms } from "../../detail-forms/detail-forms";
+import { type DetailForms, detailForms } from "../../detail-forms/detail-forms";
 import type { Identity } from "../../domain/identity";
 import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
@@ -13,6 +13,33 @@ import { addArrivalSequence, TRANSCRIPT_SCHEMA } from "./transcript-schema";
 import { TurnScreens } from "./turn-screens";
 
 export type StampedMessage = MessageEventInput & { id: string; ts: string };
+
+/** A message with everything computed that can fail (its line, counts, detail forms), before any write. */
+export interface PreparedMessage {
+  message: StampedMessage;
+  prefix: string;
+  line: string;
+  tokens: number;
+  forms: DetailForms;
+}
+
+/** Renders and counts messages: pure, so a batch is prepared whole before anything is stored. */
+export function prepareMessages(
+  messages: readonly StampedMessage[],
+  countTokens: (text: string) => number,
+): PreparedMessage[] {
+  return messages.map((m) => {
+    const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
+    const line = `${prefix}${m.content}`;
+    return {
+      message: m,
+      prefix,
+      line,
+      tokens: countTokens(line),
+      forms: detailForms(m.content, countTokens, prefix),
+    };
+  });
+}
 
 /** A position in the transcript's (ts, id) order, such as extraction's watermark. */
 export interface TranscriptPosition {
@@ -70,7 +97,7 @@ export class Transcript {
    * turns among them against every turn before. Call inside a transaction, and `appended` last in it.
    */
   append(
-    messages: readonly StampedMessage[],
+    messages: readonly PreparedMessage[],
     identity: Identity,
     countTokens: (text: string) => number,
   ): { accepted: number; duplicates: number } {
@@ -78,10 +105,7 @@ export class Transcript {
     let duplicates = 0;
     const userTurns: { id: string; ts: string; content: string; prefix: string }[] = [];
     this.inserted = [];
-    for (const m of messages) {
-      const prefix = `[${m.ts}] ${m.speaker ? `${m.speaker} (${m.role})` : m.role}: `;
-      const line = `${prefix}${m.content}`;
-      const tokens = countTokens(line);
+    for (const { message: m, prefix, line, tokens, forms } of messages) {
       const cursor = this.sql.exec(
         "INSERT INTO messages (id, ts, role, speaker, content, line, tokens, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         m.id,
@@ -98,7 +122,6 @@ export class Transcript {
         continue;
       }
       accepted++;
-      const forms = detailForms(m.content, countTokens, prefix);
       this.sql.exec(
         "INSERT OR REPLACE INTO message_forms (id, summary, summary_tokens, micro, micro_tokens) VALUES (?, ?, ?, ?, ?)",
         m.id,
