@@ -10,4 +10,7 @@ export interface Env {
   TENURE_ENV: string;
   /** JSON tenant registry; see src/tenancy/registry.ts. */
   TENANTS: string;
+  /** Request body limits, as decimal integers; src/http/body-limits.ts has the defaults. */
+  MAX_BODY_BYTES?: string;
+  MAX_JSON_DEPTH?: string;
 }
