@@ -278,7 +278,8 @@ async function run(options, url) {
   const byDia = new Map(turns.map((t) => [t.dia, t]));
   const lines = turns.map((t) => {
     const text = lineOf(t);
-    return { text, tokens: countTokens(text) };
+    // Counted as plain text, as the service counts (src/tokens/count-tokens.ts).
+    return { text, tokens: countTokens(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() }) };
   });
   const bm25 = bm25Index(turns);
   const newestFirst = turns.map((_, i) => turns.length - 1 - i);

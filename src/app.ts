@@ -6,16 +6,21 @@ import { factRoutes } from "./api/facts.handlers";
 import { threadRoutes } from "./api/threads.handlers";
 import { traceRoutes } from "./api/traces.handlers";
 import type { Env } from "./env";
+import { bodyLimits } from "./http/body-limits";
 import { ProblemError, problemResponse } from "./http/problem";
 import { validationHook } from "./http/validation-hook";
 import { authenticateTenant, type TenantVariables } from "./tenancy/authenticate";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
 
-/** The tenant router: every route below /v1/tenants/:tenant runs after tenant authentication. */
+/**
+ * The tenant router: every route below /v1/tenants/:tenant runs after tenant authentication, and
+ * reads its body only through the size and depth limits (so an unauthenticated body is never read).
+ */
 function tenantRouter() {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   router.use("*", authenticateTenant);
+  router.use("*", bodyLimits);
   router.route("/", threadRoutes);
   router.route("/", factRoutes);
   router.route("/", traceRoutes);

@@ -11,5 +11,8 @@ export interface Env {
   /** JSON tenant registry; see src/tenancy/registry.ts. */
   TENANTS: string;
   /** How many hours ahead of the server's clock an event's `ts` may be (default 24). */
-  TENURE_MAX_FUTURE_HOURS?: string;
+  MAX_FUTURE_HOURS?: string;
+  /** Request body limits, as decimal integers; src/http/body-limits.ts has the defaults. */
+  MAX_BODY_BYTES?: string;
+  MAX_JSON_DEPTH?: string;
 }

@@ -1,7 +1,10 @@
 import fc from "fast-check";
-import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
+import { loadTokenCounter } from "../src/tokens/count-tokens";
 import { blocksOf, memoizedCounter, segmentsOf } from "../src/tokens/segments";
+
+/** The service's own counter, which counts special-token strings as plain text. */
+const countTokens = await loadTokenCounter();
 
 /**
  * The envelope's count is taken piece by piece with remembered counts; it must equal the tokenizer's
@@ -37,6 +40,10 @@ const fragment = fc.constantFrom(
   "\u2028",
   "[superseded]",
   "<untrusted_data>",
+  "<|endoftext|>",
+  "<|im_start|>",
+  "<|im_end|>",
+  "<|fim_prefix|>",
 );
 const text = fc.array(fragment, { maxLength: 60 }).map((parts) => parts.join(""));
 

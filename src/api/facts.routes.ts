@@ -27,7 +27,7 @@ export const getFactHistory = createRoute({
   responses: {
     200: { content: { "application/json": { schema: FactHistory } }, description: "The fact's lineage" },
     400: problem("Invalid input"),
-    401: problem("Missing or wrong tenant key"),
+    401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
     404: problem("No such fact"),
     409: problem("The id exists in several projects; pass project_id"),
   },
@@ -42,7 +42,6 @@ export const listFacts = createRoute({
   responses: {
     200: { content: { "application/json": { schema: FactList } }, description: "Matching fact versions" },
     400: problem("Invalid input"),
-    401: problem("Missing or wrong tenant key"),
-    404: problem("Unknown tenant"),
+    401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
   },
 });

@@ -1,6 +1,6 @@
 import { ProblemError } from "../http/problem";
 
-/** How far ahead of the server's clock an event's `ts` may be, unless TENURE_MAX_FUTURE_HOURS says otherwise. */
+/** How far ahead of the server's clock an event's `ts` may be, unless MAX_FUTURE_HOURS says otherwise. */
 export const DEFAULT_MAX_FUTURE_HOURS = 24;
 
 /** The allowance in milliseconds from the deployment's setting (hours; a non-number keeps the default). */

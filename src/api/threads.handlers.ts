@@ -26,7 +26,7 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant").name;
     const { thread } = c.req.valid("param");
     const { events } = c.req.valid("json");
-    refuseFarFuture(events, Date.now(), maxFutureMs(c.env.TENURE_MAX_FUTURE_HOURS));
+    refuseFarFuture(events, Date.now(), maxFutureMs(c.env.MAX_FUTURE_HOURS));
     const outcome = await threadStub(c.env, tenant, thread).ingest(tenant, thread, events);
     return c.json(unwrap(outcome), 200);
   })

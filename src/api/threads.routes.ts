@@ -22,8 +22,8 @@ const problem = (description: string) => ({
 const security = [{ bearer: [] }];
 const errors = {
   400: problem("Invalid input; `errors` names each offending field"),
-  401: problem("Missing or wrong tenant key"),
-  404: problem("Unknown tenant or thread"),
+  401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
+  404: problem("Unknown thread"),
 };
 
 export const putThread = createRoute({

@@ -16,7 +16,7 @@ export const getTrace = createRoute({
   responses: {
     200: { content: { "application/json": { schema: TraceView } }, description: "The compile's trace" },
     400: problem("Malformed trace id; `errors` names the field"),
-    401: problem("Missing or wrong tenant key"),
-    404: problem("Unknown tenant, or no trace with this id for this tenant"),
+    401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
+    404: problem("No trace with this id for this tenant"),
   },
 });
