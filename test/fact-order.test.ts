@@ -10,13 +10,13 @@ import { call, fact, newThread } from "./helpers";
 type View = { id: string; value: unknown; tx_end: string | null; supersedes: string | null };
 
 async function currentOf(project: string, key: string): Promise<View[]> {
-  const res = await call("GET", `/facts?project_id=${project}&key=${key}`);
+  const res = await call("GET", `/facts?project_id=${project}&key=${key}&as_user=u1`);
   expect(res.status).toBe(200);
   return res.json.facts;
 }
 
 async function chainOf(project: string, id: string): Promise<string[]> {
-  const res = await call("GET", `/facts/${id}/history?project_id=${project}`);
+  const res = await call("GET", `/facts/${id}/history?project_id=${project}&as_user=u1`);
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return res.json.chain;
 }
@@ -51,7 +51,10 @@ describe("valid time decides, not arrival", () => {
       const ctx = await t.context({ query: "Which city?" });
       expect(ctx.json.context).toContain("city-c3");
       // What was true on 2 January is the version valid then, though it arrived last.
-      const then = await call("GET", `/facts?project_id=${t.project}&key=city&valid_at=2025-01-02T12:00:00Z`);
+      const then = await call(
+        "GET",
+        `/facts?project_id=${t.project}&as_user=u1&key=city&valid_at=2025-01-02T12:00:00Z`,
+      );
       expect(then.json.facts.map((f: View) => f.id)).toEqual(["c2"]);
     }
   });
@@ -91,7 +94,10 @@ describe("one current version under concurrency", () => {
     const current = await currentOf(first.project, "status");
     const expected = [...writes].sort((a, b) => a.ts.localeCompare(b.ts)).map((w) => w.id);
     expect(current.map((f) => f.id)).toEqual([expected.at(-1)]);
-    const all = await call("GET", `/facts?project_id=${first.project}&key=status&include_history=true`);
+    const all = await call(
+      "GET",
+      `/facts?project_id=${first.project}&key=status&include_history=true&as_user=u1`,
+    );
     expect(all.json.facts).toHaveLength(writes.length);
     expect(await chainOf(first.project, expected[0] as string)).toEqual(expected);
   });

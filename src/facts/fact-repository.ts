@@ -1,7 +1,9 @@
-import { and, asc, desc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { FactVersion } from "../domain/fact-version";
+import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
 import {
   factDependencies,
@@ -366,17 +368,69 @@ export class FactRepository {
       .orderBy(asc(facts.txStart), asc(facts.validFrom));
   }
 
-  /** Versions matching the filters; temporal selection happens in facts/temporal.ts. */
-  async search(filter: { key?: string; projectId?: string }, limit = 1000): Promise<FactVersion[]> {
-    const conditions = [
-      filter.key ? eq(facts.key, filter.key) : undefined,
-      filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,
-    ].filter((c) => c !== undefined);
+  /**
+   * One page of GET /facts: versions matching every filter, in cursor order (fact-cursor.ts), after
+   * `after`. Every filter is applied here, before the limit, so a page is never cut from a prefix of the
+   * table. The temporal filters are facts/temporal.ts's, in SQL: `validAt` keeps a version whose valid
+   * time covers it and whose successor (as known at `asOf`) had not begun by then; `asOf` alone, what
+   * was believed then; neither, the current versions unless `history`.
+   */
+  async page(filter: FactPageFilter, after: FactPosition | undefined, limit: number): Promise<FactVersion[]> {
+    const successor = alias(facts, "successor");
+    const notDisputed = ne(facts.contradictionStatus, "disputed");
+    const { asOf, validAt } = filter;
+    const temporal = validAt
+      ? and(
+          notDisputed,
+          lte(facts.validFrom, validAt),
+          or(isNull(facts.validUntil), gt(facts.validUntil, validAt)),
+          asOf ? lte(facts.txStart, asOf) : undefined,
+          notExists(
+            this.db
+              .select({ id: successor.id })
+              .from(successor)
+              .where(
+                and(
+                  eq(successor.projectId, facts.projectId),
+                  eq(successor.id, facts.supersededBy),
+                  lte(successor.validFrom, validAt),
+                  asOf ? lte(successor.txStart, asOf) : undefined,
+                ),
+              ),
+          ),
+        )
+      : asOf
+        ? and(notDisputed, lte(facts.txStart, asOf), or(isNull(facts.txEnd), gt(facts.txEnd, asOf)))
+        : filter.history
+          ? undefined
+          : and(notDisputed, isNull(facts.txEnd), eq(facts.isValid, true));
     return this.db
       .select()
       .from(facts)
-      .where(conditions.length ? and(...conditions) : sql`1 = 1`)
-      .orderBy(asc(facts.projectId), asc(facts.key), asc(facts.txStart))
+      .where(
+        and(
+          filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,
+          filter.key ? eq(facts.key, filter.key) : undefined,
+          filter.userId === null ? isNull(facts.userId) : visibleTo(filter.userId),
+          temporal,
+          after
+            ? sql`(${facts.projectId}, ${facts.key}, ${facts.txStart}, ${facts.id}) > (${after.projectId}, ${after.key}, ${after.txStart}, ${after.id})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(facts.projectId), asc(facts.key), asc(facts.txStart), asc(facts.id))
       .limit(limit);
   }
+}
+
+/** The filters of one GET /facts page. */
+export interface FactPageFilter {
+  key?: string;
+  projectId?: string;
+  asOf?: string;
+  validAt?: string;
+  /** Every version, not only current ones (ignored with asOf or validAt). */
+  history: boolean;
+  /** Whose private facts may be read; null: nobody's, shared facts only. */
+  userId: string | null;
 }
