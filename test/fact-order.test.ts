@@ -78,12 +78,12 @@ describe("one current version under concurrency", () => {
   it("writers on many threads of one project racing on one key leave one current version and one chain with every write", async () => {
     const first = await newThread();
     const threads = [first];
-    for (let i = 1; i < 6; i++) threads.push(await newThread(undefined, { project: first.project }));
+    for (let i = 1; i < 8; i++) threads.push(await newThread(undefined, { project: first.project }));
     const writes = threads.flatMap((t, ti) =>
-      Array.from({ length: 5 }, (_, wi) => ({
+      Array.from({ length: 8 }, (_, wi) => ({
         t,
         id: `r${ti}-${wi}`,
-        ts: new Date(Date.UTC(2025, 0, 1, 0, wi * 6 + ti)).toISOString(),
+        ts: new Date(Date.UTC(2025, 0, 1, 0, wi * 8 + ti)).toISOString(),
       })),
     );
     const results = await Promise.all(
