@@ -30,7 +30,7 @@ describe("authority rule (seed 000, rule 3)", () => {
     ]);
     const res = await t.events([fact("discount_policy", "We can offer 25%", { id: "d2" })]);
     expect(res.json.facts[0], JSON.stringify(res.json)).toMatchObject({ id: "d2", outcome: "disputed" });
-    const history = await call("GET", "/facts/d1/history");
+    const history = await call("GET", "/facts/d1/history?as_user=u-emp");
     expect(history.json.current.id).toBe("d1");
     const disputed = history.json.versions.find((v: any) => v.id === "d2");
     expect(disputed).toMatchObject({ contradiction_status: "disputed" });

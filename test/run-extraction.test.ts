@@ -62,12 +62,16 @@ describe("newFactsOnly", () => {
     const later = { ...recorded, value: "Launch moved to May 2", validFrom: "2025-01-02T00:00:00.000Z" };
     expect(newFactsOnly([change], [later], [], {}).facts).toEqual([]);
 
-    // The change stays new when the fact was extracted, recorded before the turn, or, recorded for the
-    // turn's own time, says something else.
+    // Client intent outranks extraction: recorded for the turn's own time, the client's fact wins too,
+    // whatever it says.
+    expect(newFactsOnly([change], [{ ...recorded, value: "Launch moved to May 2" }], [], {}).facts).toEqual(
+      [],
+    );
+
+    // The change stays new when the fact was extracted or recorded before the turn.
     for (const other of [
       { ...recorded, recorded: false },
       { ...recorded, validFrom: "2024-12-31T23:59:00.000Z" },
-      { ...recorded, value: "Launch moved to May 2" },
     ]) {
       expect(newFactsOnly([change], [other], [], {}).facts).toEqual([change]);
     }

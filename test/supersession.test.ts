@@ -18,7 +18,7 @@ describe("supersession chains", () => {
     ]);
     expect(last.json.facts[0]).toMatchObject({ outcome: "superseded_previous", supersedes: "b3" });
 
-    const history = await call("GET", "/facts/b1/history");
+    const history = await call("GET", "/facts/b1/history?as_user=u1");
     expect(history.status).toBe(200);
     expect(history.json.chain).toEqual(["b1", "b2", "b3", "b4"]);
     expect(history.json.current.id).toBe("b4");
@@ -129,7 +129,7 @@ describe("supersession chains", () => {
       fact("plan", "first", { id: "x1", ts: "2025-01-01T00:00:00Z" }),
       fact("plan", "second", { id: "x2", ts: "2025-01-02T00:00:00Z" }),
     ]);
-    const history = await call("GET", "/facts/x1/history");
+    const history = await call("GET", "/facts/x1/history?as_user=u1");
     expect(history.json.chain).toEqual(["x1", "x2", "x3"]);
   });
 
@@ -144,7 +144,7 @@ describe("supersession chains", () => {
       }),
     ]);
     await t.events([fact("available_budget", "$120,000", { id: "a2", ts: "2024-01-02T00:00:00Z" })]);
-    const history = await call("GET", "/facts/d1/history");
+    const history = await call("GET", "/facts/d1/history?as_user=u1");
     expect(history.json.current, JSON.stringify(history.json)).toMatchObject({
       id: "d1",
       needs_review: true,

@@ -7,20 +7,20 @@ describe("bitemporal reads", () => {
   it("reads by transaction time: what the system believed at a moment", async () => {
     const t = await newThread();
     await t.events([fact("office", "London", { id: "o1", ts: "2025-01-01T00:00:00Z" })]);
-    const first = (await call("GET", `/facts?key=office&project_id=${t.project}`)).json.facts[0];
+    const first = (await call("GET", `/facts?key=office&as_user=u1&project_id=${t.project}`)).json.facts[0];
     await wait(15);
     await t.events([fact("office", "Chicago", { id: "o2", ts: "2025-06-06T12:00:00Z" })]);
-    const second = (await call("GET", `/facts?key=office&project_id=${t.project}`)).json.facts[0];
+    const second = (await call("GET", `/facts?key=office&as_user=u1&project_id=${t.project}`)).json.facts[0];
     expect(second.id).toBe("o2");
 
     const believedThen = await call(
       "GET",
-      `/facts?key=office&project_id=${t.project}&as_of=${first.tx_start}`,
+      `/facts?key=office&as_user=u1&project_id=${t.project}&as_of=${first.tx_start}`,
     );
     expect(believedThen.json.facts.map((f: any) => f.value)).toEqual(["London"]);
     const believedNow = await call(
       "GET",
-      `/facts?key=office&project_id=${t.project}&as_of=${second.tx_start}`,
+      `/facts?key=office&as_user=u1&project_id=${t.project}&as_of=${second.tx_start}`,
     );
     expect(believedNow.json.facts.map((f: any) => f.value)).toEqual(["Chicago"]);
   });
@@ -33,14 +33,17 @@ describe("bitemporal reads", () => {
     ]);
     const march = await call(
       "GET",
-      `/facts?key=office&project_id=${t.project}&valid_at=2025-03-01T00:00:00Z`,
+      `/facts?key=office&as_user=u1&project_id=${t.project}&valid_at=2025-03-01T00:00:00Z`,
     );
     expect(march.json.facts.map((f: any) => f.value)).toEqual(["London"]);
-    const july = await call("GET", `/facts?key=office&project_id=${t.project}&valid_at=2025-07-01T00:00:00Z`);
+    const july = await call(
+      "GET",
+      `/facts?key=office&as_user=u1&project_id=${t.project}&valid_at=2025-07-01T00:00:00Z`,
+    );
     expect(july.json.facts.map((f: any) => f.value)).toEqual(["Chicago"]);
     const before = await call(
       "GET",
-      `/facts?key=office&project_id=${t.project}&valid_at=2024-01-01T00:00:00Z`,
+      `/facts?key=office&as_user=u1&project_id=${t.project}&valid_at=2024-01-01T00:00:00Z`,
     );
     expect(before.json.facts).toEqual([]);
   });

@@ -1,23 +1,44 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "../env";
+import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
+import { decodeCursor } from "../facts/fact-cursor";
+import { historyFor, readFactPage } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
-import { toFactView } from "../facts/fact-view";
-import { believedAt, currentFacts, trueAt } from "../facts/temporal";
+import { factGate, type Viewer } from "../facts/fact-visibility";
 import { toInstant } from "../facts/time";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
+import type { Tenant } from "../tenancy/registry";
 import { getFactHistory, listFacts } from "./facts.routes";
+import { MAX_FACT_PAGE } from "./schemas/facts";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
+
+/** The viewer a read names (README "Who sees what in reads"), gated by the tenant's ladder. */
+function gateOf(tenant: Tenant, query: { as_user?: string; roles?: string }) {
+  const viewer: Viewer = {
+    userId: query.as_user ?? null,
+    roles: query.roles
+      ? query.roles
+          .split(",")
+          .map((r) => r.trim())
+          .filter(Boolean)
+      : [],
+  };
+  return factGate(viewer, tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER);
+}
 
 export const factRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(getFactHistory, async (c) => {
     const { id } = c.req.valid("param");
-    const { project_id } = c.req.valid("query");
-    const repository = new FactRepository(c.get("tenant").database);
-    const matches = await repository.byId(id, project_id);
-    if (matches.length === 0) throw new ProblemError(404, "Fact not found", `No fact with id '${id}'.`);
+    const query = c.req.valid("query");
+    const tenant = c.get("tenant");
+    const repository = new FactRepository(tenant.database);
+    const gate = gateOf(tenant, query);
+    const notFound = () => new ProblemError(404, "Fact not found", `No fact with id '${id}'.`);
+    const matches = await repository.byId(id, query.project_id);
+    if (matches.length === 0) throw notFound();
     if (matches.length > 1) {
       throw new ProblemError(
         409,
@@ -26,31 +47,26 @@ export const factRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
       );
     }
     const fact = matches[0] as (typeof matches)[number];
-    const versions = await repository.lineage(fact.projectId, fact.lineageId);
-    const chain: string[] = [];
-    const byId = new Map(versions.map((v) => [v.id, v]));
-    let cursor = versions.find((v) => v.supersedes === null && v.contradictionStatus !== "disputed") ?? fact;
-    while (cursor && !chain.includes(cursor.id)) {
-      chain.push(cursor.id);
-      cursor = cursor.supersededBy ? (byId.get(cursor.supersededBy) as typeof cursor) : (undefined as never);
-    }
-    const current = currentFacts(versions)[0] ?? null;
-    return c.json(
-      { id, current: current && toFactView(current), chain, versions: versions.map(toFactView) } as never,
-      200,
-    );
+    const history = historyFor(fact, await repository.lineage(fact.projectId, fact.lineageId), gate);
+    if (!history) throw notFound();
+    return c.json({ id, ...history } as never, 200);
   })
   .openapi(listFacts, async (c) => {
     const query = c.req.valid("query");
-    const rows = await new FactRepository(c.get("tenant").database).search({
-      key: query.key,
-      projectId: query.project_id,
-    });
-    const asOf = query.as_of ? toInstant(query.as_of) : undefined;
-    const validAt = query.valid_at ? toInstant(query.valid_at) : undefined;
-    let selected = rows;
-    if (validAt) selected = trueAt(rows, validAt, asOf);
-    else if (asOf) selected = believedAt(rows, asOf);
-    else if (query.include_history !== "true") selected = currentFacts(rows);
-    return c.json({ facts: selected.map(toFactView) } as never, 200);
+    const tenant = c.get("tenant");
+    const page = await readFactPage(
+      new FactRepository(tenant.database),
+      {
+        key: query.key,
+        projectId: query.project_id,
+        asOf: query.as_of ? toInstant(query.as_of) : undefined,
+        validAt: query.valid_at ? toInstant(query.valid_at) : undefined,
+        history: query.include_history === "true",
+        userId: query.as_user ?? null,
+      },
+      gateOf(tenant, query),
+      query.cursor ? decodeCursor(query.cursor) : undefined,
+      query.limit ? Number(query.limit) : MAX_FACT_PAGE,
+    );
+    return c.json({ facts: page.facts, next_cursor: page.nextCursor } as never, 200);
   });

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { FactHistory, FactList, FactQuery } from "./schemas/facts";
+import { FactHistory, FactList, FactQuery, ViewerQuery } from "./schemas/facts";
 import { Problem } from "./schemas/problems";
 import { TenantParams } from "./schemas/threads";
 
@@ -12,7 +12,7 @@ const security = [{ bearer: [] }];
 export const getFactHistory = createRoute({
   method: "get",
   path: "/facts/{id}/history",
-  summary: "Every version of a fact and its supersession chain",
+  summary: "Every version of a fact and its supersession chain, as far as the viewer may see",
   security,
   request: {
     params: TenantParams.extend({
@@ -22,7 +22,7 @@ export const getFactHistory = createRoute({
         .max(200)
         .openapi({ param: { name: "id", in: "path" } }),
     }),
-    query: z.object({ project_id: z.string().min(1).max(128).optional() }),
+    query: ViewerQuery.extend({ project_id: z.string().min(1).max(128).optional() }),
   },
   responses: {
     200: { content: { "application/json": { schema: FactHistory } }, description: "The fact's lineage" },

@@ -34,6 +34,8 @@ export interface ExtractionRunInput {
   existingFacts: ExistingFact[];
   /** Values that were superseded or replaced (facts, working-set and environment entries). */
   deadValues: string[];
+  /** Values the client itself replaced or cleared, with when its replacement holds from. */
+  clientReplaced?: ClientReplaced[];
   /** Extractor key → stored fact key, learned from earlier restatements. */
   slotAliases: Record<string, string>;
   openScope: { scope: ItemScope; scope_id: string | null } | null;
@@ -69,6 +71,13 @@ export interface ExistingFact {
   recorded?: boolean;
 }
 
+/** A value the client replaced (a fact version closed by one the client wrote), and since when. */
+export interface ClientReplaced {
+  value: string;
+  /** The valid time of the client's replacing version: turns up to then cannot bring the value back. */
+  from: string;
+}
+
 export class ExtractionTimeout extends Error {}
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -88,30 +97,34 @@ const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ").tr
  * a value back. A restatement of a current fact also teaches an alias (the extractor's key names the
  * stored fact's slot), so a later correction of that key lands on the stored fact.
  *
- * Nor does change language let a turn override what the client recorded itself for the slot. A fact the
- * client wrote for a later time than the turn is newer than anything the turn says (extraction runs
- * after the write, so without this an older turn's inference would supersede it). One written for the
- * turn's own time that already says the extracted value ("Launch moved to April 15" for "April 15")
- * records that very change; the inference would only replace it with a paraphrase.
+ * Nor does change language let a turn override what the client recorded itself: client intent outranks
+ * extraction. A fact the client wrote for the turn's time or later is newer than anything the turn says
+ * (extraction runs after the write, so without this an older turn's inference would supersede it; a
+ * message and a fact sent together without timestamps share one time, and the client's fact wins). For
+ * the same reason a value the client replaced or cleared ("[deleted]") is never filed again from a turn
+ * no later than the replacement, under any key and whatever change language the turn uses.
  */
 export function newFactsOnly(
   facts: ExtractedFact[],
   existing: ExistingFact[],
   deadValues: string[],
   knownAliases: Record<string, string>,
+  clientReplaced: ClientReplaced[] = [],
 ): { facts: ExtractedFact[]; aliases: Record<string, string>; claims: MessageClaim[] } {
   const known = existing.map((f) => ({ key: f.key, value: normalize(f.value) }));
   const recorded = existing
     .filter((f) => f.recorded && f.validFrom)
     .map((f) => ({ key: f.key, value: normalize(f.value), from: Date.parse(f.validFrom as string) }));
-  const alreadyRecorded = (key: string, value: string, at: string) => {
+  const alreadyRecorded = (key: string, at: string) => {
     const turn = Date.parse(at);
-    return recorded.some(
-      (r) =>
-        r.key === key &&
-        (r.from > turn ||
-          (r.from === turn && (r.value === value || (value.length >= 4 && r.value.includes(value))))),
-    );
+    return recorded.some((r) => r.key === key && r.from >= turn);
+  };
+  const replaced = clientReplaced
+    .map((r) => ({ value: normalize(r.value), from: Date.parse(r.from) }))
+    .filter((r) => r.value.length >= 4);
+  const replacedByClient = (value: string, at: string) => {
+    const turn = Date.parse(at);
+    return replaced.some((r) => r.from >= turn && (r.value === value || r.value.includes(value)));
   };
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
   const aliases = { ...knownAliases };
@@ -125,10 +138,14 @@ export function newFactsOnly(
       supersedes: resolve(original.supersedes),
     };
     const value = normalize(fact.value);
-    if (fact.scope === "global" && alreadyRecorded(fact.key, value, fact.ts)) {
+    if (
+      fact.scope === "global" &&
+      (alreadyRecorded(fact.key, fact.ts) || (fact.supersedes && alreadyRecorded(fact.supersedes, fact.ts)))
+    ) {
       claims.push({ message_id: fact.ref, key: fact.key, value: fact.value });
       continue;
     }
+    if (value.length >= 4 && replacedByClient(value, fact.ts)) continue;
     if (!fact.supersedes) {
       const holder = known.find((k) =>
         k.key === fact.key ? k.value === value : value.length >= 4 && k.value.includes(value),
@@ -247,6 +264,7 @@ export async function runExtraction(
     input.existingFacts,
     input.deadValues,
     input.slotAliases,
+    input.clientReplaced,
   );
   const echoed = echoClaims(claims, output.messageEchoes ?? []);
   const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));

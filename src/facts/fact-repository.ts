@@ -1,9 +1,18 @@
-import { and, asc, desc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { FactVersion } from "../domain/fact-version";
+import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
-import { factDependencies, factRevisions, facts, factWatchers, type StoredFactRow } from "./fact-schema";
+import {
+  factDependencies,
+  factPlanChecks,
+  factRevisions,
+  facts,
+  factWatchers,
+  type StoredFactRow,
+} from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
 /** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
@@ -42,6 +51,22 @@ export interface FactCatchUp {
   since: number;
 }
 
+/** A write planned against versions another writer changed first: plan again and retry. */
+export class StaleFactPlan extends Error {
+  constructor(projectId: string, cause: unknown) {
+    super(`fact write in project '${projectId}' raced another writer`, { cause });
+    this.name = "StaleFactPlan";
+  }
+}
+
+/** The two constraints that reject a stale plan (migration 0005), as D1 reports them. */
+function isStalePlan(error: unknown): boolean {
+  const text = `${error instanceof Error ? error.message : String(error)} ${
+    error instanceof Error && error.cause instanceof Error ? error.cause.message : ""
+  }`;
+  return /facts_one_current|fact_plan_stale|UNIQUE constraint failed: index/.test(text);
+}
+
 /** Storage adapter for facts in one tenant's D1 database. */
 export class FactRepository {
   private readonly db: DrizzleD1Database;
@@ -50,8 +75,17 @@ export class FactRepository {
     this.db = drizzle(database);
   }
 
-  /** Everything planFactWrites needs: rows named by id, current rows by key, and the heads of their lineages. */
-  async loadForPlanning(projectId: string, ids: string[], keys: string[]): Promise<FactVersion[]> {
+  /**
+   * Everything planFactWrites needs: rows named by id, current rows by key, and the whole lineage of a
+   * row that was superseded or that is not older than the oldest incoming write (which may have to be
+   * spliced into its chain by valid time). `oldest` is that write's valid_from.
+   */
+  async loadForPlanning(
+    projectId: string,
+    ids: string[],
+    keys: string[],
+    oldest?: string,
+  ): Promise<FactVersion[]> {
     const found = new Map<string, FactVersion>();
     for (const part of chunks([...new Set(ids)])) {
       for (const row of await this.db
@@ -68,7 +102,13 @@ export class FactRepository {
         .where(and(eq(facts.projectId, projectId), inArray(facts.key, part), isNull(facts.txEnd)));
       for (const row of rows) found.set(row.id, row);
     }
-    const lineages = [...new Set([...found.values()].filter((r) => r.supersededBy).map((r) => r.lineageId))];
+    const lineages = [
+      ...new Set(
+        [...found.values()]
+          .filter((r) => r.supersededBy || (oldest !== undefined && r.validFrom >= oldest))
+          .map((r) => r.lineageId),
+      ),
+    ];
     for (const part of chunks(lineages)) {
       const rows = await this.db
         .select()
@@ -88,16 +128,49 @@ export class FactRepository {
    *
    * With `catchUp`, the batch also reads what changed since the writer's own copy was current, so the
    * writer's next compile needs no read of its own: one round trip instead of two per write.
+   *
+   * The plan was made against rows read earlier, and other threads of the project write concurrently.
+   * Every closure and relink is guarded (it must still find the row as planned, see fact_plan_checks),
+   * and the storage allows one current version per slot (facts_one_current); either failing rolls the
+   * whole batch back and throws StaleFactPlan, and the caller plans again against what won.
    */
   async apply(projectId: string, plan: FactPlan, catchUp?: FactCatchUp): Promise<FactsWritten | undefined> {
     const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
+    // Closures first, so that the slot is free when its new current version is inserted; then relinks,
+    // as a version closed by one write of the batch may be relinked by a later one.
+    for (const closure of plan.closures) {
+      statements.push(
+        this.db
+          .update(facts)
+          .set({ isValid: false, supersededBy: closure.supersededBy, txEnd: closure.txEnd, revision })
+          .where(and(eq(facts.projectId, projectId), eq(facts.id, closure.id), isNull(facts.txEnd))),
+        this.matchedOne(),
+      );
+    }
+    for (const relink of plan.relinks) {
+      const column = relink.field === "supersedes" ? facts.supersedes : facts.supersededBy;
+      statements.push(
+        this.db
+          .update(facts)
+          .set({ [relink.field]: relink.to, revision })
+          .where(
+            and(
+              eq(facts.projectId, projectId),
+              eq(facts.id, relink.id),
+              relink.from === null ? isNull(column) : eq(column, relink.from),
+            ),
+          ),
+        this.matchedOne(),
+      );
+    }
     for (const row of plan.inserts) {
       statements.push(
         this.db
           .insert(facts)
           .values({ ...row, revision })
-          .onConflictDoNothing(),
+          // Only a repeated id is skipped: a second current version of a slot must fail the batch.
+          .onConflictDoNothing({ target: [facts.projectId, facts.id] }),
       );
     }
     for (const [factId, dependsOn] of plan.dependencies) {
@@ -106,14 +179,6 @@ export class FactRepository {
           this.db.insert(factDependencies).values({ projectId, factId, dependsOnId }).onConflictDoNothing(),
         );
       }
-    }
-    for (const closure of plan.closures) {
-      statements.push(
-        this.db
-          .update(facts)
-          .set({ isValid: false, supersededBy: closure.supersededBy, txEnd: closure.txEnd, revision })
-          .where(and(eq(facts.projectId, projectId), eq(facts.id, closure.id), isNull(facts.txEnd))),
-      );
     }
     for (const invalidated of plan.invalidated) {
       statements.push(
@@ -147,19 +212,31 @@ export class FactRepository {
         target: factRevisions.projectId,
         set: { revision: sql`${factRevisions.revision} + 1` },
       });
-    const results = await this.db.batch([
-      bump,
-      ...statements,
-      this.counter(projectId),
-      this.db
-        .select({ thread: factWatchers.thread, token: factWatchers.token })
-        .from(factWatchers)
-        .where(eq(factWatchers.projectId, projectId)),
-      ...(catchUp ? [this.changedRows(projectId, catchUp.userId, catchUp.since)] : []),
-    ]);
+    const results = await this.db
+      .batch([
+        bump,
+        ...statements,
+        this.counter(projectId),
+        this.db
+          .select({ thread: factWatchers.thread, token: factWatchers.token })
+          .from(factWatchers)
+          .where(eq(factWatchers.projectId, projectId)),
+        ...(catchUp ? [this.changedRows(projectId, catchUp.userId, catchUp.since)] : []),
+      ])
+      .catch((error: unknown) => {
+        throw isStalePlan(error) ? new StaleFactPlan(projectId, error) : error;
+      });
     const tail = results.slice(catchUp ? -3 : -2);
     const [counter, watchers, changed] = tail as [{ revision: number }[], FactWatcher[], StoredFactRow[]?];
     return { revision: counter[0]?.revision ?? 0, watchers, ...(changed ? { changed } : {}) };
+  }
+
+  /** Fails the batch (CHECK fact_plan_stale) unless the statement just before it changed exactly one row. */
+  private matchedOne() {
+    return this.db
+      .insert(factPlanChecks)
+      .values({ id: 1, matched: sql<number>`changes()` })
+      .onConflictDoUpdate({ target: factPlanChecks.id, set: { matched: sql<number>`changes()` } });
   }
 
   private changedRows(projectId: string, userId: string, revision: number) {
@@ -291,17 +368,69 @@ export class FactRepository {
       .orderBy(asc(facts.txStart), asc(facts.validFrom));
   }
 
-  /** Versions matching the filters; temporal selection happens in facts/temporal.ts. */
-  async search(filter: { key?: string; projectId?: string }, limit = 1000): Promise<FactVersion[]> {
-    const conditions = [
-      filter.key ? eq(facts.key, filter.key) : undefined,
-      filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,
-    ].filter((c) => c !== undefined);
+  /**
+   * One page of GET /facts: versions matching every filter, in cursor order (fact-cursor.ts), after
+   * `after`. Every filter is applied here, before the limit, so a page is never cut from a prefix of the
+   * table. The temporal filters are facts/temporal.ts's, in SQL: `validAt` keeps a version whose valid
+   * time covers it and whose successor (as known at `asOf`) had not begun by then; `asOf` alone, what
+   * was believed then; neither, the current versions unless `history`.
+   */
+  async page(filter: FactPageFilter, after: FactPosition | undefined, limit: number): Promise<FactVersion[]> {
+    const successor = alias(facts, "successor");
+    const notDisputed = ne(facts.contradictionStatus, "disputed");
+    const { asOf, validAt } = filter;
+    const temporal = validAt
+      ? and(
+          notDisputed,
+          lte(facts.validFrom, validAt),
+          or(isNull(facts.validUntil), gt(facts.validUntil, validAt)),
+          asOf ? lte(facts.txStart, asOf) : undefined,
+          notExists(
+            this.db
+              .select({ id: successor.id })
+              .from(successor)
+              .where(
+                and(
+                  eq(successor.projectId, facts.projectId),
+                  eq(successor.id, facts.supersededBy),
+                  lte(successor.validFrom, validAt),
+                  asOf ? lte(successor.txStart, asOf) : undefined,
+                ),
+              ),
+          ),
+        )
+      : asOf
+        ? and(notDisputed, lte(facts.txStart, asOf), or(isNull(facts.txEnd), gt(facts.txEnd, asOf)))
+        : filter.history
+          ? undefined
+          : and(notDisputed, isNull(facts.txEnd), eq(facts.isValid, true));
     return this.db
       .select()
       .from(facts)
-      .where(conditions.length ? and(...conditions) : sql`1 = 1`)
-      .orderBy(asc(facts.projectId), asc(facts.key), asc(facts.txStart))
+      .where(
+        and(
+          filter.projectId ? eq(facts.projectId, filter.projectId) : undefined,
+          filter.key ? eq(facts.key, filter.key) : undefined,
+          filter.userId === null ? isNull(facts.userId) : visibleTo(filter.userId),
+          temporal,
+          after
+            ? sql`(${facts.projectId}, ${facts.key}, ${facts.txStart}, ${facts.id}) > (${after.projectId}, ${after.key}, ${after.txStart}, ${after.id})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(facts.projectId), asc(facts.key), asc(facts.txStart), asc(facts.id))
       .limit(limit);
   }
+}
+
+/** The filters of one GET /facts page. */
+export interface FactPageFilter {
+  key?: string;
+  projectId?: string;
+  asOf?: string;
+  validAt?: string;
+  /** Every version, not only current ones (ignored with asOf or validAt). */
+  history: boolean;
+  /** Whose private facts may be read; null: nobody's, shared facts only. */
+  userId: string | null;
 }

@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CLASSIFICATIONS } from "../domain/classification";
 import { CONTRADICTION_STATUSES } from "../domain/contradiction";
 import type { FactVersion } from "../domain/fact-version";
@@ -65,7 +66,28 @@ export const facts = sqliteTable(
     index("facts_project_lineage").on(t.projectId, t.lineageId),
     index("facts_project_revision").on(t.projectId, t.revision),
     index("facts_project_tx_start").on(t.projectId, t.txStart),
+    // One current version per slot (key, scope, scope id) and owner, whoever writes and however writers
+    // interleave: a writer that planned against a version another writer has since replaced fails here
+    // and plans again (plan-writes.ts isCurrent is the same predicate). NULLs are distinct in a unique
+    // index, hence the coalesce.
+    uniqueIndex("facts_one_current")
+      .on(t.projectId, t.key, t.scope, sql`coalesce(${t.scopeId}, '')`, sql`coalesce(${t.userId}, '')`)
+      .where(sql`${t.txEnd} IS NULL AND ${t.isValid} = 1 AND ${t.contradictionStatus} <> 'disputed'`),
   ],
+);
+
+/**
+ * A fact batch's guard: after each guarded update the batch writes `changes()` here, and the CHECK fails
+ * (rolling the whole batch back) when that update matched nothing, i.e. the version it planned against
+ * was changed by another writer in between. One row, replaced each time; it holds no data.
+ */
+export const factPlanChecks = sqliteTable(
+  "fact_plan_checks",
+  {
+    id: integer("id").primaryKey(),
+    matched: integer("matched").notNull(),
+  },
+  (t) => [check("fact_plan_stale", sql`${t.matched} = 1`)],
 );
 
 /**

@@ -104,7 +104,12 @@ export const IngestResult = z
         z.object({
           id: z.string(),
           key: z.string(),
-          outcome: z.enum(["created", "superseded_previous", "disputed", "duplicate", "upserted"]),
+          outcome: z
+            .enum(["created", "superseded_previous", "disputed", "duplicate", "upserted", "history"])
+            .openapi({
+              description:
+                "`history`: older (by valid time) than the slot's current version, so filed in its chain, never current.",
+            }),
           supersedes: z.string().nullable(),
           reason: z.string().nullable(),
         }),

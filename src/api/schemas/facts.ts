@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CONTRADICTION_STATUSES } from "../../domain/contradiction";
 import { MEMORY_TYPES } from "../../domain/facts";
+import { decodeCursor } from "../../facts/fact-cursor";
 import { isoDateTime } from "./common";
 import { Classification, Scope } from "./vocabulary";
 
@@ -50,14 +51,55 @@ export const FactHistory = z
   })
   .openapi("FactHistory");
 
-export const FactQuery = z.object({
+/** Names the viewer a project-wide read answers for (src/facts/fact-visibility.ts). */
+export const ViewerQuery = z.object({
+  as_user: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Read as this user: their own private facts are included." }),
+  roles: z
+    .string()
+    .max(2000)
+    .regex(/^[^,]{1,100}(,[^,]{1,100}){0,49}$/, "must be 1-50 comma-separated roles of 1-100 characters")
+    .optional()
+    .openapi({
+      description:
+        "Comma-separated roles, titles and clearances the viewer holds (`hr,vp,secrets:read`). Without `as_user` or `roles`, only what every project member may see is returned: shared, public facts without role lists, secrets redacted.",
+    }),
+});
+
+export const MAX_FACT_PAGE = 1000;
+
+export const FactQuery = ViewerQuery.extend({
   key: z.string().min(1).max(200).optional(),
   project_id: z.string().min(1).max(128).optional(),
   as_of: isoDateTime.optional().openapi({ description: "Transaction time: what the system believed then." }),
   valid_at: isoDateTime.optional().openapi({ description: "Valid time: what was true in the world then." }),
   include_history: z.enum(["true", "false"]).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, "must be a whole number")
+    .refine((v) => Number(v) >= 1 && Number(v) <= MAX_FACT_PAGE, `must be between 1 and ${MAX_FACT_PAGE}`)
+    .optional()
+    .openapi({ description: `Versions per page, at most ${MAX_FACT_PAGE} (the default).`, example: "100" }),
+  cursor: z
+    .string()
+    .max(2000)
+    .refine((v) => decodeCursor(v) !== undefined, "is not a cursor this API issued")
+    .optional()
+    .openapi({ description: "`next_cursor` of the previous page, with the same filters." }),
 });
 
-export const FactList = z.object({ facts: z.array(StoredFact) }).openapi("FactList");
+export const FactList = z
+  .object({
+    facts: z.array(StoredFact),
+    next_cursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
+  })
+  .openapi("FactList");
 
 export type StoredFactView = z.infer<typeof StoredFact>;

@@ -100,6 +100,14 @@ export class ThreadExtraction {
       ...visible.filter((f) => f.txEnd !== null || !f.isValid).map((f) => valueText(JSON.parse(f.valueJson))),
       ...this.layers.replacedValues(record.environment),
     ];
+    // Client intent outranks extraction: what the client replaced stays replaced (run-extraction.ts).
+    const byId = new Map(visible.map((f) => [f.id, f]));
+    const clientReplaced = visible.flatMap((f) => {
+      const by = f.supersededBy ? byId.get(f.supersededBy) : undefined;
+      return by && by.sourceType !== "conversation"
+        ? [{ value: valueText(JSON.parse(f.valueJson)), from: by.validFrom }]
+        : [];
+    });
     const run = await runExtraction(
       {
         runId: `${messages[0]?.id}..${messages.at(-1)?.id}`,
@@ -113,6 +121,7 @@ export class ThreadExtraction {
           recorded: f.sourceType !== "conversation",
         })),
         deadValues,
+        clientReplaced,
         slotAliases: this.store.slotAliases(),
         openScope: this.store.openScope(),
       },

@@ -3,11 +3,25 @@ import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
 import { FactCache } from "../../facts/fact-cache";
-import { FactRepository, type FactsWritten, type FactWatcher } from "../../facts/fact-repository";
+import {
+  FactRepository,
+  type FactsWritten,
+  type FactWatcher,
+  StaleFactPlan,
+} from "../../facts/fact-repository";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
 import type { Tenant } from "../../tenancy/registry";
 import { readerOf, type ThreadRecord } from "../thread-record";
+
+/** A write that keeps losing races this often is reported rather than retried for ever. */
+const MAX_WRITE_ATTEMPTS = 50;
+
+/** A short random wait, growing a little with each lost race, so racing writers spread out. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(50, 2 * attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 export type StampedFact = FactEventInput & { id: string; ts: string };
 
@@ -64,21 +78,33 @@ export class ThreadFacts {
       ...(r.supersedes ? [r.supersedes] : []),
       ...(JSON.parse(r.dependsOnJson) as string[]),
     ];
-    const existing = await repository.loadForPlanning(
-      record.project_id,
-      rows.flatMap((r) => [r.id, ...references(r)]),
-      rows.flatMap((r) => [r.key, ...references(r)]),
-    );
-    const plan = planFactWrites(existing, rows, receivedAt);
-    const catchUp = this.cache.catchUpFor(record.project_id, record.identity.user_id);
-    const written = await repository.apply(record.project_id, plan, catchUp);
-    if (written?.changed && catchUp) {
-      this.cache.absorb(record.project_id, catchUp, written.revision, written.changed);
+    const keys = rows.flatMap((r) => [r.key, ...references(r)]);
+    const ids = rows.flatMap((r) => [r.id, ...references(r)]);
+    // The oldest valid time written: stored chains newer than it are loaded whole, to splice into.
+    const oldest = rows.map((r) => r.validFrom).sort()[0];
+    // Other threads of the project write the same slots at the same time. A plan made against versions
+    // another writer replaced in between is refused by the storage (StaleFactPlan) and made again
+    // against what won, so no write is lost and each slot keeps one current version and one chain.
+    for (let attempt = 1; ; attempt++) {
+      const existing = await repository.loadForPlanning(record.project_id, ids, keys, oldest);
+      const plan = planFactWrites(existing, rows, receivedAt);
+      const catchUp = this.cache.catchUpFor(record.project_id, record.identity.user_id);
+      let written: FactsWritten | undefined;
+      try {
+        written = await repository.apply(record.project_id, plan, catchUp);
+      } catch (error) {
+        if (!(error instanceof StaleFactPlan) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+        await backoff(attempt);
+        continue;
+      }
+      if (written?.changed && catchUp) {
+        this.cache.absorb(record.project_id, catchUp, written.revision, written.changed);
+      }
+      return {
+        outcomes: plan.outcomes,
+        ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
+      };
     }
-    return {
-      outcomes: plan.outcomes,
-      ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
-    };
   }
 
   /**

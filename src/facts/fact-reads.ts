@@ -1,0 +1,85 @@
+import type { StoredFactView } from "../api/schemas/facts";
+import type { FactVersion } from "../domain/fact-version";
+import { encodeCursor, type FactPosition } from "./fact-cursor";
+import type { FactPageFilter, FactRepository } from "./fact-repository";
+import { toFactView } from "./fact-view";
+import { type FactGate, mayView, redactValue } from "./fact-visibility";
+import { currentFacts } from "./temporal";
+
+/**
+ * The project-wide fact reads (GET /facts and fact history), each through the viewer's gate: versions
+ * the viewer may not see are left out, and values are redacted for a viewer without clearance.
+ */
+
+/** Rows read per round while filling a page the permission check thins out; rounds per page at most. */
+const MAX_ROUNDS = 10;
+
+export const viewFor = (row: FactVersion, gate: FactGate): StoredFactView => {
+  const view = toFactView(row);
+  return { ...view, value: redactValue(view.value, gate) };
+};
+
+const position = (row: FactVersion): FactPosition => ({
+  projectId: row.projectId,
+  key: row.key,
+  txStart: row.txStart,
+  id: row.id,
+});
+
+/**
+ * One page: SQL applies the filters and the owner rule before its limit, and the role rules (JSON lists
+ * the compiler's isPermitted reads) thin what it returns, so rounds continue after the last row read
+ * until the page is full. A page may come back short, with a cursor, when many versions in a row are
+ * hidden: it never reads without bound.
+ */
+export async function readFactPage(
+  repository: FactRepository,
+  filter: FactPageFilter,
+  gate: FactGate,
+  after: FactPosition | undefined,
+  limit: number,
+): Promise<{ facts: StoredFactView[]; nextCursor: string | null }> {
+  const facts: StoredFactView[] = [];
+  let cursor = after;
+  let more = true;
+  for (let round = 0; round < MAX_ROUNDS && more && facts.length < limit; round++) {
+    const rows = await repository.page(filter, cursor, limit);
+    more = rows.length === limit;
+    for (const [i, row] of rows.entries()) {
+      cursor = position(row);
+      if (mayView(row, gate)) facts.push(viewFor(row, gate));
+      if (facts.length === limit) {
+        more ||= i < rows.length - 1;
+        break;
+      }
+    }
+  }
+  return { facts, nextCursor: more && cursor ? encodeCursor(cursor) : null };
+}
+
+/**
+ * A fact's lineage as the viewer may see it: undefined when the fact itself is hidden from them (so a
+ * hidden fact reads as absent, not as forbidden), else its visible versions and their chain.
+ */
+export function historyFor(
+  fact: FactVersion,
+  versions: FactVersion[],
+  gate: FactGate,
+): { current: StoredFactView | null; chain: string[]; versions: StoredFactView[] } | undefined {
+  if (!mayView(fact, gate)) return undefined;
+  const visible = versions.filter((v) => mayView(v, gate));
+  const byId = new Map(visible.map((v) => [v.id, v]));
+  const chain: string[] = [];
+  let cursor: FactVersion | undefined =
+    visible.find((v) => v.supersedes === null && v.contradictionStatus !== "disputed") ?? fact;
+  while (cursor && !chain.includes(cursor.id)) {
+    chain.push(cursor.id);
+    cursor = cursor.supersededBy ? byId.get(cursor.supersededBy) : undefined;
+  }
+  const current = currentFacts(visible)[0];
+  return {
+    current: current ? viewFor(current, gate) : null,
+    chain,
+    versions: visible.map((v) => viewFor(v, gate)),
+  };
+}

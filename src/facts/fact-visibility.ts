@@ -1,0 +1,81 @@
+import { type Clearance, clearanceFrom, redact } from "../compiler/passes/redact";
+import { type Caller, isPermitted } from "../compiler/permissions";
+import type { FactVersion } from "../domain/fact-version";
+import type { AuthorityTier } from "./authority";
+import { authorityRank } from "./authority";
+
+/**
+ * Who a project-wide fact read (GET /facts, fact history) answers for. Those reads carry no thread, so
+ * no identity: the request names the viewer (`as_user`, `roles`), or there is none. Without one, a read
+ * returns only what every member of the project may see: shared facts, public, with no role lists.
+ * With one, the compiler's own permission rule (compiler/permissions.ts isPermitted) decides, for a
+ * caller holding exactly the named roles and ranked by the highest of them, plus that user's own
+ * private facts; secrets and PII are redacted as compile redacts them unless the roles include the
+ * clearance (`secrets:read`, `pii:read`).
+ */
+export interface Viewer {
+  /** The user whose private facts the reader may see; null for a read that names nobody. */
+  userId: string | null;
+  roles: string[];
+}
+
+export const NO_VIEWER: Viewer = { userId: null, roles: [] };
+
+export interface FactGate {
+  viewer: Viewer;
+  caller: Caller;
+  clearance: Clearance;
+  ladder: AuthorityTier[];
+}
+
+const lower = (s: string) => s.trim().toLowerCase();
+
+export function factGate(viewer: Viewer, ladder: AuthorityTier[]): FactGate {
+  const roles = viewer.roles.map(lower).filter(Boolean);
+  const named = roles.filter((r) => !r.includes(":"));
+  const caller: Caller = {
+    roles: new Set(named),
+    // The viewer ranks as the highest title among its roles; naming none, as the lowest member.
+    rank: named.length ? Math.max(...named.map((r) => authorityRank(r, ladder))) : 0,
+    clearances: new Set(
+      roles.filter((r) => r.startsWith("clearance:")).map((r) => r.slice("clearance:".length)),
+    ),
+  };
+  const clearance = clearanceFrom({ user_id: viewer.userId ?? "", permissions: roles });
+  return { viewer, caller, clearance, ladder };
+}
+
+const isNamed = (viewer: Viewer) => viewer.userId !== null || viewer.roles.length > 0;
+
+/** Whether the gate's viewer may see this version at all. */
+export function mayView(row: FactVersion, gate: FactGate): boolean {
+  if (row.userId !== null && row.userId !== gate.viewer.userId) return false;
+  const denyRoles = JSON.parse(row.denyRolesJson) as string[];
+  // Some member holds a denied role, so a read for no one in particular leaves such facts out.
+  if (!isNamed(gate.viewer) && denyRoles.length > 0) return false;
+  const object = {
+    classification: row.classification,
+    allowRoles: JSON.parse(row.allowRolesJson) as string[],
+    denyRoles,
+  };
+  return isPermitted(object, gate.caller, gate.ladder).ok;
+}
+
+/**
+ * A fact value with the secrets its viewer is not cleared for redacted, as compile redacts the rendered
+ * line. A structured value is redacted as its JSON text (so "password": "…" keeps its label) and parsed
+ * back; if the markers leave no valid JSON, the redacted text is the value.
+ */
+export function redactValue(value: unknown, gate: FactGate): unknown {
+  if (gate.clearance.secrets && gate.clearance.pii) return value;
+  if (typeof value === "string") return redact(value, gate.clearance).text;
+  if (value === null || typeof value !== "object") return value;
+  const text = JSON.stringify(value);
+  const redacted = redact(text, gate.clearance).text;
+  if (redacted === text) return value;
+  try {
+    return JSON.parse(redacted);
+  } catch {
+    return redacted;
+  }
+}
