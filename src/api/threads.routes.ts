@@ -51,7 +51,14 @@ export const postEvents = createRoute({
     params: ThreadParams,
     body: { content: { "application/json": { schema: IngestBody } }, required: true },
   },
-  responses: { 200: json(IngestResult, "Applied; repeats are counted as duplicates"), ...errors },
+  responses: {
+    200: json(IngestResult, "Applied; repeats are counted as duplicates"),
+    ...errors,
+    409: problem(
+      "Other writers kept replacing the facts the batch writes; nothing was stored, send it again",
+    ),
+    413: problem("The body is over the size limit"),
+  },
 });
 
 export const postContext = createRoute({

@@ -1,6 +1,7 @@
 import { type Clearance, clearanceFrom, redact } from "../compiler/passes/redact";
-import { type Caller, isPermitted } from "../compiler/permissions";
+import { type Caller, callerFrom, isPermitted } from "../compiler/permissions";
 import type { FactVersion } from "../domain/fact-version";
+import type { Identity } from "../domain/identity";
 import type { AuthorityTier } from "./authority";
 import { authorityRank } from "./authority";
 
@@ -43,6 +44,27 @@ export function factGate(viewer: Viewer, ladder: AuthorityTier[]): FactGate {
   };
   const clearance = clearanceFrom({ user_id: viewer.userId ?? "", permissions: roles });
   return { viewer, caller, clearance, ladder };
+}
+
+/**
+ * The gate of a thread's own reads (GET …/state): the thread's identity, exactly as compile's caller
+ * (its roles and title, its clearances), so a read shows what a compile for that user could.
+ */
+export function identityGate(identity: Identity, ladder: AuthorityTier[]): FactGate {
+  return {
+    viewer: { userId: identity.user_id, roles: identity.roles ?? [] },
+    caller: callerFrom(identity, ladder),
+    clearance: clearanceFrom(identity),
+    ladder,
+  };
+}
+
+/** Whether the gate's caller may see an object with these permissions (a state item, a layer entry). */
+export function mayViewObject(
+  object: { classification: string; allowRoles: string[]; denyRoles: string[] },
+  gate: FactGate,
+): boolean {
+  return isPermitted(object, gate.caller, gate.ladder).ok;
 }
 
 const isNamed = (viewer: Viewer) => viewer.userId !== null || viewer.roles.length > 0;

@@ -11,6 +11,7 @@ import type { Env } from "../env";
 import { DEFAULT_LIMITS, type ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import { embedderFor, extractorFor } from "../extraction/select-adapters";
+import { StaleFactPlan } from "../facts/fact-repository";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
@@ -22,7 +23,16 @@ import { LayerStore } from "./layers/layer-store";
 import { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import { ThreadMeta } from "./thread-meta";
 import { type ThreadRecord, ThreadRecords } from "./thread-record";
-import type { ExpandedItem, ExtractionLog, Outcome, ThreadRpc, ThreadStateValue } from "./thread-rpc";
+import {
+  CONTENDED,
+  type ExpandedItem,
+  type ExtractionLog,
+  notFound,
+  type Outcome,
+  type ThreadRpc,
+  type ThreadStateValue,
+  unknownTenant,
+} from "./thread-rpc";
 import { threadStub } from "./thread-stub";
 import { ThreadViews } from "./thread-views";
 import { Transcript } from "./transcript/transcript";
@@ -40,16 +50,6 @@ const FRESHNESS_WAIT_MS = 2_000;
 const WAIT_FOR_PENDING = DEFAULT_LIMITS.maxMessages;
 
 type Host = SqlHost & TransactionHost & ExclusiveHost & BackgroundHost & ClockHost;
-
-const notFound = (thread: string) =>
-  ({
-    ok: false,
-    status: 404,
-    title: "Thread not found",
-    detail: `Create thread '${thread}' with PUT first.`,
-  }) as const;
-const unknownTenant = (tenant: string) =>
-  ({ ok: false, status: 404, title: "Unknown tenant", detail: tenant }) as const;
 
 /**
  * One object per (tenant, thread), a thin shell: it builds the host its capabilities run on, wires them
@@ -124,7 +124,14 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         if (!owner.ok) return { outcome: owner };
         const { record, tenant: entry } = owner.value;
         const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
-        const ingested = await ingestEvents(this.host, parts, record, entry, events);
+        let ingested: Awaited<ReturnType<typeof ingestEvents>>;
+        try {
+          ingested = await ingestEvents(this.host, parts, record, entry, events);
+        } catch (error) {
+          // Lost the race for a fact slot every time it was re-planned: nothing of the batch was stored.
+          if (error instanceof StaleFactPlan) return { outcome: CONTENDED };
+          throw error;
+        }
         if (ingested.messages) await this.enqueueExtraction(tenant, thread);
         const value = { ...ingested.value, watermark: this.extraction.watermark() };
         return {

@@ -17,6 +17,26 @@ export type Outcome<T> =
   | { ok: true; value: T }
   | { ok: false; status: 404 | 409; title: string; detail: string };
 
+export const notFound = (thread: string) =>
+  ({
+    ok: false,
+    status: 404,
+    title: "Thread not found",
+    detail: `Create thread '${thread}' with PUT first.`,
+  }) as const;
+
+export const unknownTenant = (tenant: string) =>
+  ({ ok: false, status: 404, title: "Unknown tenant", detail: tenant }) as const;
+
+/** A batch whose facts lost the race for their slots every time they were re-planned. */
+export const CONTENDED = {
+  ok: false,
+  status: 409,
+  title: "Concurrent writes",
+  detail:
+    "Other writers kept replacing the facts this batch writes; nothing of it was stored. Send it again.",
+} as const;
+
 export interface ExtractionLog {
   runs: ExtractResult[];
   dead_jobs: { message_id: string; attempts: number; recorded_at: string }[];

@@ -1,5 +1,7 @@
+import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
+import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
-import { toFactView } from "../facts/fact-view";
+import { identityGate, mayView, mayViewObject, redactValue } from "../facts/fact-visibility";
 import { renderStateSection } from "../items/render";
 import type { Tenant } from "../tenancy/registry";
 import type { ThreadExtraction } from "./extraction/thread-extraction";
@@ -22,23 +24,48 @@ export class ThreadViews {
     private readonly sources: ViewSources,
   ) {}
 
+  /**
+   * The thread's state as its own user may see it: the gates a compile applies for that identity
+   * (other users' private facts and what its roles or clearance do not reach are left out) and its
+   * redaction of secrets in every value and item text.
+   */
   async state(record: ThreadRecord, tenant: Tenant): Promise<ThreadStateValue> {
     const { transcript, layers, extraction } = this.sources;
+    const gate = identityGate(record.identity, tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER);
     const current = await new FactRepository(tenant.database).currentInProject(record.project_id);
-    const visible = current.filter((f) => f.userId === null || f.userId === record.identity.user_id);
-    const activeItems = extraction.store.activeItems();
+    const visible = current.filter((f) => mayView(f, gate));
+    const layer = (name: "working" | "environment") =>
+      layers.entries(name).filter((e) =>
+        mayViewObject(
+          {
+            classification: e.classification,
+            allowRoles: JSON.parse(e.allowRolesJson) as string[],
+            denyRoles: JSON.parse(e.denyRolesJson) as string[],
+          },
+          gate,
+        ),
+      );
+    const activeItems = extraction.store
+      .activeItems()
+      .filter((item) =>
+        mayViewObject(
+          { classification: item.classification, allowRoles: item.allow_roles, denyRoles: [] },
+          gate,
+        ),
+      )
+      .map((item) => ({ ...item, text: redactValue(item.text, gate) as string }));
     return {
       thread: viewOf(record),
-      facts: visible.map(toFactView),
-      working_set: layers.entries("working").map((e) => ({
+      facts: visible.map((f) => viewFor(f, gate)),
+      working_set: layer("working").map((e) => ({
         key: e.key,
-        value: JSON.parse(e.valueJson),
+        value: redactValue(JSON.parse(e.valueJson), gate),
         ts: e.ts,
         expires_at: e.expiresAt,
       })),
-      environment_facts: layers.entries("environment").map((e) => ({
+      environment_facts: layer("environment").map((e) => ({
         key: e.key,
-        value: JSON.parse(e.valueJson),
+        value: redactValue(JSON.parse(e.valueJson), gate),
         ts: e.ts,
       })),
       message_count: transcript.count(),
