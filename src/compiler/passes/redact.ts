@@ -175,11 +175,59 @@ function redactPrivateKeys(text: string, count: () => void): string {
   return out + text.slice(from);
 }
 
+/** A text as a caller may see it, and how many values of each kind were replaced. */
+export interface RedactedText {
+  text: string;
+  redactions: RedactionCounts;
+}
+
+/**
+ * The one entry point for every path that shows stored text to a caller (compile, GET routes): the
+ * text redacted exactly as a compile redacts it for that clearance (`clearanceFrom(identity, roles)`).
+ * Pure and stable; callers must not mutate the result's counts.
+ */
+export function redactText(text: string, clearance: Clearance): RedactedText {
+  return redact(text, clearance);
+}
+
+/**
+ * A JSON value (a fact's value) redacted string by string, for read paths that return values rather
+ * than lines. Each string is read with its key before it ("password: hunter2"), as a compile reads the
+ * fact's rendered line, so a secret named only by its key is still found. `key` is the fact's key.
+ */
+export function redactValue(
+  value: unknown,
+  clearance: Clearance,
+  key?: string,
+): { value: unknown; redactions: RedactionCounts } {
+  const redactions: RedactionCounts = {};
+  const walk = (node: unknown, label: string | undefined, depth: number): unknown => {
+    if (typeof node === "string") {
+      const labelled = label ? `${label}: ` : "";
+      const result = redact(labelled + node, clearance);
+      addCounts(redactions, result.redactions);
+      if (!Object.keys(result.redactions).length) return node;
+      if (labelled && result.text.startsWith(labelled)) return result.text.slice(labelled.length);
+      const alone = redact(node, clearance);
+      return Object.keys(alone.redactions).length
+        ? alone.text
+        : marker(Object.keys(result.redactions)[0] as RedactionKind);
+    }
+    // Depth is bounded by the write path; the guard only keeps a pathological value from recursing far.
+    if (depth > 64 || node === null || typeof node !== "object") return node;
+    if (Array.isArray(node)) return node.map((item) => walk(item, label, depth + 1));
+    return Object.fromEntries(
+      Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, walk(v, k, depth + 1)]),
+    );
+  };
+  return { value: walk(value, key, 0), redactions };
+}
+
 /**
  * Replaces each secret or PII value the caller is not cleared for with a typed marker, keeping the
  * label ("password: [REDACTED:password]"), and counts redactions by kind. Values never leave here.
  */
-export function redact(text: string, clearance: Clearance): { text: string; redactions: RedactionCounts } {
+export function redact(text: string, clearance: Clearance): RedactedText {
   const redactions: RedactionCounts = {};
   const counter = (kind: RedactionKind) => () => {
     redactions[kind] = (redactions[kind] ?? 0) + 1;
