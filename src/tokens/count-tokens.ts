@@ -9,7 +9,10 @@ let counter: Counter | undefined;
 export async function loadTokenCounter(): Promise<Counter> {
   if (!counter) {
     const { countTokens } = await import("gpt-tokenizer/encoding/cl100k_base");
-    counter = (text: string) => (text ? countTokens(text) : 0);
+    // Special-token strings ("<|endoftext|>") in stored text are plain text: the encoder would refuse
+    // them by default, and any text a client sends must be countable.
+    const asText = { disallowedSpecial: new Set<string>() };
+    counter = (text: string) => (text ? countTokens(text, asText) : 0);
   }
   return counter;
 }
