@@ -1,3 +1,4 @@
+import { holdsRedactionPlaceholder } from "../domain/redaction";
 import { reconcile } from "../items/reconcile";
 import type {
   ExtractedFact,
@@ -114,6 +115,11 @@ export function newFactsOnly(
     );
   };
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
+  // A slot the client redacted ("[REDACTED:password]", "[REDACTED]") stays hidden: no turn, older or
+  // newer, may put a value back in it, and a placeholder is never a value of its own.
+  const hidden = new Set(
+    existing.filter((f) => f.recorded && holdsRedactionPlaceholder(f.value)).map((f) => f.key),
+  );
   const aliases = { ...knownAliases };
   const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
   const kept: ExtractedFact[] = [];
@@ -125,6 +131,7 @@ export function newFactsOnly(
       supersedes: resolve(original.supersedes),
     };
     const value = normalize(fact.value);
+    if (holdsRedactionPlaceholder(fact.value) || hidden.has(fact.key)) continue;
     if (fact.scope === "global" && alreadyRecorded(fact.key, value, fact.ts)) {
       claims.push({ message_id: fact.ref, key: fact.key, value: fact.value });
       continue;

@@ -155,6 +155,26 @@ export function passwordSpan(rest: string, label: string): number {
   return sentence.length;
 }
 
+/**
+ * The passwords, passphrases, passcodes and PINs a text gives, as `redact` would find them, for the
+ * extractor's classification: "the password is correct horse battery staple" gives the whole phrase.
+ */
+export function passwordValues(text: string): string[] {
+  const normal = normalizeForDetection(text);
+  if (!PASSWORD_WORD.test(normal)) return [];
+  const found: string[] = [];
+  for (const pattern of [PASSWORD_LABEL, PIN_BARE]) {
+    for (const m of normal.matchAll(pattern)) {
+      const valueAt = m.index + m[0].length;
+      const span = passwordSpan(normal.slice(valueAt, valueAt + MAX_SECRET + 2), m[1] ?? "");
+      if (span > 0) found.push(normal.slice(valueAt, valueAt + span).replace(TRAILING_PUNCTUATION, ""));
+    }
+  }
+  return found.filter((value) => value.length > 0);
+}
+
+const TRAILING_PUNCTUATION = /^["'`\u201c\u2018]|["'`\u201d\u2019.,;:!?]+$/g;
+
 /** Replaces each password, passphrase, passcode or PIN the label introduces, keeping label and glue. */
 function redactPasswords(text: string, count: () => void): string {
   let out = "";
