@@ -70,7 +70,7 @@ const LABELLED_KEY =
  * the sentence end: a passphrase is several words ("the password is correct horse battery staple").
  */
 const PASSWORD_LABEL =
-  /\b(password|passwd|passphrase|pass phrase|passcode|pass code|pwd|pin(?: code| number)?)\b(["']?(?:\s{0,3}[:=]\s{0,3}|'s\s{1,3}|\s{1,3}(?:is|was)(?:\s{1,3}(?:now|still))?(?:\s{1,3}(?:set|changed|reset|updated)\s{1,3}to)?\s{1,3}|\s{1,3}(?:has\s{1,3}been\s{1,3})?(?:set|changed|reset|updated)\s{1,3}to\s{1,3}))/gi;
+  /\b(password|passwd|passphrase|pass phrase|passcode|pass code|pwd|pin(?: code| number)?)\b(["']?(?:\s{0,3}[:=]\s{0,3}|'s\s{1,3}|\s{1,3}(?:is|was)(?:\s{1,3}(?:now|still))?(?:\s{1,3}(?:set|changed|reset|updated)\s{1,3}to)?(?:\s{0,3}:)?\s{1,3}|\s{1,3}(?:has\s{1,3}been\s{1,3})?(?:set|changed|reset|updated)\s{1,3}to\s{1,3}))/gi;
 /** "PIN 4921", "pin code 4921": a PIN needs no glue when digits follow at once. */
 const PIN_BARE = /\b(pin(?: code| number)?)(\s{1,3})(?=\d{4,8}\b)/gi;
 const PIN_LABEL = /^pin/i;
