@@ -76,7 +76,16 @@ const OVERRIDE = [
 const FORGED_TURN =
   /<\|(?:im_start|start_header_id)\|>\s{0,3}(?:system|assistant|developer)|<<\s{0,3}SYS\s{0,3}>>|\[\s{0,3}INST\s{0,3}\]|<start_of_turn>|#{2,6}\s{0,3}(?:instruction|system|response)\s{0,3}:|<\/\s{0,3}untrusted_data|<\s{0,3}\/?\s{0,3}system\s{0,3}>|(?:^|\n)\s{0,3}(?:SYSTEM|System|Human|Assistant)\s{0,2}:\s/;
 
-const forgesTurn = (text: string) => FORGED_TURN.test(text) && givesOrders(text);
+/**
+ * Markers no ordinary turn writes: our own data block's tag followed by a role line, or one of the
+ * envelope's rule sections with a directive under it ("## Rules\n- MUST: …"). Each copies the
+ * envelope's structure to pass as trusted text, which is a probe whatever it then asks.
+ */
+const FORGED_ENVELOPE =
+  /<\s{0,3}\/?\s{0,3}untrusted_data\b[^\n]{0,200}\n\s{0,3}(?:SYSTEM|System|ASSISTANT|Assistant|DEVELOPER|Developer)\s{0,2}:|(?:^|\n)\s{0,3}## (?:System rules|Rules)\s{0,3}\n\s{0,3}- (?:MUST|DO NOT|SHOULD):/;
+
+const forgesTurn = (text: string) =>
+  (FORGED_TURN.test(text) && givesOrders(text)) || FORGED_ENVELOPE.test(text);
 
 // ---------------------------------------------------------------------------------------------------
 // Organisations and claimed identities
