@@ -54,7 +54,7 @@ const SYS_MARKER = new RegExp(
 const SENTENCE_TOKEN = new RegExp(`${OPEN_BRACKET}(\\/?s)(?=[>\\uFF1E\\uFE65])`, "g");
 // Instruction-tuning headers ("### Instruction:", "### Response:") open a turn wherever they stand.
 const TEMPLATE_HEADER =
-  /(#{2,6})(\s{0,3}(?:instruction|instructions|response|input|system|user|assistant|human|context)\s{0,3}:)/gi;
+  /(?<![\\#])(#{2,6})(\s{0,3}(?:instruction|instructions|response|input|system|user|assistant|human|context)\s{0,3}:)/gi;
 
 /**
  * Defuses reserved tags and chat-template markers by replacing their opening bracket with an entity
