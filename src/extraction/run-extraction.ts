@@ -1,3 +1,4 @@
+import { holdsRedactionPlaceholder } from "../domain/redaction";
 import { reconcile } from "../items/reconcile";
 import type {
   ExtractedFact,
@@ -127,6 +128,11 @@ export function newFactsOnly(
     return replaced.some((r) => r.from >= turn && (r.value === value || r.value.includes(value)));
   };
   const dead = deadValues.map(normalize).filter((v) => v.length >= 4);
+  // A slot the client redacted ("[REDACTED:password]", "[REDACTED]") stays hidden: no turn, older or
+  // newer, may put a value back in it, and a placeholder is never a value of its own.
+  const hidden = new Set(
+    existing.filter((f) => f.recorded && holdsRedactionPlaceholder(f.value)).map((f) => f.key),
+  );
   const aliases = { ...knownAliases };
   const resolve = (key: string | null) => (key && aliases[key] && aliases[key] !== key ? aliases[key] : key);
   const kept: ExtractedFact[] = [];
@@ -138,6 +144,7 @@ export function newFactsOnly(
       supersedes: resolve(original.supersedes),
     };
     const value = normalize(fact.value);
+    if (holdsRedactionPlaceholder(fact.value) || hidden.has(fact.key)) continue;
     if (
       fact.scope === "global" &&
       (alreadyRecorded(fact.key, fact.ts) || (fact.supersedes && alreadyRecorded(fact.supersedes, fact.ts)))

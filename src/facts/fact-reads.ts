@@ -16,7 +16,7 @@ const MAX_ROUNDS = 10;
 
 export const viewFor = (row: FactVersion, gate: FactGate): StoredFactView => {
   const view = toFactView(row);
-  return { ...view, value: redactValue(view.value, gate) };
+  return { ...view, value: redactValue(view.value, gate, view.key) };
 };
 
 const position = (row: FactVersion): FactPosition => ({

@@ -1,4 +1,4 @@
-import { type Clearance, clearanceFrom, redact } from "../compiler/passes/redact";
+import { type Clearance, clearanceFrom, redactValue as redactForClearance } from "../compiler/passes/redact";
 import { type Caller, callerFrom, isPermitted } from "../compiler/permissions";
 import type { FactVersion } from "../domain/fact-version";
 import type { Identity } from "../domain/identity";
@@ -84,20 +84,10 @@ export function mayView(row: FactVersion, gate: FactGate): boolean {
 }
 
 /**
- * A fact value with the secrets its viewer is not cleared for redacted, as compile redacts the rendered
- * line. A structured value is redacted as its JSON text (so "password": "…" keeps its label) and parsed
- * back; if the markers leave no valid JSON, the redacted text is the value.
+ * A value with the secrets its viewer is not cleared for redacted, exactly as compile redacts them
+ * (src/compiler/passes/redact.ts redactValue: each string read with its key, as in the rendered line).
  */
-export function redactValue(value: unknown, gate: FactGate): unknown {
+export function redactValue(value: unknown, gate: FactGate, key?: string): unknown {
   if (gate.clearance.secrets && gate.clearance.pii) return value;
-  if (typeof value === "string") return redact(value, gate.clearance).text;
-  if (value === null || typeof value !== "object") return value;
-  const text = JSON.stringify(value);
-  const redacted = redact(text, gate.clearance).text;
-  if (redacted === text) return value;
-  try {
-    return JSON.parse(redacted);
-  } catch {
-    return redacted;
-  }
+  return redactForClearance(value, gate.clearance, key).value;
 }

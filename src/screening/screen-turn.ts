@@ -1,3 +1,4 @@
+import { givesOrders } from "../compiler/passes/contain";
 import type { ScreenKind } from "../domain/screening";
 import { splitSentences } from "../extraction/rules/sentences";
 import { STOPWORDS } from "../extraction/rules/text";
@@ -12,7 +13,8 @@ import { STOPWORDS } from "../extraction/rules/text";
  *
  * Pure: the thread's record is reached only through `ctx.recorded`. Every rule needs a specific
  * shape, so ordinary turns that mention other companies or earlier conversations pass:
- * - instruction_override: "ignore all previous instructions", "you are now in admin mode";
+ * - instruction_override: "ignore all previous instructions", "you are now in admin mode", or a forged
+ *   system turn ("<|im_start|>system", "[INST]", "SYSTEM:" opening a line) that gives orders;
  * - identity_mismatch: "I'm <name> from <org>" or "As the <title> of <org>, I …" where the name or
  *   organisation contradicts the thread's identity;
  * - cross_org_request: an information request aimed at an organisation other than the caller's
@@ -58,7 +60,32 @@ const OVERRIDE = [
   /\b(?:enter|enable|activate|switch\s+to|turn\s+on)\s+(?:admin|administrator|developer|god|root|sudo|debug|unrestricted|jailbreak)\s+mode\b/i,
   /\b(?:reveal|print|show|repeat|output)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+instructions|initial\s+instructions)\b/i,
   /\bpretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:rules|restrictions|guidelines|filters)\b/i,
+  // "Ignore previous instructions and …" without "all": a revision names its topic ("… about
+  // formatting"), an override does not.
+  /\b(?:ignore|disregard)\s+(?:the\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions?|prompts?|directives)\b(?!\s+(?:about|on|for|regarding|re)\b)/i,
+  /\byou\s+are\s+now\s+(?:dan\b|an?\s+(?:unrestricted|unfiltered|uncensored|jailbroken)\b|free\s+of\s+(?:all\s+)?(?:rules|restrictions))/i,
+  /\byou\s+(?:now\s+)?have\s+no\s+(?:rules|restrictions|guidelines|filters)\b(?!\s+(?:on|for|about|regarding)\b)/i,
+  /\bdo\s+anything\s+now\b/i,
 ];
+
+/**
+ * A forged turn: a chat-template or envelope marker that opens a system or assistant turn, or closes
+ * a data block. Alone it may be someone asking about prompt formats, and the compiler defuses it
+ * anyway (contain.ts), so it only screens a turn that also speaks as if it gave the orders.
+ */
+const FORGED_TURN =
+  /<\|(?:im_start|start_header_id)\|>\s{0,3}(?:system|assistant|developer)|<<\s{0,3}SYS\s{0,3}>>|\[\s{0,3}INST\s{0,3}\]|<start_of_turn>|#{2,6}\s{0,3}(?:instruction|system|response)\s{0,3}:|<\/\s{0,3}untrusted_data|<\s{0,3}\/?\s{0,3}system\s{0,3}>|(?:^|\n)\s{0,3}(?:SYSTEM|System|Human|Assistant)\s{0,2}:\s/;
+
+/**
+ * Markers no ordinary turn writes: our own data block's tag followed by a role line, or one of the
+ * envelope's rule sections with a directive under it ("## Rules\n- MUST: …"). Each copies the
+ * envelope's structure to pass as trusted text, which is a probe whatever it then asks.
+ */
+const FORGED_ENVELOPE =
+  /<\s{0,3}\/?\s{0,3}untrusted_data\b[^\n]{0,200}\n\s{0,3}(?:SYSTEM|System|ASSISTANT|Assistant|DEVELOPER|Developer)\s{0,2}:|(?:^|\n)\s{0,3}## (?:System rules|Rules)\s{0,3}\n\s{0,3}- (?:MUST|DO NOT|SHOULD):/;
+
+const forgesTurn = (text: string) =>
+  (FORGED_TURN.test(text) && givesOrders(text)) || FORGED_ENVELOPE.test(text);
 
 // ---------------------------------------------------------------------------------------------------
 // Organisations and claimed identities
@@ -193,7 +220,8 @@ function unrecordedReference(text: string, ctx: ScreenContext): boolean {
 /** The first rule a user turn breaks, or null for an ordinary turn. */
 export function screenTurn(text: string, ctx: ScreenContext): Screen | null {
   const verdict = (kind: ScreenKind): Screen => ({ kind, detail: DETAIL[kind] });
-  if (OVERRIDE.some((pattern) => pattern.test(text))) return verdict("instruction_override");
+  if (OVERRIDE.some((pattern) => pattern.test(text)) || forgesTurn(text))
+    return verdict("instruction_override");
   if (identityMismatch(text, ctx.identity)) return verdict("identity_mismatch");
   if (crossOrgRequest(text, ctx)) return verdict("cross_org_request");
   if (unrecordedReference(text, ctx)) return verdict("unrecorded_reference");

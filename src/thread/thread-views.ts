@@ -59,13 +59,13 @@ export class ThreadViews {
       facts: visible.map((f) => viewFor(f, gate)),
       working_set: layer("working").map((e) => ({
         key: e.key,
-        value: redactValue(JSON.parse(e.valueJson), gate),
+        value: redactValue(JSON.parse(e.valueJson), gate, e.key),
         ts: e.ts,
         expires_at: e.expiresAt,
       })),
       environment_facts: layer("environment").map((e) => ({
         key: e.key,
-        value: redactValue(JSON.parse(e.valueJson), gate),
+        value: redactValue(JSON.parse(e.valueJson), gate, e.key),
         ts: e.ts,
       })),
       message_count: transcript.count(),

@@ -1,5 +1,6 @@
 import type { CompiledAsName, DetailLevelName } from "../../domain/compilation";
 import type { ContextObject, Omission } from "../context-object";
+import { carriesImperative } from "./contain";
 import type { Ranked } from "./rank";
 
 /**
@@ -140,6 +141,11 @@ const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;
 export function ladderStep(r: Ranked): CompiledAsName {
   const o = r.object;
   if (o.kind === "message") return "raw_observation";
+  // "Ignore previous instructions" said by a user or a tool is quoted speech, never a MUST or SHOULD.
+  if (o.authorityLevel >= 2 && (r.tier === "critical" || o.objectType === "preference")) {
+    if (carriesImperative(o.claim ?? o.text))
+      return o.scope !== "global" || o.userId ? "scoped_memory" : "normalized_fact";
+  }
   if (r.tier === "critical" && o.authorityLevel <= 2 && (o.scope === "global" || o.scope === "task")) {
     return "hard_constraint";
   }

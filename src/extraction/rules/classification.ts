@@ -1,3 +1,5 @@
+import { normalizeForDetection, passwordValues, redactText } from "../../compiler/passes/redact";
+import { holdsRedactionPlaceholder } from "../../domain/redaction";
 import { readMarkers } from "../../facts/markers";
 import type { ItemClassification } from "../../items/types";
 
@@ -85,7 +87,7 @@ const SECRET_PATTERNS: [string, RegExp][] = [
 ];
 const LABELLED_SECRET =
   /\b(api[ _-]?key|secret(?:[ _-]key)?|access[ _-]?token|auth[ _-]?token|bearer token|token|password|passwd|passphrase|passcode|pin|credentials?|client secret)\s*(?:is|=|:|was set to|has been set to)\s*[`'"]?([^\s`'",;]{4,})/i;
-const CARD = /\b(?:\d[ -]?){12,18}\d\b/g;
+const CARD = /\b(?:\d[ .-]?){12,18}\d\b/g;
 
 function luhn(digits: string): boolean {
   let sum = 0;
@@ -107,8 +109,16 @@ function looksSecret(value: string): boolean {
   return /[\d!@#$%^&*_+=~-]/.test(value) || value.length >= 10;
 }
 
-/** Secret values in a text, each with a kind usable as a slot key. */
-export function findSecrets(text: string): SecretMatch[] {
+/** No clearance at all: what an uncleared caller would see redacted is a secret to extraction too. */
+const UNCLEARED = { secrets: false, pii: false };
+
+/**
+ * Secret values in a text, each with a kind usable as a slot key. Read in the form redaction reads
+ * (zero-width characters removed, lookalikes folded), so a split key is still a key. A placeholder
+ * ("[REDACTED:password]") is no secret value: it is what is left of one.
+ */
+export function findSecrets(input: string): SecretMatch[] {
+  const text = normalizeForDetection(input);
   const found: SecretMatch[] = [];
   for (const [kind, pattern] of SECRET_PATTERNS) {
     const match = pattern.exec(text);
@@ -123,12 +133,22 @@ export function findSecrets(text: string): SecretMatch[] {
     }
   }
   for (const match of text.matchAll(CARD)) {
-    const digits = match[0].replace(/[ -]/g, "");
+    const digits = match[0].replace(/[ .-]/g, "");
     if (digits.length >= 13 && digits.length <= 19 && luhn(digits))
       found.push({ kind: "card_number", value: match[0] });
   }
-  return found;
+  // "The password is correct horse battery staple", "my PIN is 4921": the phrase redaction hides.
+  if (!found.some((f) => PASSWORD_KINDS.has(f.kind))) {
+    const [phrase] = passwordValues(text);
+    if (phrase) found.push({ kind: "password", value: phrase });
+  }
+  return found.filter((f) => !holdsRedactionPlaceholder(f.value));
 }
+
+const PASSWORD_KINDS = new Set(["password", "passphrase", "passcode", "pin"]);
+
+/** Whether redaction would hide anything in the text from a caller without clearance. */
+const redactsSomething = (text: string) => Object.keys(redactText(text, UNCLEARED).redactions).length > 0;
 
 function group(raw: string | undefined): string | null {
   if (!raw) return null;
@@ -145,7 +165,7 @@ export function classifyText(text: string): ClassificationHint {
   if (markers.classification) {
     hint = { classification: markers.classification, allow_roles: markers.allowRoles ?? [] };
   }
-  if (findSecrets(text).length)
+  if (findSecrets(text).length || redactsSomething(text))
     hint = strictest(hint, { classification: "highly_restricted", allow_roles: [] });
   if (HIGHLY.test(text)) hint = strictest(hint, { classification: "highly_restricted", allow_roles: [] });
   if (!markers.classification) {

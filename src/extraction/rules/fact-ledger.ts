@@ -1,3 +1,4 @@
+import { holdsRedactionPlaceholder } from "../../domain/redaction";
 import type { Confidence, ExtractedFact, ItemScope, RetiredValue } from "../../items/types";
 import { strictest } from "./classification";
 import { resolveTarget, STRONG_VIA } from "./fact-target";
@@ -34,6 +35,11 @@ export class FactLedger {
       return null;
     }
     const { key, value } = target;
+    // "My password is [REDACTED]": what is left of a hidden value is not a value of the slot.
+    if (holdsRedactionPlaceholder(value)) {
+      this.dropped++;
+      return null;
+    }
     if (reading.historical || (ctx.historical && reading.kind === "copula")) {
       this.registry.noteHistory(key, value, scopeKey);
       if (scopeKey === GLOBAL) this.retire(ctx.message.id, key, value);
