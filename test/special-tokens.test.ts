@@ -2,6 +2,9 @@ import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { call, fact, message, newThread } from "./helpers";
 
+/** How a compiled context shows a special-token string: its opening bracket defused, its words kept. */
+const defused = (text: string) => text.replaceAll("<|", "&lt;|");
+
 /**
  * Special-token strings are only text to Tenure: any client may write them anywhere, and the
  * tokenizer must count them as the characters they are instead of refusing them.
@@ -76,7 +79,10 @@ describe("special-token strings are stored and compiled as plain text", () => {
         tools: [{ name: "lookup", description: odd("tool description"), input_schema: { x: ALL } }],
       });
       expectOk(context, 200, `POST context (${format})`);
-      expect(context.json.context).toContain("<|endoftext|>");
+      // Stored text is compiled with the marker's bracket defused (issue 14, item 10): nothing in it can
+      // open or close a chat-template turn, and the words are all there. (The caller's own `system`
+      // rules are the developer's, and stay as sent.)
+      expect(context.json.context).toContain(defused("<|endoftext|>"));
       expect(context.json.context).toContain("object value");
       expect(await call("GET", `/v1/tenants/acme/traces/${context.json.trace_id}`)).toMatchObject({
         status: 200,
@@ -88,8 +94,11 @@ describe("special-token strings are stored and compiled as plain text", () => {
     expect(state.json.thread.identity.user_name).toBe(odd("name"));
     expect(state.json.facts.map((f: any) => f.value)).toContainEqual(odd("string value"));
     expectOk(await call("GET", `/threads/${t.thread}/extractions`), 200, "GET extractions");
-    expectOk(await call("GET", "/facts/f1/history"), 200, "GET history");
-    const listed = await call("GET", `/facts?project_id=${t.project}&key=${encodeURIComponent(odd("key"))}`);
+    expectOk(await call("GET", "/facts/f1/history?as_user=u1"), 200, "GET history");
+    const listed = await call(
+      "GET",
+      `/facts?project_id=${t.project}&as_user=u1&key=${encodeURIComponent(odd("key"))}`,
+    );
     expectOk(listed, 200, "GET facts");
     expect(listed.json.facts.map((f: any) => f.id)).toEqual(["f1"]);
   });
@@ -100,14 +109,14 @@ describe("special-token strings are stored and compiled as plain text", () => {
     expectOk(await t.events([message("hello there"), fact("k", "v")]), 200, "POST events");
     const again = await t.context({ query: "who am I" });
     expectOk(again, 200, "second compile");
-    expect(again.json.context).toContain("<|endoftext|>");
+    expect(again.json.context).toContain(defused("<|endoftext|>"));
   });
 
   it("counts them as their characters, not as one special token and not by refusing them", async () => {
     const t = await newThread();
     const [key, value] = ["<|endoftext|>", "and <|im_start|>"];
     expectOk(await t.events([fact(key, value, { id: "count-1" })]), 200, "POST events");
-    const history = await call("GET", "/facts/count-1/history");
+    const history = await call("GET", "/facts/count-1/history?as_user=u1");
     const tokens = history.json.current.tokens;
     // The stored fact line is `key: value`.
     expect(tokens).toBe(countTokens(`${key}: ${value}`, PLAIN));
@@ -121,6 +130,12 @@ describe("special-token strings are stored and compiled as plain text", () => {
     }
     const context = await t.context({ query: SPECIALS.join("") });
     expectOk(context, 200, "compile");
-    for (const special of SPECIALS) expect(context.json.context).toContain(special);
+    for (const special of SPECIALS) {
+      expect(context.json.context).toContain(defused(special));
+      expect(context.json.context).not.toContain(special);
+    }
+    // Stored as sent.
+    const state = (await call("GET", `/threads/${t.thread}/state`)).json;
+    for (const special of SPECIALS) expect(state.facts.map((f: any) => f.value)).toContain(special);
   });
 });

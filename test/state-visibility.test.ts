@@ -15,7 +15,12 @@ describe("thread state reads", () => {
       { project: t.project },
     );
     await t.events([
-      fact("salary_band", "Band B8 for the new hire", { id: "s1", allow_roles: ["hr"] }),
+      // A policy record is organisational memory, shared by the project (a user's own statement is theirs).
+      fact("salary_band", "Band B8 for the new hire", {
+        id: "s1",
+        allow_roles: ["hr"],
+        source: { type: "policy" },
+      }),
       fact("office_city", "Lisbon", { id: "c1" }),
       fact("billing_card", "Card on file: 4111 1111 1111 1111", { id: "k1" }),
       fact("wifi", "the password is correct horse battery staple", { id: "w1", layer: "working" }),
