@@ -245,12 +245,23 @@ describe("concurrency and delivery", () => {
       ),
     );
     for (const res of results) expect(res.status).toBe(200);
-    const current = await json("GET", `/v1/tenants/acme/facts?key=deploy_region&project_id=${project}`);
+    // The writes are the user's own statements (user memory): read as that user.
+    const current = await json(
+      "GET",
+      `/v1/tenants/acme/facts?key=deploy_region&project_id=${project}&as_user=u`,
+    );
     expect(current.status).toBe(200);
-    const facts = current.json.facts ?? current.json.items ?? current.json;
-    expect(facts.filter((f: any) => f.key === "deploy_region")).toHaveLength(1);
+    const facts = current.json.facts.filter((f: any) => f.key === "deploy_region");
+    expect(facts).toHaveLength(1);
     // The newest by valid time wins, whatever order the writes arrived in.
     expect(facts[0].id).toBe("race-5-3");
+    // One linear history holding every write.
+    const history = await json(
+      "GET",
+      `/v1/tenants/acme/facts/race-5-3/history?project_id=${project}&as_user=u`,
+    );
+    expect(history.status).toBe(200);
+    expect(history.json.versions.map((v: any) => v.id).sort()).toEqual(writes.map((w) => w.id).sort());
   });
 
   it("ends in the same state when queue jobs are delivered duplicated, stale, malformed and out of order", async () => {
