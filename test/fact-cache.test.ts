@@ -95,7 +95,8 @@ describe("announced fact writes", () => {
     const readOf = async () =>
       (await b.context({ query: "Which CI runner do we use?" })).json.trace.timings.facts_read;
 
-    expect(await readOf()).toBe("full");
+    // The first compile primes the thread's copy (and its fact index) on the write path it waits for.
+    expect(await readOf()).toBe("held");
     expect(await readOf()).toBe("held");
     expect(await readOf()).toBe("held");
 

@@ -4,7 +4,7 @@ import { threadStub } from "../thread/thread-stub";
 import { EXTRACTION_DLQ, ExtractionJob } from "./jobs";
 
 /** How long a job waits before it looks again at a thread whose last delivery extracted a slice. */
-const RESEND_DELAY_S = 2;
+const RESEND_DELAY_S = 1;
 
 /**
  * Extraction jobs arrive at least once and in no order. Each names a thread; the thread's object

@@ -80,6 +80,11 @@ export class FactCache {
     return { rows: this.ordered.slice(), read };
   }
 
+  /** Whether a writer announced a revision this copy has not read yet. */
+  behind(): boolean {
+    return this.revision < this.announced;
+  }
+
   /**
    * A writer's word that the project reached `revision`. False when this is not the copy that
    * registered (the object restarted, or watches another project), so the writer can drop the entry.

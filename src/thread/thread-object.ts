@@ -92,7 +92,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const sources = { transcript: this.transcript, layers: this.layers, facts: this.facts };
     this.compilation = new Compilation(host, { ...sources, extraction: store, retrieval: this.retrieval });
     this.views = new ThreadViews(host, { ...sources, extraction: this.extraction });
-    this.upkeep = new Upkeep(host, (idle) => this.upkeepPass(idle));
+    this.upkeep = new Upkeep(host, (idle, options) => this.upkeepPass(idle, options));
   }
 
   /** The record when the call names this object's own tenant and thread, with the tenant's entry. */
@@ -141,7 +141,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
       });
       // Outside the block: announcing waits on other objects, which may be announcing to this one.
       if (written) await this.facts.announce(written.entry, thread, written);
-      if (outcome.ok) this.upkeep.schedule();
+      if (outcome.ok) this.upkeep.afterWrite();
       return outcome;
     });
   }
@@ -168,8 +168,8 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
     const value = await this.held(() => this.extraction.run(record, entry, this.adapters(entry), options));
-    // Whatever is left drains in the background, not in the job's own delivery.
-    if (this.extraction.pending() > 0) this.upkeep.schedule();
+    // Whatever is left drains in the background (an interactive thread) or by the job coming back.
+    if (this.extraction.pending() > 0) this.upkeep.afterWrite();
     return { ok: true, value };
   }
 
@@ -177,12 +177,12 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     return { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
   }
 
-  private async upkeepPass(idle: () => Promise<void>): Promise<{ extractionFailed: boolean }> {
+  private async upkeepPass(idle: () => Promise<void>, options: { indexFacts: boolean }) {
     const record = this.records.current();
     const entry = record && lookupTenant(this.env, record.tenant);
     if (!record || !entry) return { extractionFailed: false };
     const parts = { extraction: this.extraction, retrieval: this.retrieval, facts: this.facts };
-    return upkeepPass(parts, record, entry, this.adapters(entry), idle);
+    return upkeepPass(parts, record, entry, this.adapters(entry), idle, options);
   }
 
   async compile(
@@ -195,7 +195,9 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const { record, tenant: entry } = owner.value;
     // Read-your-writes for the caller's last turns; a backlog is never waited on (see FRESHNESS_WAIT_MS).
     const pending = this.extraction.pending();
-    if (pending > 0) this.upkeep.schedule();
+    // A first read primes the fact index, and facts announced while the thread was idle reach it, on
+    // the write path this compile then waits for.
+    if (this.upkeep.noteRead() || pending > 0 || this.facts.behind()) this.upkeep.schedule();
     if (pending <= WAIT_FOR_PENDING) await this.upkeep.settled(FRESHNESS_WAIT_MS);
     return this.held(async () => {
       const left = this.extraction.pending();
@@ -233,8 +235,8 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   async factsChanged(tenant: string, thread: string, projectId: string, token: string, revision: number) {
     if (!this.records.owned(tenant, thread)) return false;
     const held = this.facts.changed(projectId, token, revision);
-    // The new facts reach this thread's fact index on its write path, not in its next compile.
-    if (held) this.upkeep.schedule();
+    // The new facts reach an interactive thread's fact index on its write path; an idle one's next compile.
+    if (held) this.upkeep.afterWrite();
     return held;
   }
 }

@@ -14,8 +14,8 @@ export interface UpkeepParts {
 
 /**
  * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
- * each one exclusive and each after the requests in progress (`idle`), then bring the message and fact
- * indexes up to date. A failure is logged and leaves the rest to the next pass.
+ * each one exclusive and each after the requests in progress (`idle`), then bring the message index,
+ * and for a thread that is read the fact index, up to date. A failure is logged and leaves the rest to the next pass.
  */
 export async function upkeepPass(
   parts: UpkeepParts,
@@ -23,6 +23,7 @@ export async function upkeepPass(
   tenant: Tenant,
   adapters: { extractor: Extractor; embedder: Embedder },
   idle: () => Promise<void>,
+  options: { indexFacts: boolean },
 ): Promise<{ extractionFailed: boolean }> {
   const { extraction, retrieval, facts } = parts;
   let extractionFailed = false;
@@ -37,8 +38,11 @@ export async function upkeepPass(
   }
   try {
     while (await retrieval.indexMessages(record.thread, adapters.embedder)) {}
-    const { rows } = await facts.read(tenant, record);
-    while (await retrieval.indexFacts(record.thread, rows, adapters.embedder)) {}
+    // The project's facts are read (from D1 when they changed) only for a thread that is read itself.
+    if (options.indexFacts) {
+      const { rows } = await facts.read(tenant, record);
+      while (await retrieval.indexFacts(record.thread, rows, adapters.embedder)) {}
+    }
   } catch (error) {
     console.error("index upkeep failed", record.tenant, record.thread, error);
   }

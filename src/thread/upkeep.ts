@@ -1,10 +1,23 @@
 import type { BackgroundHost } from "./host";
 
-/** One pass of the thread's background work; it reports whether extraction failed. */
-export type UpkeepPass = (idle: () => Promise<void>) => Promise<{ extractionFailed: boolean }>;
+/**
+ * One pass of the thread's background work; it reports whether extraction failed. `indexFacts` says
+ * whether the thread has been read (compiled), so that its fact index is worth keeping current.
+ */
+export type UpkeepPass = (
+  idle: () => Promise<void>,
+  options: { indexFacts: boolean },
+) => Promise<{ extractionFailed: boolean }>;
 
 /** How long requests must pause before a scheduled pass starts: a burst of ingests is extracted as one. */
 export const QUIET_MS = 100;
+
+/**
+ * A thread compiled within this long is interactive: its writes are worked through at once. Writes to
+ * other threads (a bulk import, a thread nobody reads) are left to the extraction queue, which paces
+ * them, so that thousands of threads written at once do not all read the tenant's D1 at once.
+ */
+export const INTERACTIVE_MS = 10 * 60 * 1000;
 
 /**
  * The thread's write-path work that a read must not do: extraction catch-up and index maintenance
@@ -30,6 +43,8 @@ export class Upkeep {
   private holds = 0;
   /** Passes waiting (between slices) for the requests in progress to end. */
   private idlers: (() => void)[] = [];
+  /** When the thread was last read (compiled), by this object's clock; 0 when never. */
+  private lastRead = 0;
 
   constructor(
     private readonly host: BackgroundHost,
@@ -47,6 +62,18 @@ export class Upkeep {
     const done = this.waiting?.done ?? this.keepAlive();
     const timer = this.holds > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
     this.waiting = { ...(timer ? { timer } : {}), done };
+  }
+
+  /** A compile is reading the thread; true when it is the first since the object started. */
+  noteRead(now = Date.now()): boolean {
+    const first = this.lastRead === 0;
+    this.lastRead = now;
+    return first;
+  }
+
+  /** After a write: an interactive thread's pass is scheduled; any other's work is the queue's. */
+  afterWrite(now = Date.now()): void {
+    if (this.lastRead > 0 && now - this.lastRead < INTERACTIVE_MS) this.schedule();
   }
 
   /** A request began: a scheduled pass waits for it to end, and a running one pauses between slices. */
@@ -120,7 +147,8 @@ export class Upkeep {
     do {
       this.again = false;
       try {
-        this.failed = (await this.pass(() => this.idle())).extractionFailed;
+        const indexFacts = this.lastRead > 0;
+        this.failed = (await this.pass(() => this.idle(), { indexFacts })).extractionFailed;
       } catch (error) {
         console.error("thread upkeep failed", error);
       }

@@ -137,6 +137,11 @@ export class ThreadFacts {
     }
   }
 
+  /** Whether another thread announced facts this thread's copy has not read yet. */
+  behind(): boolean {
+    return this.cache.behind();
+  }
+
   /** Another thread's write reached `revision`; false when this object does not hold that copy. */
   changed(projectId: string, token: string, revision: number): boolean {
     return this.cache.announce(projectId, token, revision);
