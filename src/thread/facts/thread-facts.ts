@@ -14,14 +14,12 @@ import { prepareFact } from "../../facts/prepare-fact";
 import type { Tenant } from "../../tenancy/registry";
 import { readerOf, type ThreadRecord } from "../thread-record";
 
-/** A write that keeps losing races this often is reported rather than retried for ever. */
+/**
+ * A write that keeps losing races this often is reported rather than retried for ever. No wait between
+ * attempts: D1 runs batches one at a time, so every round has a winner and N racing writers are done
+ * in N rounds, while a timer inside the object's exclusive section could stall it under load.
+ */
 const MAX_WRITE_ATTEMPTS = 50;
-
-/** A short random wait, growing a little with each lost race, so racing writers spread out. */
-function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(50, 2 * attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 export type StampedFact = FactEventInput & { id: string; ts: string };
 
@@ -94,7 +92,6 @@ export class ThreadFacts {
         written = await repository.apply(record.project_id, plan, catchUp);
       } catch (error) {
         if (!(error instanceof StaleFactPlan) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
-        await backoff(attempt);
         continue;
       }
       if (written?.changed && catchUp) {
