@@ -1,7 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { TEST_TENANTS } from "./vitest.config";
+import { TEST_TENANTS } from "./vitest.config.ts";
 
 /**
  * `npm run test:chaos`: the seeded chaos suite (test/chaos/), inside workerd like the unit tests.
@@ -21,7 +21,7 @@ export default defineConfig(async () => {
             TENANTS: JSON.stringify(TEST_TENANTS),
             TENURE_ENV: "local",
             CHAOS_SEED: process.env.CHAOS_SEED ?? String(Date.UTC(2026, 10, 25) / 1000),
-            CHAOS_RUNS: process.env.CHAOS_RUNS ?? "25",
+            CHAOS_RUNS: process.env.CHAOS_RUNS ?? "100",
           },
         },
       }),
