@@ -165,6 +165,7 @@ interface Timings {
   thread_reads_ms?: number;
   passes_ms?: number;
   facts_read?: string;
+  waited_ms?: number;
 }
 
 /** trace.timings over a series of compiles: each phase's p50, and how often facts were read each way. */
@@ -392,7 +393,8 @@ async function benchRestart(url: string, rows: ServerRow[]): Promise<string[]> {
     const t: Timings = output.trace.timings ?? {};
     lines.push(
       `${String(row.size).padStart(7)}  ${String(output.trace.compile_ms).padStart(7)} ms  ` +
-        `(thread SQLite ${t.thread_reads_ms} ms, D1 facts ${t.facts_ms} ms read ${t.facts_read}, passes ${t.passes_ms} ms)` +
+        `(thread SQLite ${t.thread_reads_ms} ms, D1 facts ${t.facts_ms} ms read ${t.facts_read}, passes ${t.passes_ms} ms; ` +
+        `before it, ${t.waited_ms ?? 0} ms waiting for the write path's pass, which read the facts and primed the fact index)` +
         (i === 0 ? "  — also the isolate's start" : ""),
     );
   }

@@ -97,6 +97,24 @@ describe("upkeep", () => {
     expect(passes).toBe(1);
   });
 
+  it("works a backlog between a stream of reads, which never hold its start back", async () => {
+    let passes = 0;
+    const upkeep = new Upkeep({ background: () => {} }, async (idle) => {
+      await idle();
+      passes++;
+      return { extractionFailed: false };
+    });
+    upkeep.schedule();
+    // Compiles back to back for longer than the quiet window, each briefly in flight.
+    for (let i = 0; i < 10; i++) {
+      upkeep.hold("read");
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      upkeep.release("read");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(passes).toBe(1);
+  });
+
   it("survives a failing pass and runs the next one", async () => {
     let passes = 0;
     const upkeep = new Upkeep({ background: () => {} }, async () => {

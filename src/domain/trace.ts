@@ -82,6 +82,8 @@ export interface CompileTimings {
   facts_read: FactRead;
   thread_reads_ms: number;
   passes_ms: number;
+  /** Time spent waiting, before compile_ms starts, for the write path's pass (read-your-writes). */
+  waited_ms?: number;
 }
 
 /** Whether messages past the extraction watermark were extracted before compiling (read-your-writes). */

@@ -61,6 +61,7 @@ export class Compilation {
     embedder: Embedder,
     request: ContextInput,
     extraction: ExtractionStatus,
+    waitedMs = 0,
   ): Promise<ContextResponseOutput> {
     const { transcript, layers, facts, retrieval } = this.sources;
     const items = this.sources.extraction;
@@ -133,6 +134,7 @@ export class Compilation {
       facts_ms: milliseconds(factsArrived - threadRead),
       passes_ms: milliseconds(passesDone - passesStarted),
       facts_read: factsRead,
+      waited_ms: milliseconds(waitedMs),
     };
     const value = {
       ...output,

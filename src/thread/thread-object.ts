@@ -108,12 +108,12 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   }
 
   /** Runs a request with upkeep held off: no background slice starts while it is in flight. */
-  private async held<T>(request: () => Promise<T>): Promise<T> {
-    this.upkeep.hold();
+  private async held<T>(request: () => Promise<T>, kind: "write" | "read" = "write"): Promise<T> {
+    this.upkeep.hold(kind);
     try {
       return await request();
     } finally {
-      this.upkeep.release();
+      this.upkeep.release(kind);
     }
   }
 
@@ -198,14 +198,23 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     // A first read primes the fact index, and facts announced while the thread was idle reach it, on
     // the write path this compile then waits for.
     if (this.upkeep.noteRead() || pending > 0 || this.facts.behind()) this.upkeep.schedule();
+    const waitStarted = performance.now();
     if (pending <= WAIT_FOR_PENDING) await this.upkeep.settled(FRESHNESS_WAIT_MS);
+    const waitedMs = performance.now() - waitStarted;
     return this.held(async () => {
       const left = this.extraction.pending();
       const status = left === 0 ? "current" : this.upkeep.extractionFailed ? "failed" : "partial";
       const extraction: ExtractionStatus = { status, pending_messages: left };
-      const value = await this.compilation.compile(record, entry, embedderFor(this.env), request, extraction);
+      const value = await this.compilation.compile(
+        record,
+        entry,
+        embedderFor(this.env),
+        request,
+        extraction,
+        waitedMs,
+      );
       return { ok: true, value } as const;
-    });
+    }, "read");
   }
 
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {

@@ -39,8 +39,9 @@ export class Upkeep {
   private failed = false;
   /** A scheduled pass waiting for requests to pause, with what ends the object's wait for it. */
   private waiting: { timer?: ReturnType<typeof setTimeout>; done: () => void } | undefined;
-  /** Requests in progress: the quiet window starts when the last one ends. */
+  /** Requests in progress, and the writes among them: the quiet window starts when the last write ends. */
   private holds = 0;
+  private writes = 0;
   /** Passes waiting (between slices) for the requests in progress to end. */
   private idlers: (() => void)[] = [];
   /** When the thread was last read (compiled), by this object's clock; 0 when never. */
@@ -60,7 +61,7 @@ export class Upkeep {
     }
     if (this.waiting) clearTimeout(this.waiting.timer);
     const done = this.waiting?.done ?? this.keepAlive();
-    const timer = this.holds > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
+    const timer = this.writes > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
     this.waiting = { ...(timer ? { timer } : {}), done };
   }
 
@@ -76,21 +77,27 @@ export class Upkeep {
     if (this.lastRead > 0 && now - this.lastRead < INTERACTIVE_MS) this.schedule();
   }
 
-  /** A request began: a scheduled pass waits for it to end, and a running one pauses between slices. */
-  hold(): void {
+  /**
+   * A request began: a running pass pauses before its next slice until it ends. A write also holds a
+   * scheduled pass back (its quiet window starts again when the last write ends); a read does not, so a
+   * stream of compiles never starves a backlog, which is worked between them.
+   */
+  hold(kind: "write" | "read" = "write"): void {
     this.holds++;
+    if (kind === "read") return;
+    this.writes++;
     if (this.waiting) {
       clearTimeout(this.waiting.timer);
       this.waiting = { done: this.waiting.done };
     }
   }
 
-  /** A request ended: with no other in progress, the quiet window starts and paused passes resume. */
-  release(): void {
+  /** A request ended: paused passes resume when none is left; after the last write, quiet starts. */
+  release(kind: "write" | "read" = "write"): void {
     this.holds = Math.max(0, this.holds - 1);
-    if (this.holds > 0) return;
-    for (const resume of this.idlers.splice(0)) resume();
-    if (this.waiting) this.schedule();
+    if (kind === "write") this.writes = Math.max(0, this.writes - 1);
+    if (this.holds === 0) for (const resume of this.idlers.splice(0)) resume();
+    if (kind === "write" && this.writes === 0 && this.waiting) this.schedule();
   }
 
   /** Resolves once no request is in progress: a pass awaits it before each slice. */

@@ -206,9 +206,9 @@ export const ContextResult = z
             description:
               "How the facts were read. `held`: the object's copy, with no I/O, because every write to the project since " +
               "was announced to it and it had seen them all (a write through this thread brings the copy up to date in " +
-              "its own D1 batch). `changes`: a D1 query for the rows changed since the copy, " +
-              "after an announced write, or at least every 30 s in case an announcement was lost. `full`: the first " +
-              "load after the object started.",
+              "its own D1 batch, and the thread's background pass reads what other threads announce). `changes`: a D1 " +
+              "query for the rows changed since the copy, after an announced write, or at least every 30 s in case an " +
+              "announcement was lost. `full`: the first load after the object started.",
           }),
           thread_reads_ms: z
             .number()
@@ -217,12 +217,22 @@ export const ContextResult = z
               description:
                 "Reading the thread's own SQLite (messages, episode retrieval, items, claims, layers, and the vector " +
                 "search for facts and items, which runs once the facts have arrived): synchronous, so CPU time, except " +
-                "embedding the query and facts not yet indexed, which is I/O with the Workers AI embedder.",
+                "embedding the query, which is I/O with the Workers AI embedder.",
             }),
           passes_ms: z.number().min(0).openapi({
             description:
               "The pure compiler passes: CPU time. Reads 0 on a deployed Worker, whose clock stands still then.",
           }),
+          waited_ms: z
+            .number()
+            .min(0)
+            .optional()
+            .openapi({
+              description:
+                "Not part of compile_ms: how long the compile waited, before reading, for the write path's pass in " +
+                "flight (extracting the caller's last turns, indexing, a first read of the project's facts), at most 2 s " +
+                "and never for a backlog of more than one extraction slice.",
+            }),
         })
         .optional()
         .openapi({
