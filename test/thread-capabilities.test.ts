@@ -67,7 +67,9 @@ describe("upkeep", () => {
     });
     // A burst of writes within the quiet window: one pass, after the last.
     for (let i = 0; i < 5; i++) {
+      upkeep.hold("write");
       upkeep.schedule();
+      upkeep.release("write");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(passes).toBe(0);

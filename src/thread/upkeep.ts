@@ -53,16 +53,26 @@ export class Upkeep {
     private readonly quietMs = QUIET_MS,
   ) {}
 
-  /** Starts a pass once requests pause, unless one is running: a running one goes round again when it ends. */
+  /**
+   * Starts a pass once writes pause, unless one is running: a running one goes round again when it ends.
+   * A pass already waiting keeps its timer: only writes restart the quiet window (hold/release).
+   */
   schedule(): void {
     if (this.running) {
       this.again = true;
       return;
     }
-    if (this.waiting) clearTimeout(this.waiting.timer);
-    const done = this.waiting?.done ?? this.keepAlive();
-    const timer = this.writes > 0 ? undefined : setTimeout(() => this.start(), this.quietMs);
-    this.waiting = { ...(timer ? { timer } : {}), done };
+    if (this.waiting) return;
+    this.waiting = { done: this.keepAlive() };
+    this.arm();
+  }
+
+  /** Starts the quiet window of the waiting pass, unless writes are in progress. */
+  private arm(): void {
+    const waiting = this.waiting;
+    if (!waiting || this.writes > 0) return;
+    clearTimeout(waiting.timer);
+    waiting.timer = setTimeout(() => this.start(), this.quietMs);
   }
 
   /** A compile is reading the thread; true when it is the first since the object started. */
@@ -88,7 +98,7 @@ export class Upkeep {
     this.writes++;
     if (this.waiting) {
       clearTimeout(this.waiting.timer);
-      this.waiting = { done: this.waiting.done };
+      this.waiting.timer = undefined;
     }
   }
 
@@ -97,7 +107,7 @@ export class Upkeep {
     this.holds = Math.max(0, this.holds - 1);
     if (kind === "write") this.writes = Math.max(0, this.writes - 1);
     if (this.holds === 0) for (const resume of this.idlers.splice(0)) resume();
-    if (kind === "write" && this.writes === 0 && this.waiting) this.schedule();
+    if (kind === "write" && this.writes === 0) this.arm();
   }
 
   /** Resolves once no request is in progress: a pass awaits it before each slice. */
