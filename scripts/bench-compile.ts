@@ -207,18 +207,30 @@ const BACKLOG_ROUNDS = 20;
 async function compilesDuringBacklog(
   call: (method: string, path: string, body?: unknown) => Promise<unknown>,
   thread: string,
-): Promise<{ first: number; next: number[]; pendingFirst: number; pendingLast: number }> {
+): Promise<{
+  first: number;
+  next: number[];
+  firstTrip: number;
+  nextTrips: number[];
+  pendingFirst: number;
+  pendingLast: number;
+}> {
   type Compiled = {
     trace: { compile_ms: number; extraction_pending?: number; extraction?: { pending_messages: number } };
   };
   const pendingOf = (output: Compiled) =>
     output.trace.extraction_pending ?? output.trace.extraction?.pending_messages ?? 0;
-  const compile = async (round: number) =>
-    (await call("POST", `/threads/${thread}/context`, {
+  const trips: number[] = [];
+  const compile = async (round: number) => {
+    const started = performance.now();
+    const output = (await call("POST", `/threads/${thread}/context`, {
       query: QUERIES[round % QUERIES.length],
       budget_tokens: BUDGET,
       trace_detail: "summary",
     })) as Compiled;
+    trips.push(performance.now() - started);
+    return output;
+  };
   const first = await compile(0);
   const next: number[] = [];
   let last = first;
@@ -227,9 +239,13 @@ async function compilesDuringBacklog(
     next.push(last.trace.compile_ms);
   }
   next.sort((a, b) => a - b);
+  const [firstTrip = 0, ...nextTrips] = trips;
+  nextTrips.sort((a, b) => a - b);
   return {
     first: first.trace.compile_ms,
     next,
+    firstTrip,
+    nextTrips,
     pendingFirst: pendingOf(first),
     pendingLast: pendingOf(last),
   };
@@ -362,7 +378,7 @@ async function benchServer(url: string): Promise<ServerRow[]> {
         `round trip p50 ${percentile(roundTrip, 50).toFixed(1)} ms, p95 ${percentile(roundTrip, 95).toFixed(1)} ms; ` +
         `${state.facts.length} current facts, ${state.items.length} active items, ` +
         `${state.watermark.pending_messages} messages still pending extraction; ` +
-        `right after the bulk ingest (backlog of ${backlog.pendingFirst} messages pending): first compile ${backlog.first.toFixed(1)} ms, the next ${BACKLOG_ROUNDS} p50 ${percentile(backlog.next, 50).toFixed(1)} ms, p95 ${percentile(backlog.next, 95).toFixed(1)} ms (${backlog.pendingLast} still pending at the last); ` +
+        `right after the bulk ingest (backlog of ${backlog.pendingFirst} messages pending): first compile ${backlog.first.toFixed(1)} ms (round trip ${backlog.firstTrip.toFixed(0)} ms), the next ${BACKLOG_ROUNDS} p50 ${percentile(backlog.next, 50).toFixed(1)} ms, p95 ${percentile(backlog.next, 95).toFixed(1)} ms (round trip p95 ${percentile(backlog.nextTrips, 95).toFixed(0)} ms; ${backlog.pendingLast} still pending at the last); ` +
         `right after a new turn (${TURN_ROUNDS} turns): p50 ${percentile(afterTurn, 50).toFixed(1)} ms, p95 ${percentile(afterTurn, 95).toFixed(1)} ms ` +
         `(split p50: ${turnPhases.summary()}); ` +
         `last trace ${stored.ok ? `stored, served as ${(storedBytes / 1024).toFixed(0)} KiB of JSON` : `NOT stored (${stored.status})`}`,
