@@ -1,5 +1,6 @@
 import { monotonicFactory } from "ulid";
 import type { EventInput, FactEventInput, IngestOutput, MessageEventInput } from "../api/schemas";
+import { StaleFactPlan } from "../facts/fact-repository";
 import { toInstant } from "../facts/time";
 import type { Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
@@ -10,6 +11,21 @@ import type { ThreadRecord } from "./thread-record";
 import { prepareMessages, type Transcript } from "./transcript/transcript";
 
 type Stamped<T> = T & { id: string; ts: string };
+
+/**
+ * `ingestEvents`, or `null` when the batch's facts lost the race for their slots every time they were
+ * re-planned: nothing of the batch was stored then (the caller answers 409).
+ */
+export async function ingestUnlessContended(
+  ...args: Parameters<typeof ingestEvents>
+): Promise<Ingested | null> {
+  try {
+    return await ingestEvents(...args);
+  } catch (error) {
+    if (error instanceof StaleFactPlan) return null;
+    throw error;
+  }
+}
 
 /** What an ingest wrote, for the object to announce and to schedule upkeep for. */
 export interface Ingested {

@@ -8,17 +8,16 @@ import type {
   IngestOutput,
 } from "../api/schemas";
 import type { Env } from "../env";
-import { DEFAULT_LIMITS, type ExtractionLimits } from "../extraction/run-extraction";
+import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import { embedderFor, extractorFor } from "../extraction/select-adapters";
-import { StaleFactPlan } from "../facts/fact-repository";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
 import { ThreadExtraction } from "./extraction/thread-extraction";
 import { ThreadFacts } from "./facts/thread-facts";
 import type { BackgroundHost, ClockHost, ExclusiveHost, SqlHost, TransactionHost } from "./host";
-import { ingestEvents } from "./ingest";
+import { ingestUnlessContended } from "./ingest";
 import { LayerStore } from "./layers/layer-store";
 import { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import { ThreadMeta } from "./thread-meta";
@@ -38,16 +37,6 @@ import { ThreadViews } from "./thread-views";
 import { Transcript } from "./transcript/transcript";
 import { Upkeep } from "./upkeep";
 import { upkeepPass } from "./upkeep-pass";
-
-/**
- * How long a compile waits for the write path's work in flight (extraction of what was just ingested,
- * index upkeep) before it answers with what is there: read-your-writes, bounded. The trace says which.
- * It waits only when what is pending is at most WAIT_FOR_PENDING messages (one extraction slice: the
- * turns a caller just sent); a larger backlog (a bulk import) is compiled from what is extracted so far
- * plus the raw messages, which retrieval covers, while it drains in the background.
- */
-const FRESHNESS_WAIT_MS = 2_000;
-const WAIT_FOR_PENDING = DEFAULT_LIMITS.maxMessages;
 
 type Host = SqlHost & TransactionHost & ExclusiveHost & BackgroundHost & ClockHost;
 
@@ -124,14 +113,8 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         if (!owner.ok) return { outcome: owner };
         const { record, tenant: entry } = owner.value;
         const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
-        let ingested: Awaited<ReturnType<typeof ingestEvents>>;
-        try {
-          ingested = await ingestEvents(this.host, parts, record, entry, events);
-        } catch (error) {
-          // Lost the race for a fact slot every time it was re-planned: nothing of the batch was stored.
-          if (error instanceof StaleFactPlan) return { outcome: CONTENDED };
-          throw error;
-        }
+        const ingested = await ingestUnlessContended(this.host, parts, record, entry, events);
+        if (!ingested) return { outcome: CONTENDED };
         if (ingested.messages) await this.enqueueExtraction(tenant, thread);
         const value = { ...ingested.value, watermark: this.extraction.watermark() };
         return {
@@ -193,14 +176,8 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const owner = this.resolve(tenant, thread);
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
-    // Read-your-writes for the caller's last turns; a backlog is never waited on (see FRESHNESS_WAIT_MS).
-    const pending = this.extraction.pending();
-    // A first read primes the fact index, and facts announced while the thread was idle reach it, on
-    // the write path this compile then waits for.
-    if (this.upkeep.noteRead() || pending > 0 || this.facts.behind()) this.upkeep.schedule();
-    const waitStarted = performance.now();
-    if (pending <= WAIT_FOR_PENDING) await this.upkeep.settled(FRESHNESS_WAIT_MS);
-    const waitedMs = performance.now() - waitStarted;
+    // Read-your-writes for the caller's last turns; a backlog is never waited on (src/thread/upkeep.ts).
+    const waitedMs = await this.upkeep.beforeRead(this.extraction.pending(), this.facts.behind());
     return this.held(async () => {
       const left = this.extraction.pending();
       const status = left === 0 ? "current" : this.upkeep.extractionFailed ? "failed" : "partial";

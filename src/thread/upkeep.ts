@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS } from "../extraction/run-extraction";
 import type { BackgroundHost } from "./host";
 
 /**
@@ -11,6 +12,16 @@ export type UpkeepPass = (
 
 /** How long requests must pause before a scheduled pass starts: a burst of ingests is extracted as one. */
 export const QUIET_MS = 100;
+
+/**
+ * How long a compile waits for the pass in flight (extraction of what was just ingested, index upkeep)
+ * before it answers with what is there: read-your-writes, bounded; the trace says which. It waits only
+ * when at most WAIT_FOR_PENDING messages are pending (one extraction slice: the turns a caller just
+ * sent); a larger backlog (a bulk import) is compiled from what is extracted so far plus the raw
+ * messages, which retrieval covers, while it drains in the background.
+ */
+export const FRESHNESS_WAIT_MS = 2_000;
+export const WAIT_FOR_PENDING = DEFAULT_LIMITS.maxMessages;
 
 /**
  * A thread compiled within this long is interactive: its writes are worked through at once. Writes to
@@ -73,6 +84,18 @@ export class Upkeep {
     if (!waiting || this.writes > 0) return;
     clearTimeout(waiting.timer);
     waiting.timer = setTimeout(() => this.start(), this.quietMs);
+  }
+
+  /**
+   * Before a compile reads: the first read primes the fact index, and pending messages or facts
+   * announced while the thread was idle are worked through, on the write path; the compile waits for
+   * that (bounded) unless what is pending is a backlog. Returns how long it waited, in ms.
+   */
+  async beforeRead(pending: number, factsBehind: boolean): Promise<number> {
+    if (this.noteRead() || pending > 0 || factsBehind) this.schedule();
+    const started = performance.now();
+    if (pending <= WAIT_FOR_PENDING) await this.settled(FRESHNESS_WAIT_MS);
+    return performance.now() - started;
   }
 
   /** A compile is reading the thread; true when it is the first since the object started. */
