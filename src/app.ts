@@ -54,9 +54,11 @@ export function createApp() {
     // package may carry its own copy of the class.
     const status = (error as Partial<HTTPException>).status;
     if (typeof status === "number" && status >= 400 && status < 500) {
+      // Named as the whole body, like every other problem: clients read one shape.
+      const message = error.message || "Bad request";
       return problemResponse(
         c,
-        new ProblemError(status as ContentfulStatusCode, error.message || "Bad request"),
+        new ProblemError(status as ContentfulStatusCode, message, undefined, [{ field: "", message }]),
       );
     }
     console.error("unhandled error", error);

@@ -38,6 +38,22 @@ describe("GET /facts pages", () => {
     expect(first.json.next_cursor).toEqual(expect.any(String));
   });
 
+  it("ends with a null cursor when the last page is exactly full", async () => {
+    const t = await newThread();
+    await t.events(Array.from({ length: 30 }, (_, i) => policy(`p${i}`, `v${i}`, { id: `p${i}` })));
+    const pages: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await call(
+        "GET",
+        `/facts?project_id=${t.project}&limit=10${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      pages.push(res.json.facts.length);
+      cursor = res.json.next_cursor;
+    } while (cursor && pages.length < 10);
+    expect(pages).toEqual([10, 10, 10]);
+  });
+
   it("finds the current version of a key with more than a thousand older versions", async () => {
     const t = await newThread();
     for (let b = 0; b < 3; b++) {

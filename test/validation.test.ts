@@ -111,6 +111,8 @@ describe("malformed input gets a 4xx problem naming the field", () => {
     const res = await call("POST", `/threads/${t.thread}/events`, "{not json");
     expect(res.status).toBe(400);
     expect(res.contentType).toContain("application/problem+json");
+    // The same shape as every other problem: an errors list, here naming the whole body.
+    expect(res.json.errors).toEqual([{ field: "", message: expect.any(String) }]);
   });
 
   it("a thread that was never created is a 404 problem", async () => {

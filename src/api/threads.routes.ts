@@ -25,6 +25,11 @@ const errors = {
   401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
   404: problem("Unknown thread"),
 };
+/** What a route that takes a JSON body may also answer. */
+const bodyErrors = {
+  413: problem("The body is over the size limit (MAX_BODY_BYTES, 8 MiB by default)"),
+  415: problem("The body is not sent as application/json"),
+};
 
 export const putThread = createRoute({
   method: "put",
@@ -39,6 +44,7 @@ export const putThread = createRoute({
     200: json(ThreadView, "The thread already existed"),
     201: json(ThreadView, "The thread was created"),
     ...errors,
+    ...bodyErrors,
   },
 });
 
@@ -70,7 +76,7 @@ export const postContext = createRoute({
     params: ThreadParams,
     body: { content: { "application/json": { schema: ContextBody } }, required: true },
   },
-  responses: { 200: json(ContextResponse, "The compiled context and its trace"), ...errors },
+  responses: { 200: json(ContextResponse, "The compiled context and its trace"), ...errors, ...bodyErrors },
 });
 
 export const getState = createRoute({

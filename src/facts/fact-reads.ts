@@ -43,16 +43,16 @@ export async function readFactPage(
   let cursor = after;
   let more = true;
   for (let round = 0; round < MAX_ROUNDS && more && facts.length < limit; round++) {
-    const rows = await repository.page(filter, cursor, limit);
-    more = rows.length === limit;
-    for (const [i, row] of rows.entries()) {
+    // One row more than the page can take: whether any lies past it is then known without a read.
+    const rows = await repository.page(filter, cursor, limit + 1);
+    let read = 0;
+    for (const row of rows) {
+      if (facts.length === limit) break;
       cursor = position(row);
+      read++;
       if (mayView(row, gate)) facts.push(viewFor(row, gate));
-      if (facts.length === limit) {
-        more ||= i < rows.length - 1;
-        break;
-      }
     }
+    more = read < rows.length || rows.length > limit;
   }
   return { facts, nextCursor: more && cursor ? encodeCursor(cursor) : null };
 }
