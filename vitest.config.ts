@@ -12,7 +12,11 @@ export const TEST_TENANTS = {
   globex: { db: "TENANT_GLOBEX_DB", vectors: "TENANT_GLOBEX_VECTORS", key_sha256: sha256("globex-test-key") },
 };
 
-export default defineConfig(async () => {
+/**
+ * The Workers test setup both suites share: workerd through the vitest plugin, each test tenant's D1
+ * database with the migrations applied, and the given extra bindings.
+ */
+export async function workersTestConfig(bindings: Record<string, string> = {}) {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [
@@ -24,13 +28,22 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             TENANTS: JSON.stringify(TEST_TENANTS),
             TENURE_ENV: "local",
+            ...bindings,
           },
         },
       }),
     ],
+    setupFiles: ["./test/apply-migrations.ts"],
+  };
+}
+
+export default defineConfig(async () => {
+  const { plugins, setupFiles } = await workersTestConfig();
+  return {
+    plugins,
     test: {
       include: ["test/**/*.test.ts"],
-      setupFiles: ["./test/apply-migrations.ts"],
+      setupFiles,
       globalSetup: ["./test/global-setup/chat-completions-server.ts"],
     },
   };

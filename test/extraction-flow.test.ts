@@ -1,18 +1,9 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
-import { call, fact, message, newThread } from "./helpers";
+import { call, fact, message, newThread, until } from "./helpers";
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute)).toISOString();
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, attempts = 100): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < attempts && !done(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe("extraction on real Queues", () => {
   it("ingesting messages enqueues a job that the consumer runs to the watermark", async () => {
@@ -22,7 +13,7 @@ describe("extraction on real Queues", () => {
       message("Let's use Redis for caching.", { id: "m2", ts: at(2) }),
     ]);
     expect(ingest.json.watermark.pending_messages).toBe(2);
-    const log = await waitFor(
+    const log = await until(
       () => call("GET", `/threads/${t.thread}/extractions`),
       (res) => res.json.watermark.pending_messages === 0,
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, message, newThread } from "./helpers";
+import { call, message, newThread, until } from "./helpers";
 
 /**
  * Extraction follows arrival, drains by itself, and never holds a compile back for a backlog
@@ -7,16 +7,6 @@ import { call, message, newThread } from "./helpers";
  */
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute)).toISOString();
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe("extraction follows arrival, not message time", () => {
   it("extracts a message that arrives after the watermark with an older ts", async () => {

@@ -74,3 +74,18 @@ export const message = (content: string, extra: Record<string, unknown> = {}) =>
   content,
   ...extra,
 });
+
+/** Reads until `done` holds (every 50 ms), or the time runs out; returns the last value read. */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { luhnValid, redactText, redactValue } from "../src/compiler/passes/redact";
 import { findSecrets } from "../src/extraction/rules/classification";
 import { call, fact, message, newThread } from "./helpers";
+import { compileWithText, PLACEMENTS, type Placement } from "./support/placements";
 
 /**
  * Issue 14, item 9: secrets in every form. Through the HTTP API, each form in each placement is
@@ -50,38 +51,13 @@ const FORMS: SecretForm[] = [
   { name: "PIN", kind: "password", text: "my PIN is 4921", secret: ["4921"] },
 ];
 
-type Placement = "user_message" | "user_fact" | "identity" | "tool_output" | "environment" | "query";
-const PLACEMENTS: Placement[] = [
-  "user_message",
-  "user_fact",
-  "identity",
-  "tool_output",
-  "environment",
-  "query",
-];
-
 async function compileWith(placement: Placement, text: string, identityExtra: Record<string, unknown> = {}) {
-  const identity: Record<string, unknown> = {
-    user_id: "u1",
-    user_name: "Ada",
-    authority: "CEO",
-    ...identityExtra,
-  };
-  if (placement === "identity") identity.department = text;
-  const t = await newThread(identity, {
-    environment: placement === "environment" ? { note: text } : undefined,
+  return compileWithText(placement, text, {
+    identity: { user_id: "u1", user_name: "Ada", authority: "CEO", ...identityExtra },
+    events: [fact("plan", "Acme is on the Enterprise plan", { id: "f0" })],
+    query: "card SSN key password PIN record note department staging",
+    toolSpeaker: "vault",
   });
-  const events: unknown[] = [fact("plan", "Acme is on the Enterprise plan", { id: "f0" })];
-  if (placement === "user_message") events.push(message(text, { id: "m1", ts: "2025-01-01T10:00:00Z" }));
-  if (placement === "user_fact") events.push(fact("record", text, { id: "f1" }));
-  if (placement === "tool_output") {
-    events.push(message(text, { id: "tm1", role: "tool", speaker: "vault", ts: "2025-01-01T10:00:01Z" }));
-  }
-  expect((await t.events(events)).status).toBe(200);
-  const query = placement === "query" ? text : "card SSN key password PIN record note department staging";
-  const ctx = await t.context({ query });
-  expect(ctx.status).toBe(200);
-  return { t, ctx: ctx.json };
 }
 
 describe("secret forms in every placement, compiled for a caller without clearance", () => {
