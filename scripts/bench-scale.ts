@@ -1,8 +1,8 @@
 // `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--url URL] [--json FILE]`
 //
 // Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
-//  - facts at scale: a project of N facts (filler written in batches of 500, two in five shared policy,
-//    the rest the thread user's own) with three distinctive facts planted at the oldest, middle and
+//  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
+//    --policy-share 0.4 makes that share shared policy, `source: {type: "policy"}`) with three distinctive facts planted at the oldest, middle and
 //    newest positions; each is asked about in its own compile and counts as recalled when its value is
 //    in the compiled context. Ingest events/s, the first compile right after the bulk write, and
 //    p50/p95 of the server's trace.compile_ms and of the client's round trip over every compile after
@@ -40,6 +40,7 @@ const { values: options } = parseArgs({
     messages: { type: "string", default: "1000,10000" },
     rounds: { type: "string", default: "20" },
     "drain-timeout": { type: "string", default: "300" },
+    "policy-share": { type: "string", default: "0" },
     url: { type: "string" },
     json: { type: "string" },
     tenant: { type: "string", default: "dev" },
@@ -57,6 +58,8 @@ const ROUNDS = Math.max(1, Number(options.rounds) || 20);
 const DRAIN_TIMEOUT_MS = Math.max(1, Number(options["drain-timeout"]) || 300) * 1000;
 const BUDGET = 8000;
 const BATCH = 500;
+/** Share of filler facts written as shared policy; policy facts compile as always-on rules. */
+const POLICY_SHARE = Math.min(1, Math.max(0, Number(options["policy-share"]) || 0));
 
 const progress = (text: string) => console.error(`  … ${text}`);
 
@@ -65,6 +68,7 @@ interface Compiled {
   trace_id: string;
   trace: {
     compile_ms: number;
+    candidates?: { total?: number };
     extraction_pending?: number;
     timings?: { facts_read?: string; waited_ms?: number };
   };
@@ -81,6 +85,8 @@ interface Recall {
   question: string;
   expect: string;
   found: boolean;
+  /** From the stored trace: `compiled`, the omission reason, or `not a candidate` (never read). */
+  why: string;
   compileMs: number;
 }
 
@@ -91,7 +97,7 @@ interface Scenario {
   events: number;
   ingestSeconds: number;
   eventsPerSecond: number;
-  first: { compileMs: number; roundTripMs: number; pending: number; factsRead?: string };
+  first: { compileMs: number; roundTripMs: number; pending: number; factsRead?: string; candidates?: number };
   drainSeconds?: number;
   drained?: boolean;
   compiles: number;
@@ -157,10 +163,22 @@ class CompileLog {
         question: p.question,
         expect: p.expect,
         found: output.context.includes(p.expect),
+        why: await this.why(output.trace_id, `planted-${p.position}`),
         compileMs: output.trace.compile_ms,
       });
     }
     return found;
+  }
+
+  /** What the stored trace (which lists every omitted object) says of one object; read after timing. */
+  private async why(traceId: string, objectId: string): Promise<string> {
+    type Entry = { object_id: string; reason?: string };
+    const stored = (await this.call("GET", `/traces/${traceId}`)) as {
+      trace?: { compiled?: Entry[]; omitted?: Entry[] };
+    };
+    if (stored.trace?.compiled?.some((e) => e.object_id === objectId)) return "compiled";
+    const omitted = stored.trace?.omitted?.find((e) => e.object_id === objectId);
+    return omitted ? `omitted: ${omitted.reason}` : "not a candidate";
   }
 
   async rounds(queries: string[]): Promise<void> {
@@ -197,7 +215,7 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
     const p = planted.get(i);
     return p
       ? { type: "fact" as const, id: `planted-${p.position}`, key: p.key, value: p.text, ts: at(i) }
-      : fillerFact(i, at(i), pick, chance);
+      : fillerFact(i, at(i), pick, chance, POLICY_SHARE);
   });
   const ingestSeconds = await ingest(call, thread, events, `${size} facts`);
 
@@ -221,6 +239,7 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
       roundTripMs: first.tripMs,
       pending: first.output.trace.extraction_pending ?? 0,
       factsRead: first.output.trace.timings?.facts_read,
+      candidates: first.output.trace.candidates?.total,
     },
     ...summarise(log),
     recall,
@@ -372,7 +391,7 @@ function printScenarios(title: string, scenarios: Scenario[]): void {
   for (const s of scenarios) {
     const latency = latencyTarget(s);
     const recalled = s.recall.filter((r) => r.found).length;
-    const missed = s.recall.filter((r) => !r.found).map((r) => `${r.position} ("${r.expect}")`);
+    const missed = s.recall.filter((r) => !r.found).map((r) => `${r.position} ("${r.expect}", ${r.why})`);
     const lines = [
       `${latency.text}: ${fmt(s.serverP95)} ms, ${yes(latency.met)}`,
       `recall 1.00 at every position: ${(recalled / s.recall.length).toFixed(2)}, ${yes(missed.length === 0)}${missed.length ? ` — not in the context: ${missed.join(", ")}` : ""}`,
@@ -388,8 +407,11 @@ function printScenarios(title: string, scenarios: Scenario[]): void {
         `            extraction ${s.drained ? "drained" : "NOT drained by the deadline"} ${fmt(s.drainSeconds)} s after the bulk write` +
           ` (the first compile saw ${s.first.pending} messages pending and did not wait for them)`,
       );
-    } else if (s.first.factsRead) {
-      console.log(`            first compile's facts read: ${s.first.factsRead}`);
+    } else {
+      console.log(
+        `            fact candidates read by a compile: ${s.first.candidates ?? "?"} of the project's ${s.size}` +
+          ` (first compile's facts read: ${s.first.factsRead ?? "?"})`,
+      );
     }
   }
 }
@@ -419,7 +441,7 @@ function printMemory(scenarios: Scenario[], observable: boolean): void {
 async function main(): Promise<void> {
   console.log(
     `bench:scale — facts ${FACT_SIZES.join(", ") || "none"}; messages ${MESSAGE_SIZES.join(", ") || "none"}; ` +
-      `${ROUNDS} varied compiles after each recall check; budget ${BUDGET} tokens; p50/p95 are over every compile after the bulk write (first included)`,
+      `${ROUNDS} varied compiles after each recall check; filler facts ${Math.round(POLICY_SHARE * 100)}% shared policy, the rest the user's own; budget ${BUDGET} tokens; p50/p95 are over every compile after the bulk write (first included)`,
   );
   const devServer = options.url ? undefined : new DevServer("scale");
   process.on("exit", () => devServer?.killNow());

@@ -89,10 +89,16 @@ export interface FactEventBody {
 }
 
 /**
- * The i-th filler fact: two writes in five are shared policy (`source: {type: "policy"}`), the others
- * the thread's user's own; about one in ten restates an earlier key with a new value (an update).
+ * The i-th filler fact: the thread's user's own, or with probability `policyShare` shared policy
+ * (`source: {type: "policy"}`); about one in ten restates an earlier key with a new value (an update).
  */
-export function fillerFact(i: number, ts: string, pick: Pick, chance: () => number): FactEventBody {
+export function fillerFact(
+  i: number,
+  ts: string,
+  pick: Pick,
+  chance: () => number,
+  policyShare = 0,
+): FactEventBody {
   const n = 2 + Math.floor(chance() * 28);
   const account = 10_000 + (chance() < 0.1 && i > 20 ? Math.floor(chance() * i) : i);
   let key: string;
@@ -123,7 +129,7 @@ export function fillerFact(i: number, ts: string, pick: Pick, chance: () => numb
       value = `On review ${account} the ${pick(TEAMS)} team decided to ${pick(DECISIONS)}`;
   }
   const event: FactEventBody = { type: "fact", id: `f${i}`, key, value, ts };
-  if (i % 5 < 2) event.source = { type: "policy" };
+  if (policyShare > 0 && chance() < policyShare) event.source = { type: "policy" };
   return event;
 }
 
