@@ -21,6 +21,7 @@ import { TextMemos } from "../src/compiler/cache/memos";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
 import type { Envelope } from "../src/compiler/passes/emit";
+import { apiClient, percentile } from "./lib/bench-http";
 import {
   BUDGET,
   compilerInput,
@@ -46,11 +47,6 @@ const { values: options } = parseArgs({
 });
 const SIZES = options.sizes.split(",").map(Number).filter(Boolean);
 const ROUNDS = Math.max(5, Number(options.rounds) || 60);
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
 
 interface Row {
   size: number;
@@ -252,20 +248,7 @@ async function compilesDuringBacklog(
 }
 
 async function benchServer(url: string): Promise<ServerRow[]> {
-  const headers = { "content-type": "application/json", authorization: `Bearer ${options.key}` };
-  const base = `${url}/v1/tenants/${options.tenant}`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      // A call stuck behind a long extraction run is reported rather than waited on forever.
-      signal: AbortSignal.timeout(120_000),
-    });
-    const json = await response.json();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const { base, headers, call } = apiClient(url, options.tenant, options.key);
 
   const rows: ServerRow[] = [];
   const nonce = Date.now().toString(36);

@@ -1,7 +1,7 @@
 // The local dev server (scripts/dev.mjs) as the benches use it: started on a free port in its own
 // process group, its output kept in a log file, and stopped with every child wrangler spawned.
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,6 +91,38 @@ export class DevServer {
   /** For a process "exit" handler, where nothing asynchronous runs any more. */
   killNow() {
     this.#signal("SIGKILL");
+  }
+
+  /**
+   * Resident memory of each `workerd` process this server's process group runs (wrangler dev runs
+   * two: its proxy and the one that runs the Worker, its Durable Objects and local D1), read from
+   * Linux's /proc; an empty list elsewhere or before start. Whole processes, not one object.
+   * @returns {{ pid: number, rssBytes: number }[]}
+   */
+  workerdMemory() {
+    const group = this.child?.pid;
+    if (!group) return [];
+    let pids;
+    try {
+      pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+    } catch {
+      return [];
+    }
+    const found = [];
+    for (const pid of pids) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") continue;
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        // Fields after the parenthesised command: state, ppid, pgrp, …
+        const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+        if (pgrp !== group) continue;
+        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+        if (rss) found.push({ pid: Number(pid), rssBytes: Number(rss[1]) * 1024 });
+      } catch {
+        // The process ended while being read, or is not ours to read.
+      }
+    }
+    return found;
   }
 
   printLogTail(lines = 30) {

@@ -1,0 +1,497 @@
+// `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--url URL] [--json FILE]`
+//
+// Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
+//  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
+//    --policy-share 0.4 makes that share shared policy, `source: {type: "policy"}`) with three distinctive facts planted at the oldest, middle and
+//    newest positions; each is asked about in its own compile and counts as recalled when its value is
+//    in the compiled context. Ingest events/s, the first compile right after the bulk write, and
+//    p50/p95 of the server's trace.compile_ms and of the client's round trip over every compile after
+//    the bulk write (the first one, the recall questions and --rounds varied queries);
+//  - messages at scale: a thread of M conversational turns with three planted statements; ingest
+//    events/s, the first compile right after the bulk write, how long extraction took to drain
+//    (GET state watermark.pending_messages = 0, with a deadline), then the same compile figures and recall;
+//  - the issue's targets beside each figure, met or not; no assertions.
+// Memory: a Durable Object's own memory is not observable from outside workerd. When the bench started
+// the server, it prints the resident memory (RSS, /proc) of the dev server's workerd processes before and
+// after each scenario: the whole runtime (every object, the isolate, local D1's SQLite cache), a coarse
+// proxy only. When it started the server it also restarts it at the end and times each thread's first
+// compile on a cold object.
+// 1M facts is allowed but slow (ingest alone takes tens of minutes on a 2-core machine).
+import { writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { apiClient, type Call, percentile, sorted } from "./lib/bench-http";
+import { DevServer } from "./lib/dev-server.mjs";
+import {
+  FACT_QUERIES,
+  fillerFact,
+  fillerMessage,
+  MESSAGE_QUERIES,
+  PLANTED_FACTS,
+  PLANTED_MESSAGES,
+  type Planted,
+  picker,
+  plantedIndex,
+} from "./lib/scale-fixture";
+
+const { values: options } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1000,10000" },
+    messages: { type: "string", default: "1000,10000" },
+    rounds: { type: "string", default: "20" },
+    "drain-timeout": { type: "string", default: "300" },
+    "policy-share": { type: "string", default: "0" },
+    url: { type: "string" },
+    json: { type: "string" },
+    tenant: { type: "string", default: "dev" },
+    key: { type: "string", default: "local-dev-key" },
+  },
+});
+const list = (text: string) =>
+  text
+    .split(",")
+    .map((n) => Number(n.replaceAll("_", "")))
+    .filter((n) => Number.isInteger(n) && n >= 3);
+const FACT_SIZES = list(options.sizes);
+const MESSAGE_SIZES = list(options.messages);
+const ROUNDS = Math.max(1, Number(options.rounds) || 20);
+const DRAIN_TIMEOUT_MS = Math.max(1, Number(options["drain-timeout"]) || 300) * 1000;
+const BUDGET = 8000;
+const BATCH = 500;
+/** Share of filler facts written as shared policy; policy facts compile as always-on rules. */
+const POLICY_SHARE = Math.min(1, Math.max(0, Number(options["policy-share"]) || 0));
+
+const progress = (text: string) => console.error(`  … ${text}`);
+
+interface Compiled {
+  context: string;
+  trace_id: string;
+  trace: {
+    compile_ms: number;
+    candidates?: { total?: number };
+    extraction_pending?: number;
+    timings?: { facts_read?: string; waited_ms?: number };
+  };
+}
+
+interface Memory {
+  /** Sum over the dev server's workerd processes, MiB; undefined when not observable. */
+  beforeMiB?: number;
+  afterMiB?: number;
+}
+
+interface Recall {
+  position: Planted["position"];
+  question: string;
+  expect: string;
+  found: boolean;
+  /** From the stored trace: `compiled`, the omission reason, or `not a candidate` (never read). */
+  why: string;
+  compileMs: number;
+}
+
+interface Scenario {
+  kind: "facts" | "messages";
+  size: number;
+  thread: string;
+  events: number;
+  ingestSeconds: number;
+  eventsPerSecond: number;
+  first: { compileMs: number; roundTripMs: number; pending: number; factsRead?: string; candidates?: number };
+  drainSeconds?: number;
+  drained?: boolean;
+  compiles: number;
+  serverP50: number;
+  serverP95: number;
+  tripP50: number;
+  tripP95: number;
+  recall: Recall[];
+  memory: Memory;
+  cold?: { compileMs: number; roundTripMs: number };
+}
+
+const MiB = 1024 * 1024;
+function workerdMiB(server: DevServer | undefined): number | undefined {
+  const processes = server?.workerdMemory() ?? [];
+  if (processes.length === 0) return undefined;
+  return processes.reduce((sum, p) => sum + p.rssBytes, 0) / MiB;
+}
+
+async function ingest(call: Call, thread: string, events: unknown[], label: string): Promise<number> {
+  const started = performance.now();
+  let reported = 0;
+  for (let i = 0; i < events.length; i += BATCH) {
+    await call("POST", `/threads/${thread}/events`, { events: events.slice(i, i + BATCH) });
+    const done = Math.min(events.length, i + BATCH);
+    if (done - reported >= Math.max(BATCH, events.length / 10) || done === events.length) {
+      reported = done;
+      const seconds = (performance.now() - started) / 1000;
+      progress(`${label}: ${done}/${events.length} events in ${seconds.toFixed(0)} s`);
+    }
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** Compiles and their round trips, in order, with the recall of the planted events. */
+class CompileLog {
+  readonly server: number[] = [];
+  readonly trips: number[] = [];
+  constructor(
+    private readonly call: Call,
+    private readonly thread: string,
+  ) {}
+
+  async compile(query: string): Promise<{ output: Compiled; tripMs: number }> {
+    const started = performance.now();
+    const output = (await this.call("POST", `/threads/${this.thread}/context`, {
+      query,
+      budget_tokens: BUDGET,
+      trace_detail: "summary",
+    })) as Compiled;
+    const tripMs = performance.now() - started;
+    this.server.push(output.trace.compile_ms);
+    this.trips.push(tripMs);
+    return { output, tripMs };
+  }
+
+  async recall(planted: Planted[]): Promise<Recall[]> {
+    const found: Recall[] = [];
+    for (const p of planted) {
+      const { output } = await this.compile(p.question);
+      found.push({
+        position: p.position,
+        question: p.question,
+        expect: p.expect,
+        found: output.context.includes(p.expect),
+        why: await this.why(output.trace_id, `planted-${p.position}`),
+        compileMs: output.trace.compile_ms,
+      });
+    }
+    return found;
+  }
+
+  /** What the stored trace (which lists every omitted object) says of one object; read after timing. */
+  private async why(traceId: string, objectId: string): Promise<string> {
+    type Entry = { object_id: string; reason?: string };
+    const stored = (await this.call("GET", `/traces/${traceId}`)) as {
+      trace?: { compiled?: Entry[]; omitted?: Entry[] };
+    };
+    if (stored.trace?.compiled?.some((e) => e.object_id === objectId)) return "compiled";
+    const omitted = stored.trace?.omitted?.find((e) => e.object_id === objectId);
+    return omitted ? `omitted: ${omitted.reason}` : "not a candidate";
+  }
+
+  async rounds(queries: string[]): Promise<void> {
+    for (let round = 0; round < ROUNDS; round++)
+      await this.compile(queries[round % queries.length] as string);
+  }
+}
+
+function summarise(log: CompileLog) {
+  const server = sorted(log.server);
+  const trips = sorted(log.trips);
+  return {
+    compiles: server.length,
+    serverP50: percentile(server, 50),
+    serverP95: percentile(server, 95),
+    tripP50: percentile(trips, 50),
+    tripP95: percentile(trips, 95),
+  };
+}
+
+async function factsAtScale(call: Call, size: number, nonce: string, server?: DevServer): Promise<Scenario> {
+  const { chance, pick } = picker(size);
+  const thread = `scale-f${size}-${nonce}`;
+  const memory: Memory = { beforeMiB: workerdMiB(server) };
+  await call("PUT", `/threads/${thread}`, {
+    project_id: `scale-facts-${size}-${nonce}`,
+    identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
+  });
+  // Valid times one second apart, ending a minute ago: the oldest is oldest by valid and transaction time.
+  const start = Date.now() - (size + 60) * 1000;
+  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  const planted = new Map(PLANTED_FACTS.map((p) => [plantedIndex(p.position, size), p]));
+  const events = Array.from({ length: size }, (_, i) => {
+    const p = planted.get(i);
+    return p
+      ? { type: "fact" as const, id: `planted-${p.position}`, key: p.key, value: p.text, ts: at(i) }
+      : fillerFact(i, at(i), pick, chance, POLICY_SHARE);
+  });
+  const ingestSeconds = await ingest(call, thread, events, `${size} facts`);
+
+  const log = new CompileLog(call, thread);
+  const first = await log.compile(FACT_QUERIES[0] as string);
+  const recall = await log.recall(PLANTED_FACTS);
+  progress(
+    `${size} facts: recall ${recall.map((r) => `${r.position} ${r.found ? "yes" : "no"}`).join(", ")}`,
+  );
+  await log.rounds(FACT_QUERIES.slice(1));
+  memory.afterMiB = workerdMiB(server);
+  return {
+    kind: "facts",
+    size,
+    thread,
+    events: events.length,
+    ingestSeconds,
+    eventsPerSecond: events.length / ingestSeconds,
+    first: {
+      compileMs: first.output.trace.compile_ms,
+      roundTripMs: first.tripMs,
+      pending: first.output.trace.extraction_pending ?? 0,
+      factsRead: first.output.trace.timings?.facts_read,
+      candidates: first.output.trace.candidates?.total,
+    },
+    ...summarise(log),
+    recall,
+    memory,
+  };
+}
+
+async function messagesAtScale(
+  call: Call,
+  size: number,
+  nonce: string,
+  server?: DevServer,
+): Promise<Scenario> {
+  const { pick } = picker(size + 7);
+  const thread = `scale-m${size}-${nonce}`;
+  const memory: Memory = { beforeMiB: workerdMiB(server) };
+  await call("PUT", `/threads/${thread}`, {
+    project_id: `scale-messages-${size}-${nonce}`,
+    identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
+  });
+  const start = Date.now() - (size + 60) * 1000;
+  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  const planted = new Map(PLANTED_MESSAGES.map((p) => [plantedIndex(p.position, size), p]));
+  const events = Array.from({ length: size }, (_, i) => {
+    const p = planted.get(i);
+    return p
+      ? {
+          type: "message" as const,
+          id: `planted-${p.position}`,
+          role: "user" as const,
+          content: p.text,
+          ts: at(i),
+        }
+      : fillerMessage(i, at(i), pick);
+  });
+  const ingestSeconds = await ingest(call, thread, events, `${size} messages`);
+
+  const log = new CompileLog(call, thread);
+  const first = await log.compile(MESSAGE_QUERIES[0] as string);
+
+  const drainStarted = performance.now();
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  let pending = Number.POSITIVE_INFINITY;
+  let lastReport = 0;
+  while (Date.now() < deadline) {
+    const state = await call("GET", `/threads/${thread}/state`);
+    pending = state.watermark.pending_messages;
+    if (pending === 0) break;
+    if (performance.now() - lastReport > 10_000) {
+      lastReport = performance.now();
+      progress(`${size} messages: ${pending} pending extraction`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const drainSeconds = (performance.now() - drainStarted) / 1000;
+  progress(
+    `${size} messages: ${pending === 0 ? "extraction drained" : `${pending} still pending at the deadline`} after ${drainSeconds.toFixed(1)} s`,
+  );
+
+  const recall = await log.recall(PLANTED_MESSAGES);
+  progress(
+    `${size} messages: recall ${recall.map((r) => `${r.position} ${r.found ? "yes" : "no"}`).join(", ")}`,
+  );
+  await log.rounds(MESSAGE_QUERIES.slice(1));
+  memory.afterMiB = workerdMiB(server);
+  return {
+    kind: "messages",
+    size,
+    thread,
+    events: events.length,
+    ingestSeconds,
+    eventsPerSecond: events.length / ingestSeconds,
+    first: {
+      compileMs: first.output.trace.compile_ms,
+      roundTripMs: first.tripMs,
+      pending: first.output.trace.extraction_pending ?? 0,
+      factsRead: first.output.trace.timings?.facts_read,
+    },
+    drainSeconds,
+    drained: pending === 0,
+    ...summarise(log),
+    recall,
+    memory,
+  };
+}
+
+/** Each thread's first compile after a restart of the server: a cold object (one evicted from memory). */
+async function coldCompiles(call: Call, scenarios: Scenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const question = (scenario.kind === "facts" ? PLANTED_FACTS : PLANTED_MESSAGES)[0]?.question as string;
+    const started = performance.now();
+    const output = (await call("POST", `/threads/${scenario.thread}/context`, {
+      query: question,
+      budget_tokens: BUDGET,
+      trace_detail: "summary",
+    })) as Compiled;
+    scenario.cold = { compileMs: output.trace.compile_ms, roundTripMs: performance.now() - started };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+interface Target {
+  text: string;
+  met: boolean;
+}
+
+/** The issue's compile targets: ≤ 10 ms at 10k facts and 1k messages; ≤ 30 ms at 1M facts and 100k messages. */
+function latencyTarget(s: Scenario): Target {
+  const small = s.kind === "facts" ? s.size <= 10_000 : s.size <= 1_000;
+  const limit = small ? 10 : 30;
+  const where =
+    s.kind === "facts"
+      ? small
+        ? "at 10k facts"
+        : "at 1M facts"
+      : small
+        ? "at 1k messages"
+        : "at 100k messages";
+  return { text: `p95 ≤ ${limit} ms (target ${where})`, met: s.serverP95 <= limit };
+}
+
+const fmt = (n: number | undefined, digits = 1) =>
+  n === undefined || Number.isNaN(n) ? "—" : n.toFixed(digits);
+const yes = (met: boolean) => (met ? "met" : "MISSED");
+
+function printScenarios(title: string, scenarios: Scenario[]): void {
+  if (scenarios.length === 0) return;
+  console.log(`\n${title}`);
+  console.log(
+    `  ${"size".padStart(7)}  ${"ingest ev/s".padStart(11)}  ${"first ms".padStart(8)}  ${"first trip".padStart(10)}` +
+      `  ${"p50 ms".padStart(6)}  ${"p95 ms".padStart(6)}  ${"trip p50".padStart(8)}  ${"trip p95".padStart(8)}` +
+      `  recall old/mid/new  ${"workerd RSS MiB".padStart(15)}`,
+  );
+  for (const s of scenarios) {
+    const recall = s.recall.map((r) => (r.found ? "1" : "0")).join("/");
+    const rss =
+      s.memory.beforeMiB === undefined
+        ? "n/a"
+        : `${fmt(s.memory.beforeMiB, 0)} → ${fmt(s.memory.afterMiB, 0)}`;
+    console.log(
+      `  ${String(s.size).padStart(7)}  ${fmt(s.eventsPerSecond, 0).padStart(11)}  ${fmt(s.first.compileMs).padStart(8)}` +
+        `  ${fmt(s.first.roundTripMs, 0).padStart(10)}  ${fmt(s.serverP50).padStart(6)}  ${fmt(s.serverP95).padStart(6)}` +
+        `  ${fmt(s.tripP50, 0).padStart(8)}  ${fmt(s.tripP95, 0).padStart(8)}  ${recall.padStart(18)}  ${rss.padStart(15)}`,
+    );
+  }
+  console.log("  targets (issue 15):");
+  for (const s of scenarios) {
+    const latency = latencyTarget(s);
+    const recalled = s.recall.filter((r) => r.found).length;
+    const missed = s.recall.filter((r) => !r.found).map((r) => `${r.position} ("${r.expect}", ${r.why})`);
+    const lines = [
+      `${latency.text}: ${fmt(s.serverP95)} ms, ${yes(latency.met)}`,
+      `recall 1.00 at every position: ${(recalled / s.recall.length).toFixed(2)}, ${yes(missed.length === 0)}${missed.length ? ` — not in the context: ${missed.join(", ")}` : ""}`,
+    ];
+    if (s.cold) {
+      lines.push(
+        `first compile of a cold object ≤ 300 ms: ${fmt(s.cold.compileMs)} ms (round trip ${fmt(s.cold.roundTripMs, 0)} ms), ${yes(s.cold.compileMs <= 300)}`,
+      );
+    }
+    console.log(`    ${String(s.size).padStart(7)} ${s.kind}: ${lines.join("; ")}`);
+    if (s.kind === "messages") {
+      console.log(
+        `            extraction ${s.drained ? "drained" : "NOT drained by the deadline"} ${fmt(s.drainSeconds)} s after the bulk write` +
+          ` (the first compile saw ${s.first.pending} messages pending and did not wait for them)`,
+      );
+    } else {
+      console.log(
+        `            fact candidates read by a compile: ${s.first.candidates ?? "?"} of the project's ${s.size}` +
+          ` (first compile's facts read: ${s.first.factsRead ?? "?"})`,
+      );
+    }
+  }
+}
+
+function printMemory(scenarios: Scenario[], observable: boolean): void {
+  console.log("\nmemory per thread object (target: flat as facts grow)");
+  console.log(
+    "  not observable from outside workerd: a Durable Object's heap is not reported by the runtime or the API.",
+  );
+  if (!observable) {
+    console.log("  (the bench did not start this server, so not even the process RSS proxy is shown)");
+    return;
+  }
+  console.log(
+    "  proxy shown above: RSS of the dev server's workerd processes, summed, before each scenario and after its\n" +
+      "  compiles — the whole runtime (every object alive so far, the isolate, local D1's SQLite cache, allocator\n" +
+      "  slack), so it only bounds a thread's share from above and cannot show whether one object stays flat.",
+  );
+  const facts = scenarios.filter((s) => s.kind === "facts" && s.memory.beforeMiB !== undefined);
+  for (const s of facts) {
+    console.log(
+      `    ${String(s.size).padStart(7)} facts: +${fmt((s.memory.afterMiB ?? 0) - (s.memory.beforeMiB ?? 0), 0)} MiB over the scenario`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:scale — facts ${FACT_SIZES.join(", ") || "none"}; messages ${MESSAGE_SIZES.join(", ") || "none"}; ` +
+      `${ROUNDS} varied compiles after each recall check; filler facts ${Math.round(POLICY_SHARE * 100)}% shared policy, the rest the user's own; budget ${BUDGET} tokens; p50/p95 are over every compile after the bulk write (first included)`,
+  );
+  const devServer = options.url ? undefined : new DevServer("scale");
+  process.on("exit", () => devServer?.killNow());
+  let url = options.url;
+  if (!url) {
+    progress("starting the dev server");
+    try {
+      url = await (devServer as DevServer).start(120_000);
+    } catch (error) {
+      devServer?.printLogTail();
+      throw error;
+    }
+  }
+  const { call } = apiClient(url, options.tenant, options.key, 300_000);
+  const nonce = Date.now().toString(36);
+  const scenarios: Scenario[] = [];
+  try {
+    for (const size of FACT_SIZES) scenarios.push(await factsAtScale(call, size, nonce, devServer));
+    for (const size of MESSAGE_SIZES) scenarios.push(await messagesAtScale(call, size, nonce, devServer));
+  } finally {
+    await devServer?.stop();
+  }
+  if (devServer && scenarios.length > 0) {
+    progress("restarting the dev server for cold compiles");
+    const restarted = new DevServer("scale-restart");
+    process.on("exit", () => restarted.killNow());
+    try {
+      const again = await restarted.start(120_000);
+      await coldCompiles(apiClient(again, options.tenant, options.key, 300_000).call, scenarios);
+    } finally {
+      await restarted.stop();
+    }
+  }
+
+  printScenarios(
+    `facts at scale (HTTP via ${url}; ms are the server's trace.compile_ms, trips the client's round trip)`,
+    scenarios.filter((s) => s.kind === "facts"),
+  );
+  printScenarios(
+    "messages at scale (p50/p95 include the first compile, made before extraction drained)",
+    scenarios.filter((s) => s.kind === "messages"),
+  );
+  printMemory(scenarios, devServer !== undefined);
+  if (options.json) {
+    writeFileSync(
+      options.json,
+      `${JSON.stringify({ url, rounds: ROUNDS, budget: BUDGET, scenarios }, null, 2)}\n`,
+    );
+    console.log(`\nwrote ${options.json}`);
+  }
+}
+
+await main();
