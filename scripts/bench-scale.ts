@@ -187,6 +187,22 @@ class CompileLog {
   }
 }
 
+/** The first compile after a bulk write, as a scenario reports it. */
+function firstCompile(first: { output: Compiled; tripMs: number }): Scenario["first"] {
+  const { trace } = first.output;
+  return {
+    compileMs: trace.compile_ms,
+    roundTripMs: first.tripMs,
+    pending: trace.extraction_pending ?? 0,
+    factsRead: trace.timings?.facts_read,
+    ...(trace.candidates ? { candidates: trace.candidates.total } : {}),
+  };
+}
+
+/** Progress line for the planted items found at each position. */
+const recallLine = (label: string, recall: Recall[]) =>
+  `${label}: recall ${recall.map((r) => `${r.position} ${r.found ? "yes" : "no"}`).join(", ")}`;
+
 function summarise(log: CompileLog) {
   const server = sorted(log.server);
   const trips = sorted(log.trips);
@@ -222,9 +238,7 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
   const log = new CompileLog(call, thread);
   const first = await log.compile(FACT_QUERIES[0] as string);
   const recall = await log.recall(PLANTED_FACTS);
-  progress(
-    `${size} facts: recall ${recall.map((r) => `${r.position} ${r.found ? "yes" : "no"}`).join(", ")}`,
-  );
+  progress(recallLine(`${size} facts`, recall));
   await log.rounds(FACT_QUERIES.slice(1));
   memory.afterMiB = workerdMiB(server);
   return {
@@ -234,13 +248,7 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
     events: events.length,
     ingestSeconds,
     eventsPerSecond: events.length / ingestSeconds,
-    first: {
-      compileMs: first.output.trace.compile_ms,
-      roundTripMs: first.tripMs,
-      pending: first.output.trace.extraction_pending ?? 0,
-      factsRead: first.output.trace.timings?.facts_read,
-      candidates: first.output.trace.candidates?.total,
-    },
+    first: firstCompile(first),
     ...summarise(log),
     recall,
     memory,
@@ -300,9 +308,7 @@ async function messagesAtScale(
   );
 
   const recall = await log.recall(PLANTED_MESSAGES);
-  progress(
-    `${size} messages: recall ${recall.map((r) => `${r.position} ${r.found ? "yes" : "no"}`).join(", ")}`,
-  );
+  progress(recallLine(`${size} messages`, recall));
   await log.rounds(MESSAGE_QUERIES.slice(1));
   memory.afterMiB = workerdMiB(server);
   return {
@@ -312,12 +318,7 @@ async function messagesAtScale(
     events: events.length,
     ingestSeconds,
     eventsPerSecond: events.length / ingestSeconds,
-    first: {
-      compileMs: first.output.trace.compile_ms,
-      roundTripMs: first.tripMs,
-      pending: first.output.trace.extraction_pending ?? 0,
-      factsRead: first.output.trace.timings?.facts_read,
-    },
+    first: firstCompile(first),
     drainSeconds,
     drained: pending === 0,
     ...summarise(log),

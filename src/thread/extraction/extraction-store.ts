@@ -244,18 +244,7 @@ export class ExtractionStore {
       const line = renderItemLine(item);
       const json = JSON.stringify(item);
       const tokens = countTokens(line);
-      const written = this.sql.exec(
-        `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (uid) DO NOTHING`,
-        item.uid,
-        item.type_tag,
-        item.status,
-        item.last_seen_at,
-        json,
-        line,
-        tokens,
-      ).rowsWritten;
-      if (written > 0) this.holdItems([heldItem(json, line, tokens)]);
+      if (this.writeItem(item, json, line, tokens, "keep")) this.holdItems([heldItem(json, line, tokens)]);
     }
   }
 
@@ -294,19 +283,7 @@ export class ExtractionStore {
     for (const { item, line, tokens } of items) {
       const json = JSON.stringify(item);
       written.push(heldItem(json, line, tokens));
-      this.sql.exec(
-        `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (uid) DO UPDATE SET type_tag = excluded.type_tag, status = excluded.status,
-           last_seen_at = excluded.last_seen_at, item_json = excluded.item_json, line = excluded.line,
-           tokens = excluded.tokens`,
-        item.uid,
-        item.type_tag,
-        item.status,
-        item.last_seen_at,
-        json,
-        line,
-        tokens,
-      );
+      this.writeItem(item, json, line, tokens, "replace");
     }
     this.sql.exec(
       "INSERT INTO extraction_runs (id, finished_at, result_json) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -329,6 +306,38 @@ export class ExtractionStore {
         else this.held.claims.delete(id);
       }
     }
+  }
+
+  /**
+   * Stores one item: "keep" leaves an item already stored under its uid as it is, "replace" overwrites
+   * it. True when a row was written.
+   */
+  private writeItem(
+    item: StateItem,
+    json: string,
+    line: string,
+    tokens: number,
+    existing: "keep" | "replace",
+  ) {
+    const conflict =
+      existing === "keep"
+        ? "DO NOTHING"
+        : `DO UPDATE SET type_tag = excluded.type_tag, status = excluded.status,
+           last_seen_at = excluded.last_seen_at, item_json = excluded.item_json, line = excluded.line,
+           tokens = excluded.tokens`;
+    return (
+      this.sql.exec(
+        `INSERT INTO state_items (uid, type_tag, status, last_seen_at, item_json, line, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (uid) ${conflict}`,
+        item.uid,
+        item.type_tag,
+        item.status,
+        item.last_seen_at,
+        json,
+        line,
+        tokens,
+      ).rowsWritten > 0
+    );
   }
 
   runs(limit: number): ExtractResult[] {

@@ -22,19 +22,11 @@ export const LAYER_SCHEMA = [
 
 export type LayerWrite = FactEventInput & { id: string; ts: string; layer: LayerName };
 
-/** A layer write with everything computed that can fail (rendering, counting), before any storage write. */
-export interface PreparedLayerWrite {
-  write: LayerWrite;
-  valueJson: string;
-  content: string;
-  tokens: number;
-  expiresAt: string | null;
-  scope: string;
-  scopeId: string | null;
-  classification: string;
-  allowRolesJson: string;
-  denyRolesJson: string;
-}
+/**
+ * A layer write with everything computed that can fail (rendering, counting), before any storage write:
+ * the stored version's columns, less what the write itself or the store decides.
+ */
+export type PreparedLayerWrite = Omit<LayerEntry, "id" | "key" | "ts" | "replacedBy"> & { write: LayerWrite };
 
 /** Renders and counts a layer write: pure, so a batch is prepared whole before anything is stored. */
 export function prepareLayerWrite(f: LayerWrite, countTokens: (text: string) => number): PreparedLayerWrite {
