@@ -8,9 +8,10 @@
 // over the same turns at the same budgets: BM25 ranking of turns and recency (latest turns that fit).
 // Without --url the local dev server (scripts/dev.mjs) is started on a free port and stopped afterwards.
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { loadBeamChat } from "./lib/beam-chat.mjs";
 import { DevServer } from "./lib/dev-server.mjs";
 
 const ADVERSARIAL = 5;
@@ -33,7 +34,7 @@ const MONTHS = [
   "december",
 ];
 
-const USAGE = `usage: npm run bench:locomo -- <conversation.json> [options]
+const USAGE = `usage: npm run bench:locomo -- <conversation.json | beam chat folder> [options]
   --budgets N[,N]    budget_tokens per context request (default 1000,2000)
   --url URL          use a running server (default: start scripts/dev.mjs on a free port)
   --tenant NAME      tenant (default dev)
@@ -168,7 +169,25 @@ function evidenceRecall(question, byDia, context) {
 // ---------------------------------------------------------------------------------------------------
 // Baselines, over the turns rendered the way the service renders a message line
 
-const lineOf = (turn) => `[${turn.ts}] ${turn.speaker} (user): ${turn.content}`;
+const lineOf = (turn) =>
+  `[${turn.ts}] ${turn.role === undefined ? `${turn.speaker} (user)` : turn.role}: ${turn.content}`;
+
+/** Batches of at most MAX_BATCH events and about 4 MiB, under the service's body limit. */
+function* batches(events) {
+  let batch = [];
+  let bytes = 0;
+  for (const event of events) {
+    const size = event.content.length * 3 + 200;
+    if (batch.length && (batch.length === MAX_BATCH || bytes + size > 4 * 1024 * 1024)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(event);
+    bytes += size;
+  }
+  if (batch.length) yield batch;
+}
 const words = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function bm25Index(turns) {
@@ -244,7 +263,8 @@ async function mapLimit(items, limit, task) {
 // Run
 
 async function run(options, url) {
-  const { sample, turns, questions } = loadConversation(options.file);
+  const beam = statSync(options.file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const { sample, turns, questions } = beam ? loadBeamChat(options.file) : loadConversation(options.file);
   if (!turns.length) fail("the conversation has no turns");
   const call = makeClient(url, options.tenant, options.key);
   const thread = `locomo-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
@@ -255,15 +275,13 @@ async function run(options, url) {
   const events = turns.map((t) => ({
     type: "message",
     id: t.dia.replace(/[^A-Za-z0-9._:-]/g, "_").slice(0, 128),
-    role: "user",
-    speaker: t.speaker,
+    role: t.role ?? "user",
+    ...(t.role === undefined ? { speaker: t.speaker } : {}),
     content: t.content,
     ts: t.ts,
   }));
   const ingestStarted = Date.now();
-  for (let start = 0; start < events.length; start += MAX_BATCH) {
-    await call("POST", `/threads/${thread}/events`, { events: events.slice(start, start + MAX_BATCH) });
-  }
+  for (const batch of batches(events)) await call("POST", `/threads/${thread}/events`, { events: batch });
   const ingestMs = Date.now() - ingestStarted;
   // Evidence recall is a property of the settled thread: questions wait until extraction has drained
   // (in the background; a compile never waits for a backlog, it would see the raw turns only).
@@ -329,7 +347,7 @@ async function run(options, url) {
       overall: summary(scored),
       by_category: Object.fromEntries(
         [...new Set(scored.map((r) => r.category))]
-          .sort((a, b) => a - b)
+          .sort((a, b) => String(a).localeCompare(String(b)))
           .map((c) => [c, summary(scored.filter((r) => r.category === c))]),
       ),
     })),
@@ -356,7 +374,7 @@ function median(values) {
 
 function print(result) {
   console.log(
-    `LoCoMo ${result.sample}: ${result.turns} turns (${result.conversation_tokens} tokens), ${result.questions} non-adversarial questions`,
+    `${result.sample}: ${result.turns} turns (${result.conversation_tokens} tokens), ${result.questions} questions (LoCoMo: non-adversarial)`,
   );
   console.log(
     `thread ${result.thread}: ingest ${result.ingest_ms} ms, median compile ${result.compile_ms_median} ms ` +
@@ -365,10 +383,10 @@ function print(result) {
   console.log("evidence recall (share of evidence turns whose text is in the context, mean over questions)");
   for (const b of result.budgets) {
     console.log(`\nbudget ${b.budget} tokens (${b.scored_questions} questions with known evidence)`);
-    console.log("category          n   tenure    bm25  recency  ctx tokens");
+    console.log("category                   n   tenure    bm25  recency  ctx tokens");
     const line = (name, s) =>
       console.log(
-        `${name.padEnd(15)} ${String(s.n).padStart(3)}  ${fmt(s.tenure).padStart(7)} ${fmt(s.bm25).padStart(7)} ${fmt(s.recency).padStart(8)}  ${String(Math.round(s.mean_context_tokens ?? 0)).padStart(10)}`,
+        `${name.padEnd(24)} ${String(s.n).padStart(3)}  ${fmt(s.tenure).padStart(7)} ${fmt(s.bm25).padStart(7)} ${fmt(s.recency).padStart(8)}  ${String(Math.round(s.mean_context_tokens ?? 0)).padStart(10)}`,
       );
     for (const [c, s] of Object.entries(b.by_category)) line(`${c} ${CATEGORY_NAMES[c] ?? ""}`.trim(), s);
     line("overall", b.overall);
