@@ -1,4 +1,5 @@
-// `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--url URL] [--json FILE]`
+// `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--url URL] [--json FILE]
+//                      [--compare FILE]`
 //
 // Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
 //  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
@@ -16,8 +17,13 @@
 // after each scenario: the whole runtime (every object, the isolate, local D1's SQLite cache), a coarse
 // proxy only. When it started the server it also restarts it at the end and times each thread's first
 // compile on a cold object.
+// What each thread object holds between compiles is reported by the service itself (trace.held: the fact
+// versions of its last few searches and its compile cache's objects): the table prints it after the last
+// compile of each scenario, the figure that must stay flat as the project grows.
+// --compare FILE puts a run saved with --json (e.g. of an earlier commit, served with --url) beside
+// this one, scenario by scenario.
 // 1M facts is allowed but slow (ingest alone takes tens of minutes on a 2-core machine).
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { apiClient, type Call, percentile, sorted } from "./lib/bench-http";
@@ -43,6 +49,7 @@ const { values: options } = parseArgs({
     "policy-share": { type: "string", default: "0" },
     url: { type: "string" },
     json: { type: "string" },
+    compare: { type: "string" },
     tenant: { type: "string", default: "dev" },
     key: { type: "string", default: "local-dev-key" },
   },
@@ -71,6 +78,7 @@ interface Compiled {
     candidates?: { total?: number };
     extraction_pending?: number;
     timings?: { facts_read?: string; waited_ms?: number };
+    held?: { fact_rows: number; compiled_objects: number };
   };
 }
 
@@ -107,6 +115,8 @@ interface Scenario {
   tripP95: number;
   recall: Recall[];
   memory: Memory;
+  /** trace.held of the scenario's last compile. */
+  held?: { fact_rows: number; compiled_objects: number };
   cold?: { compileMs: number; roundTripMs: number };
 }
 
@@ -136,6 +146,7 @@ async function ingest(call: Call, thread: string, events: unknown[], label: stri
 class CompileLog {
   readonly server: number[] = [];
   readonly trips: number[] = [];
+  held?: Scenario["held"];
   constructor(
     private readonly call: Call,
     private readonly thread: string,
@@ -151,6 +162,7 @@ class CompileLog {
     const tripMs = performance.now() - started;
     this.server.push(output.trace.compile_ms);
     this.trips.push(tripMs);
+    this.held = output.trace.held;
     return { output, tripMs };
   }
 
@@ -207,6 +219,7 @@ function summarise(log: CompileLog) {
   const server = sorted(log.server);
   const trips = sorted(log.trips);
   return {
+    held: log.held,
     compiles: server.length,
     serverP50: percentile(server, 50),
     serverP95: percentile(server, 95),
@@ -368,13 +381,21 @@ const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? "—" : n.toFixed(digits);
 const yes = (met: boolean) => (met ? "met" : "MISSED");
 
+const held = (s: Scenario) => (s.held ? `${s.held.fact_rows}/${s.held.compiled_objects}` : "—");
+
+/** The run given with --compare, if any: its scenarios by kind and size. */
+const compared: Scenario[] = options.compare
+  ? (JSON.parse(readFileSync(options.compare, "utf8")) as { scenarios: Scenario[] }).scenarios
+  : [];
+const baseline = (s: Scenario) => compared.find((c) => c.kind === s.kind && c.size === s.size);
+
 function printScenarios(title: string, scenarios: Scenario[]): void {
   if (scenarios.length === 0) return;
   console.log(`\n${title}`);
   console.log(
     `  ${"size".padStart(7)}  ${"ingest ev/s".padStart(11)}  ${"first ms".padStart(8)}  ${"first trip".padStart(10)}` +
       `  ${"p50 ms".padStart(6)}  ${"p95 ms".padStart(6)}  ${"trip p50".padStart(8)}  ${"trip p95".padStart(8)}` +
-      `  recall old/mid/new  ${"workerd RSS MiB".padStart(15)}`,
+      `  recall old/mid/new  ${"held rows/objects".padStart(17)}  ${"workerd RSS MiB".padStart(15)}`,
   );
   for (const s of scenarios) {
     const recall = s.recall.map((r) => (r.found ? "1" : "0")).join("/");
@@ -385,8 +406,21 @@ function printScenarios(title: string, scenarios: Scenario[]): void {
     console.log(
       `  ${String(s.size).padStart(7)}  ${fmt(s.eventsPerSecond, 0).padStart(11)}  ${fmt(s.first.compileMs).padStart(8)}` +
         `  ${fmt(s.first.roundTripMs, 0).padStart(10)}  ${fmt(s.serverP50).padStart(6)}  ${fmt(s.serverP95).padStart(6)}` +
-        `  ${fmt(s.tripP50, 0).padStart(8)}  ${fmt(s.tripP95, 0).padStart(8)}  ${recall.padStart(18)}  ${rss.padStart(15)}`,
+        `  ${fmt(s.tripP50, 0).padStart(8)}  ${fmt(s.tripP95, 0).padStart(8)}  ${recall.padStart(18)}` +
+        `  ${held(s).padStart(17)}  ${rss.padStart(15)}`,
     );
+    const before = baseline(s);
+    if (before) {
+      console.log(
+        `  ${"before".padStart(7)}  ${fmt(before.eventsPerSecond, 0).padStart(11)}  ${fmt(before.first.compileMs).padStart(8)}` +
+          `  ${fmt(before.first.roundTripMs, 0).padStart(10)}  ${fmt(before.serverP50).padStart(6)}  ${fmt(before.serverP95).padStart(6)}` +
+          `  ${fmt(before.tripP50, 0).padStart(8)}  ${fmt(before.tripP95, 0).padStart(8)}` +
+          `  ${before.recall
+            .map((r) => (r.found ? "1" : "0"))
+            .join("/")
+            .padStart(18)}  ${held(before).padStart(17)}`,
+      );
+    }
   }
   console.log("  targets (issue 15):");
   for (const s of scenarios) {
@@ -444,6 +478,7 @@ async function main(): Promise<void> {
     `bench:scale — facts ${FACT_SIZES.join(", ") || "none"}; messages ${MESSAGE_SIZES.join(", ") || "none"}; ` +
       `${ROUNDS} varied compiles after each recall check; filler facts ${Math.round(POLICY_SHARE * 100)}% shared policy, the rest the user's own; budget ${BUDGET} tokens; p50/p95 are over every compile after the bulk write (first included)`,
   );
+  if (options.compare) console.log(`rows marked "before" are the same scenario in ${options.compare}`);
   const devServer = options.url ? undefined : new DevServer("scale");
   process.on("exit", () => devServer?.killNow());
   let url = options.url;

@@ -16,7 +16,15 @@ export interface CompileTrace {
   omitted: OmittedEntry[];
   quarantined: QuarantinedEntry[];
   screened?: ScreenedEntry[];
-  candidates: { total: number; admitted: number; compiled: number };
+  candidates: {
+    total: number;
+    admitted: number;
+    compiled: number;
+    /** Where the project's facts came from; only the versions these sources found were considered. */
+    facts?: FactCandidateCounts;
+    /** Whether a source's bound left versions out (named in `facts.truncated`). */
+    truncated?: boolean;
+  };
   /** How many values of each kind were redacted; the values themselves never appear. */
   redactions?: Partial<Record<RedactionKind, number>>;
   compile_ms?: number;
@@ -24,6 +32,20 @@ export interface CompileTrace {
   extraction?: { status: ExtractionStatus; pending_messages: number };
   /** Messages not yet extracted when this compile read state (the same as extraction.pending_messages). */
   extraction_pending?: number;
+  /** What the thread object holds in memory between compiles, after this one. */
+  held?: { fact_rows: number; compiled_objects: number };
+}
+
+/** The sources of a compile's candidate facts (src/facts/fact-candidates.ts), and those a bound cut. */
+export const FACT_CANDIDATE_SOURCES = ["recent", "matched", "standing", "history"] as const;
+export type FactCandidateSource = (typeof FACT_CANDIDATE_SOURCES)[number];
+
+export interface FactCandidateCounts {
+  recent: number;
+  matched: number;
+  standing: number;
+  history: number;
+  truncated: FactCandidateSource[];
 }
 
 export interface CompiledEntry {
@@ -71,10 +93,10 @@ export interface ScreenedEntry {
 }
 
 /**
- * How the project's facts were read: `held` the thread object's own copy, `changes` the rows changed
- * since it, `full` a first load.
+ * How the project's candidate facts were read: `held` the same search answered earlier at the project's
+ * current revision, from the thread object's memory; `searched` D1's indexes asked.
  */
-export const FACT_READS = ["held", "changes", "full"] as const;
+export const FACT_READS = ["held", "searched"] as const;
 export type FactRead = (typeof FACT_READS)[number];
 
 export interface CompileTimings {

@@ -3,6 +3,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { FactVersion } from "../domain/fact-version";
+import {
+  assembleCandidates,
+  FACT_CANDIDATE_LIMITS,
+  type FactCandidates,
+  historyTargets,
+  newestFirst,
+} from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
 import {
@@ -24,6 +31,24 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
+/**
+ * Current facts of one project matching an FTS5 expression (fact-candidates.ts factMatchExpression),
+ * best bm25 first; the `project` column is weighed 0, as every hit carries the project's token.
+ * Parameters: the expression, the project, the reader, the limit.
+ */
+const MATCHED_SQL = `SELECT f.* FROM fact_search s
+  JOIN fact_search_docs d ON d.doc = s.rowid
+  JOIN facts f ON f.project_id = d.project_id AND f.id = d.fact_id
+  WHERE fact_search MATCH ?1 AND d.project_id = ?2 AND f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?3)
+  ORDER BY bm25(fact_search, 0.0, 1.0), f.tx_start DESC, f.id DESC
+  LIMIT ?4`;
+
+/**
+ * Frozen: a thread holds a search's rows and hands the same objects to every compile that asks it again,
+ * so none may be altered (and the compiler's cache recognises them as unchanged).
+ */
+const frozenRow = (raw: unknown) => Object.freeze(storedFactRow(raw as Record<string, unknown>));
+
 /** Facts of the whole project, and the user's own. */
 const visibleTo = (userId: string) => or(isNull(facts.userId), eq(facts.userId, userId));
 
@@ -37,18 +62,6 @@ export interface FactWatcher {
 export interface FactsWritten {
   revision: number;
   watchers: FactWatcher[];
-  /**
-   * With a `catchUp` request: the rows that user may know of changed after the given revision, this
-   * write's included, read in the write's own transaction (see FactCache.absorb).
-   */
-  changed?: StoredFactRow[];
-}
-
-/** The writer's own copy of the facts, which the write can bring up to date on its way. */
-export interface FactCatchUp {
-  userId: string;
-  /** The revision the copy holds every change up to. */
-  since: number;
 }
 
 /** A write planned against versions another writer changed first: plan again and retry. */
@@ -126,15 +139,12 @@ export class FactRepository {
    * copies registered to be told of it, in the same transaction: a copy registered later loads after
    * this commit and so already holds the write. Nothing written, nothing returned.
    *
-   * With `catchUp`, the batch also reads what changed since the writer's own copy was current, so the
-   * writer's next compile needs no read of its own: one round trip instead of two per write.
-   *
    * The plan was made against rows read earlier, and other threads of the project write concurrently.
    * Every closure and relink is guarded (it must still find the row as planned, see fact_plan_checks),
    * and the storage allows one current version per slot (facts_one_current); either failing rolls the
    * whole batch back and throws StaleFactPlan, and the caller plans again against what won.
    */
-  async apply(projectId: string, plan: FactPlan, catchUp?: FactCatchUp): Promise<FactsWritten | undefined> {
+  async apply(projectId: string, plan: FactPlan): Promise<FactsWritten | undefined> {
     const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
     // Closures first, so that the slot is free when its new current version is inserted; then relinks,
@@ -221,14 +231,12 @@ export class FactRepository {
           .select({ thread: factWatchers.thread, token: factWatchers.token })
           .from(factWatchers)
           .where(eq(factWatchers.projectId, projectId)),
-        ...(catchUp ? [this.changedRows(projectId, catchUp.userId, catchUp.since)] : []),
       ])
       .catch((error: unknown) => {
         throw isStalePlan(error) ? new StaleFactPlan(projectId, error) : error;
       });
-    const tail = results.slice(catchUp ? -3 : -2);
-    const [counter, watchers, changed] = tail as [{ revision: number }[], FactWatcher[], StoredFactRow[]?];
-    return { revision: counter[0]?.revision ?? 0, watchers, ...(changed ? { changed } : {}) };
+    const [counter, watchers] = results.slice(-2) as [{ revision: number }[], FactWatcher[]];
+    return { revision: counter[0]?.revision ?? 0, watchers };
   }
 
   /** Fails the batch (CHECK fact_plan_stale) unless the statement just before it changed exactly one row. */
@@ -237,13 +245,6 @@ export class FactRepository {
       .insert(factPlanChecks)
       .values({ id: 1, matched: sql<number>`changes()` })
       .onConflictDoUpdate({ target: factPlanChecks.id, set: { matched: sql<number>`changes()` } });
-  }
-
-  private changedRows(projectId: string, userId: string, revision: number) {
-    return this.db
-      .select()
-      .from(facts)
-      .where(and(eq(facts.projectId, projectId), gt(facts.revision, revision), visibleTo(userId)));
   }
 
   private counter(projectId: string) {
@@ -281,63 +282,87 @@ export class FactRepository {
   }
 
   /**
-   * Candidates for a compile: the newest versions in the project this user may know of, newest first,
-   * with the project revision they are current as of. One batch, one transaction: the copy is
-   * registered, and the counter and rows agree with each other and with every later announcement.
+   * The candidate facts of a compile or an extraction run for this reader (fact-candidates.ts), with
+   * the project revision they are current as of. The first batch is one transaction: the reader's
+   * registration renewed (so every later write announces itself to it), the revision, the newest
+   * versions, the standing rules and the full-text matches. Only when matches or rules lie outside the
+   * newest versions does a second read fetch their slots' earlier versions and what they depend on.
    */
-  async forCompile(
+  async candidates(
     projectId: string,
     userId: string,
-    limit: number,
+    match: string | null,
     watcher: FactWatcher,
-  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    return this.watchedRead(
-      projectId,
-      watcher,
-      this.db
-        .select()
-        .from(facts)
-        .where(and(eq(facts.projectId, projectId), visibleTo(userId)))
-        .orderBy(desc(facts.txStart), desc(facts.id))
-        .limit(limit),
-    );
-  }
-
-  /**
-   * Rows this user may know of that were inserted or changed after `revision`, and the project revision
-   * they bring the reader to (the same transaction, so nothing between the two is missed). An unchanged
-   * project answers with no rows from an index seek. The copy's registration is renewed on the way.
-   */
-  async changedSince(
-    projectId: string,
-    userId: string,
-    revision: number,
-    watcher: FactWatcher,
-  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const changed = await this.watchedRead(projectId, watcher, this.changedRows(projectId, userId, revision));
-    return { revision: Math.max(revision, changed.revision), rows: changed.rows };
-  }
-
-  /**
-   * One transaction: the copy's registration renewed, the project's revision, and the rows read. The
-   * statements are drizzle's, sent as D1's own batch (also one transaction) so the rows skip drizzle's
-   * generic mapping for storedFactRow's (see fact-rows.ts): a full read is thousands of rows.
-   */
-  private async watchedRead(
-    projectId: string,
-    watcher: FactWatcher,
-    rows: { toSQL(): { sql: string; params: unknown[] } },
-  ): Promise<{ revision: number; rows: StoredFactRow[] }> {
-    const [, counter, read] = await this.database.batch([
+  ): Promise<FactCandidates> {
+    const limits = FACT_CANDIDATE_LIMITS;
+    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
+    const current = and(visible, isNull(facts.txEnd));
+    const [, counter, recent, standing, matched] = await this.database.batch([
       this.prepared(this.watch(projectId, watcher)),
       this.prepared(this.counter(projectId)),
-      this.prepared(rows),
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(visible)
+          .orderBy(desc(facts.txStart), desc(facts.id))
+          .limit(limits.recent + 1),
+      ),
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(and(current, eq(facts.isConstraint, true)))
+          .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
+          .limit(limits.standing + 1),
+      ),
+      ...(match
+        ? [this.database.prepare(MATCHED_SQL).bind(match, projectId, userId, limits.matched + 1)]
+        : []),
     ]);
-    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    return {
-      revision,
-      rows: (read?.results ?? []).map((row) => storedFactRow(row as Record<string, unknown>)),
+    const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
+    const read = {
+      recent: rowsOf(recent),
+      standing: rowsOf(standing),
+      matched: rowsOf(matched),
+      history: [] as StoredFactRow[],
     };
+    const targets = historyTargets(read.recent.slice(0, limits.recent), [...read.standing, ...read.matched]);
+    if (targets.keys.length || targets.ids.length)
+      read.history = await this.history(projectId, userId, targets);
+    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+    return assembleCandidates(read, revision);
+  }
+
+  /** Every version of these slots and these ids the reader may know of, newest first, one past the bound. */
+  private async history(
+    projectId: string,
+    userId: string,
+    targets: { keys: string[]; ids: string[] },
+  ): Promise<StoredFactRow[]> {
+    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
+    const reads = [
+      ...chunks(targets.keys).map((part) => and(visible, inArray(facts.key, part))),
+      ...chunks(targets.ids).map((part) => and(visible, inArray(facts.id, part))),
+    ].map((where) =>
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(where)
+          .orderBy(desc(facts.txStart), desc(facts.id))
+          .limit(FACT_CANDIDATE_LIMITS.history + 1),
+      ),
+    );
+    const results = await this.database.batch(reads);
+    const byId = new Map<string, StoredFactRow>();
+    for (const result of results) {
+      for (const raw of result.results) {
+        const row = frozenRow(raw);
+        byId.set(row.id, row);
+      }
+    }
+    return [...byId.values()].sort(newestFirst).slice(0, FACT_CANDIDATE_LIMITS.history + 1);
   }
 
   private prepared(query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {

@@ -16,7 +16,7 @@ const STOPWORDS = new Set(
 /** How many terms at most: long queries are cut, the rest adds cost and little ranking signal. */
 export const MAX_QUERY_TERMS = 32;
 
-export function queryTerms(query: string): string[] {
+export function queryTerms(query: string, maxTerms = MAX_QUERY_TERMS): string[] {
   const words = (
     query
       .normalize("NFKC")
@@ -26,7 +26,7 @@ export function queryTerms(query: string): string[] {
   const content = words.filter((w) => !STOPWORDS.has(w));
   // A question made only of function words still has something to search for.
   const chosen = content.length > 0 ? content : words;
-  return [...new Set(chosen)].slice(0, MAX_QUERY_TERMS);
+  return [...new Set(chosen)].slice(0, maxTerms);
 }
 
 /** The MATCH expression for a query, or null when it holds no searchable term. */

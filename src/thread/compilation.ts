@@ -69,10 +69,10 @@ export class Compilation {
     // The laps below split compile_ms for trace.timings; what a deployed Worker's clock shows of them is
     // said in schemas.ts.
     const started = performance.now();
-    // When the facts changed, their D1 round trip is in flight while the thread's own (synchronous)
-    // reads run, so its wait overlaps them instead of adding to them. It is sent first: the token
+    // The candidate facts' D1 search is in flight while the thread's own (synchronous) reads run, so its
+    // wait overlaps them instead of adding to them. It is sent first: the token
     // counter's first load (once per isolate, a large rank table) overlaps it too.
-    const factsPending = facts.read(tenant, record);
+    const factsPending = facts.read(tenant, record, request.query);
     const countTokens = await loadTokenCounter();
     const messages = transcript.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : this.clock.now();
@@ -95,7 +95,7 @@ export class Compilation {
     const working = [...layers.entries("working", true)];
     const environmentFacts = [...layers.entries("environment", true)];
     const threadRead = performance.now();
-    const { rows: factRows, read: factsRead } = await factsPending;
+    const { candidates: factCandidates, read: factsRead } = await factsPending;
     const factsArrived = performance.now();
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     const passesStarted = performance.now();
@@ -113,7 +113,7 @@ export class Compilation {
       identity: record.identity,
       environment: record.environment,
       ladder: tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
-      facts: factRows,
+      facts: factCandidates.rows,
       working,
       environmentFacts,
       items: itemRecords,
@@ -140,10 +140,16 @@ export class Compilation {
       ...output,
       trace: {
         ...output.trace,
+        candidates: {
+          ...output.trace.candidates,
+          facts: { ...factCandidates.counts, truncated: factCandidates.truncated },
+          truncated: factCandidates.truncated.length > 0,
+        },
         compile_ms: milliseconds(performance.now() - started),
         timings,
         extraction,
         extraction_pending: extraction.pending_messages,
+        held: { fact_rows: facts.heldRows(), compiled_objects: this.cache.size },
       },
       trace_id: ulid(),
     };

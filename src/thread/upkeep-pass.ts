@@ -40,7 +40,7 @@ export async function upkeepPass(
     while (await retrieval.indexMessages(record.thread, adapters.embedder)) {}
     // The project's facts are read (from D1 when they changed) only for a thread that is read itself.
     if (options.indexFacts) {
-      const { rows } = await facts.read(tenant, record);
+      const { rows } = (await facts.read(tenant, record, "")).candidates;
       while (await retrieval.indexFacts(record.thread, rows, adapters.embedder)) {}
     }
   } catch (error) {

@@ -2,7 +2,12 @@ import { z } from "@hono/zod-openapi";
 import type { CompiledContext } from "../../domain/compiled-context";
 import { REDACTION_KINDS } from "../../domain/redaction";
 import { SCREEN_KINDS } from "../../domain/screening";
-import { type CompileTrace as DomainCompileTrace, EXTRACTION_STATUSES, FACT_READS } from "../../domain/trace";
+import {
+  type CompileTrace as DomainCompileTrace,
+  EXTRACTION_STATUSES,
+  FACT_CANDIDATE_SOURCES,
+  FACT_READS,
+} from "../../domain/trace";
 import type { SameType } from "../../domain/type-checks";
 import { isoDateTime, roleList, shortText } from "./common";
 import {
@@ -174,7 +179,31 @@ export const ContextResult = z
             "conversation the thread has no record of). Each is compiled only as a `[withheld: …]` notice.",
         }),
       candidates: z
-        .object({ total: z.number().int(), admitted: z.number().int(), compiled: z.number().int() })
+        .object({
+          total: z.number().int(),
+          admitted: z.number().int(),
+          compiled: z.number().int(),
+          facts: z
+            .object({
+              recent: z.number().int(),
+              matched: z.number().int(),
+              standing: z.number().int(),
+              history: z.number().int(),
+              truncated: z.array(z.enum(FACT_CANDIDATE_SOURCES)),
+            })
+            .optional()
+            .openapi({
+              description:
+                "Where the project's candidate facts came from, read through D1's indexes rather than a copy of the " +
+                "project: `recent` the newest versions, `matched` current facts the query's words match (FTS5, bm25), " +
+                "`standing` current constraints and rules by authority, `history` earlier versions of the slots those " +
+                "found outside the recent window. Each source is bounded (500, 200, 200, 500 versions); `truncated` " +
+                "names the sources whose bound left versions out, best-ranked kept.",
+            }),
+          truncated: z.boolean().optional().openapi({
+            description: "True when any candidate source's bound left versions out (see `facts.truncated`).",
+          }),
+        })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),
       redactions: z.partialRecord(z.enum(REDACTION_KINDS), z.number().int()).optional().openapi({
         description: "How many values of each kind were redacted; the values themselves never appear.",
@@ -199,16 +228,17 @@ export const ContextResult = z
             .min(0)
             .openapi({
               description:
-                "Waiting for the project's facts after the thread's own reads. Zero I/O when the object's copy is current " +
-                "(`facts_read: held`); otherwise one D1 query, started before those reads, and this is the wait left over.",
+                "Waiting for the project's candidate facts after the thread's own reads. Zero I/O when the same search is " +
+                "held at the project's current revision (`facts_read: held`); otherwise one D1 batch (two when matches lie " +
+                "outside the newest versions), started before those reads, and this is the wait left over.",
             }),
           facts_read: z.enum(FACT_READS).openapi({
             description:
-              "How the facts were read. `held`: the object's copy, with no I/O, because every write to the project since " +
-              "was announced to it and it had seen them all (a write through this thread brings the copy up to date in " +
-              "its own D1 batch, and the thread's background pass reads what other threads announce). `changes`: a D1 " +
-              "query for the rows changed since the copy, after an announced write, or at least every 30 s in case an " +
-              "announcement was lost. `full`: the first load after the object started.",
+              "How the candidate facts were read. `held`: the answer of the same search, kept in the object's memory (the " +
+              "last few searches), with no I/O, because no write to the project was announced since; every write, " +
+              "through this thread or another, is announced to the readers registered for the project. `searched`: " +
+              "D1's indexes asked, after an announced write, for a new question, or at least every 30 s in case an " +
+              "announcement was lost.",
           }),
           thread_reads_ms: z
             .number()
@@ -252,6 +282,15 @@ export const ContextResult = z
         description:
           "Messages not yet extracted when the compile read state: a backlog is compiled from what is extracted so far plus the raw messages, never waited on.",
       }),
+      held: z
+        .object({ fact_rows: z.number().int(), compiled_objects: z.number().int() })
+        .optional()
+        .openapi({
+          description:
+            "What the thread's object holds in memory between compiles, after this one: `fact_rows` the candidate " +
+            "fact versions of its last few searches, `compiled_objects` the normalised objects its compile cache " +
+            "keeps. Both are bounded whatever the project holds; this is how an operator sees it.",
+        }),
     }),
   })
   .openapi("ContextResult");

@@ -271,7 +271,7 @@ export class CompileCache {
     return this.verdicts;
   }
 
-  /** How many objects are held; for tests. */
+  /** How many normalised objects are held (each table is bounded by OBJECT_LIMIT). */
   get size(): number {
     return Object.values(this.objects).reduce((n, table) => n + table.size, 0);
   }

@@ -2,6 +2,7 @@ import type { WatermarkView } from "../../api/schemas";
 import { factEventFrom } from "../../extraction/fact-events";
 import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../../extraction/run-extraction";
 import type { ExtractResult } from "../../extraction/run-result";
+import { EXTRACTION_QUERY_TERMS } from "../../facts/fact-candidates";
 import { valueText } from "../../facts/prepare-fact";
 import { renderItemLine } from "../../items/render";
 import type { ExtractionMessage, Extractor } from "../../items/types";
@@ -92,9 +93,9 @@ export class ThreadExtraction {
     const screened = this.transcript.screensOf(messages.map((m) => m.id));
     for (const m of messages) if (screened.has(m.id)) m.screened = true;
     const now = this.host.now();
-    const visible = (await this.facts.read(tenant, record)).rows.filter(
-      (f) => f.contradictionStatus !== "disputed",
-    );
+    const slice = messages.map((m) => m.content).join("\n");
+    const { candidates } = await this.facts.read(tenant, record, slice, EXTRACTION_QUERY_TERMS);
+    const visible = candidates.rows.filter((f) => f.contradictionStatus !== "disputed");
     const current = visible.filter((f) => f.txEnd === null && f.isValid);
     const deadValues = [
       ...visible.filter((f) => f.txEnd !== null || !f.isValid).map((f) => valueText(JSON.parse(f.valueJson))),

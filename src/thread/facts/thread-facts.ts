@@ -2,7 +2,8 @@ import type { FactEventInput, IngestOutput } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
-import { FactCache } from "../../facts/fact-cache";
+import { FactCandidateCache } from "../../facts/fact-candidate-cache";
+import { type FactCandidates, factMatchExpression } from "../../facts/fact-candidates";
 import {
   FactRepository,
   type FactsWritten,
@@ -38,19 +39,29 @@ export type AnnounceTo = (
 /**
  * The facts capability of a thread. Facts live in the tenant's D1 (src/facts), written by any thread of
  * the project; this module writes the ones that arrive through this thread (planned against what is
- * stored, applied as one batch) and keeps the thread's in-memory copy of the project's facts current:
- * its own writes read back their changes in the same transaction, and other threads announce theirs
- * (see src/facts/fact-cache.ts). It owns no table of the thread's own storage.
+ * stored, applied as one batch), reads the candidates a compile or an extraction run considers through
+ * D1's indexes (src/facts/fact-candidates.ts), and holds the last few searches while the project does not
+ * change: every write announces itself to the project's readers (src/facts/fact-candidate-cache.ts). It
+ * owns no table of the thread's own storage.
  */
 export class ThreadFacts {
-  /** The project's facts between compiles, checked against D1's revision on every read. */
-  private readonly cache = new FactCache();
+  /** The last few searches' candidates, valid while no newer project revision is announced. */
+  private readonly cache = new FactCandidateCache();
 
   constructor(private readonly announceTo: AnnounceTo) {}
 
-  /** The facts a compile (or an extraction run) of this thread sees, and how they were read. */
-  read(tenant: Tenant, record: ThreadRecord): Promise<{ rows: FactVersion[]; read: FactRead }> {
-    return this.cache.forCompile(new FactRepository(tenant.database), readerOf(record));
+  /**
+   * The facts a compile (or an extraction run) of this thread considers for `text` (its query, or the
+   * messages it extracts from), and how they were read. `maxTerms` bounds the words searched for.
+   */
+  read(
+    tenant: Tenant,
+    record: ThreadRecord,
+    text: string,
+    maxTerms?: number,
+  ): Promise<{ candidates: FactCandidates; read: FactRead }> {
+    const match = factMatchExpression(record.project_id, text, maxTerms);
+    return this.cache.read(new FactRepository(tenant.database), readerOf(record), match);
   }
 
   /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
@@ -86,17 +97,15 @@ export class ThreadFacts {
     for (let attempt = 1; ; attempt++) {
       const existing = await repository.loadForPlanning(record.project_id, ids, keys, oldest);
       const plan = planFactWrites(existing, rows, receivedAt);
-      const catchUp = this.cache.catchUpFor(record.project_id, record.identity.user_id);
       let written: FactsWritten | undefined;
       try {
-        written = await repository.apply(record.project_id, plan, catchUp);
+        written = await repository.apply(record.project_id, plan);
       } catch (error) {
         if (!(error instanceof StaleFactPlan) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
         continue;
       }
-      if (written?.changed && catchUp) {
-        this.cache.absorb(record.project_id, catchUp, written.revision, written.changed);
-      }
+      // This thread's own next read must see the write.
+      if (written) this.cache.announce(record.project_id, this.cache.token, written.revision);
       return {
         outcomes: plan.outcomes,
         ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
@@ -113,7 +122,6 @@ export class ThreadFacts {
   async announce(tenant: Tenant, thread: string, written?: FactsWrittenTo): Promise<void> {
     if (!written) return;
     const { projectId, revision, watchers } = written;
-    this.cache.announce(projectId, this.cache.token, revision);
     const gone: FactWatcher[] = [];
     await Promise.all(
       watchers
@@ -134,12 +142,17 @@ export class ThreadFacts {
     }
   }
 
-  /** Whether another thread announced facts this thread's copy has not read yet. */
+  /** How many fact versions this thread holds in memory. */
+  heldRows(): number {
+    return this.cache.heldRows();
+  }
+
+  /** Whether a write announced facts this thread has not read yet. */
   behind(): boolean {
     return this.cache.behind();
   }
 
-  /** Another thread's write reached `revision`; false when this object does not hold that copy. */
+  /** Another thread's write reached `revision`; false when this object is not that registered reader. */
   changed(projectId: string, token: string, revision: number): boolean {
     return this.cache.announce(projectId, token, revision);
   }

@@ -1,18 +1,20 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
-import { FACT_RECHECK_MS, FactCache } from "../src/facts/fact-cache";
-import { type FactCatchUp, FactRepository } from "../src/facts/fact-repository";
+import { FACT_RECHECK_MS, FactCandidateCache, HELD_SEARCHES } from "../src/facts/fact-candidate-cache";
+import { FACT_CANDIDATE_LIMITS, factMatchExpression } from "../src/facts/fact-candidates";
+import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
 import { fact, newThread } from "./helpers";
 
 /**
- * A thread's object keeps its project's facts in memory between compiles (src/facts/fact-cache.ts).
- * Facts are project-wide and other threads write them, so each of these compiles through thread B
- * must see what thread A wrote just before, through the same long-lived object.
+ * A thread's object reads the candidate facts of each compile through D1's indexes and holds its last
+ * few searches (src/facts/fact-candidate-cache.ts). Facts are project-wide and other threads write
+ * them, so each of these compiles through thread B must see what thread A wrote just before, through
+ * the same long-lived object.
  */
-describe("facts cached by a thread's object", () => {
+describe("facts read by a thread's object", () => {
   async function pair() {
     const a = await newThread();
     const b = await newThread(undefined, { project: a.project });
@@ -88,160 +90,177 @@ describe("facts cached by a thread's object", () => {
 });
 
 describe("announced fact writes", () => {
-  it("serve an unchanged project from memory, and read D1 again only after a write announces itself (on the write path)", async () => {
+  it("serve a repeated question from memory, and search D1 again only after a write announces itself", async () => {
     const a = await newThread();
     const b = await newThread(undefined, { project: a.project });
     await a.events([fact("ci_runner", "GitHub Actions", { id: "ci1" })]);
     const readOf = async () =>
       (await b.context({ query: "Which CI runner do we use?" })).json.trace.timings.facts_read;
 
-    // The first compile primes the thread's copy (and its fact index) on the write path it waits for.
-    expect(await readOf()).toBe("held");
+    expect(await readOf()).toBe("searched");
     expect(await readOf()).toBe("held");
     expect(await readOf()).toBe("held");
 
-    // The announcement schedules B's upkeep, which reads the changed rows (to index them) before B's next
-    // compile: that compile is served from memory, and already has the new value.
+    // Another thread's write is announced to B before it is acknowledged: B's next compile searches.
     await a.events([fact("ci_runner", "Buildkite", { id: "ci2" })]);
     const after = await b.context({ query: "Which CI runner do we use?" });
-    expect(after.json.trace.timings.facts_read).toBe("held");
+    expect(after.json.trace.timings.facts_read).toBe("searched");
     expect(after.json.context).toContain("Buildkite");
     expect(after.json.context).not.toContain("GitHub Actions");
     expect(await readOf()).toBe("held");
 
-    // A thread's own write moves its copy on too: the write's batch read what changed back, so the
-    // next compile has no D1 read of its own.
+    // So does a thread's own write.
     await b.events([fact("ci_runner", "Jenkins", { id: "ci3" })]);
     const own = await b.context({ query: "Which CI runner do we use?" });
-    expect(own.json.trace.timings.facts_read).toBe("held");
+    expect(own.json.trace.timings.facts_read).toBe("searched");
     expect(own.json.context).toContain("Jenkins");
     expect(own.json.context).not.toContain("Buildkite");
-    // And the other thread still hears of it.
     const other = await a.context({ query: "Which CI runner do we use?" });
     expect(other.json.context).toContain("Jenkins");
     expect(other.json.context).not.toContain("Buildkite");
   });
 });
 
-describe("FactCache registration (tenant D1)", () => {
+describe("FactCandidateCache (tenant D1)", () => {
   const repository = () => new FactRepository(env.TENANT_ACME_DB);
   let n = 0;
-  async function write(projectId: string, key: string, value: string, catchUp?: FactCatchUp) {
+  async function write(projectId: string, key: string, value: string, extra: { userId?: string } = {}) {
     n++;
     const row = prepareFact(
-      { type: "fact", id: `rf-${n}`, key, value, ts: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString() },
+      {
+        type: "fact",
+        id: `rf-${n}`,
+        key,
+        value,
+        ts: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+        ...(extra.userId ? { memory_type: "user" as const } : {}),
+      },
       {
         projectId,
         threadId: "writer",
-        identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
+        identity: { user_id: extra.userId ?? "u1", user_name: "Ada", authority: "employee" },
         ladder: DEFAULT_AUTHORITY_LADDER,
         receivedAt: new Date().toISOString(),
         countTokens: (text: string) => Math.ceil(text.length / 4),
       },
     );
     const existing = await repository().loadForPlanning(projectId, [row.id], [row.key]);
-    const written = await repository().apply(
-      projectId,
-      planFactWrites(existing, [row], row.txStart),
-      catchUp,
-    );
+    const written = await repository().apply(projectId, planFactWrites(existing, [row], row.txStart));
     if (!written) throw new Error("nothing written");
     return written;
   }
   const reader = (projectId: string, thread: string) => ({ projectId, userId: "u1", thread });
+  const newProject = () => `reg-${Math.random().toString(36).slice(2)}`;
 
   it("is told of a write by the writer's batch, and only under its own token", async () => {
-    const project = `reg-${Math.random().toString(36).slice(2)}`;
-    const cache = new FactCache();
-    const first = await cache.forCompile(repository(), reader(project, "t-b"), 1_000);
-    expect(first.read).toBe("full");
+    const project = newProject();
+    const cache = new FactCandidateCache();
+    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_000)).read).toBe("searched");
 
     const written = await write(project, "region", "eu-west-1");
     expect(written.watchers).toEqual([{ thread: "t-b", token: cache.token }]);
-    // Not yet announced: the copy is served as held, which is why writers must announce.
-    expect((await cache.forCompile(repository(), reader(project, "t-b"), 1_001)).read).toBe("held");
+    // Not yet announced: the held answer is served, which is why writers must announce.
+    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_001)).read).toBe("held");
 
-    expect(cache.announce(project, "some-older-copy", written.revision)).toBe(false);
+    expect(cache.announce(project, "some-older-reader", written.revision)).toBe(false);
     expect(cache.announce(`${project}-other`, cache.token, written.revision)).toBe(false);
     expect(cache.announce(project, cache.token, written.revision)).toBe(true);
-    const next = await cache.forCompile(repository(), reader(project, "t-b"), 1_002);
-    expect(next.read).toBe("changes");
-    expect(next.rows.map((r) => r.key)).toContain("region");
-    expect((await cache.forCompile(repository(), reader(project, "t-b"), 1_003)).read).toBe("held");
+    expect(cache.behind()).toBe(true);
+    const next = await cache.read(repository(), reader(project, "t-b"), null, 1_002);
+    expect(next.read).toBe("searched");
+    expect(next.candidates.rows.map((r) => r.key)).toContain("region");
+    expect(cache.behind()).toBe(false);
+    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_003)).read).toBe("held");
   });
 
-  it("takes back what the writer's own batch read, and never lets an older answer replace a newer row", async () => {
-    const project = `reg-${Math.random().toString(36).slice(2)}`;
-    const cache = new FactCache();
-    await cache.forCompile(repository(), reader(project, "t-w"), 0);
-    expect(cache.catchUpFor(`${project}-other`, "u1")).toBeUndefined();
-    expect(cache.catchUpFor(project, "someone-else")).toBeUndefined();
-
-    // Two writes both ask from the copy's revision; their answers come back in the wrong order.
-    const since = cache.catchUpFor(project, "u1");
-    if (!since) throw new Error("the copy holds the project");
-    const first = await write(project, "region", "eu-west-1", since);
-    const second = await write(project, "region", "us-east-1", since);
-    expect(first.changed?.map((r) => JSON.parse(r.valueJson))).toEqual(["eu-west-1"]);
-    // The second batch reads the first version closed, with the second write's revision.
-    const closed = second.changed?.find((r) => JSON.parse(r.valueJson) === "eu-west-1");
-    expect(closed?.txEnd).not.toBeNull();
-
-    cache.absorb(project, since, second.revision, second.changed ?? []);
-    cache.absorb(project, since, first.revision, first.changed ?? []);
-    // Announced by the writer itself (announceFacts), as every write is.
-    cache.announce(project, cache.token, second.revision);
-    const held = await cache.forCompile(repository(), reader(project, "t-w"), 1);
-    expect(held.read).toBe("held");
-    const current = held.rows.filter((r) => r.key === "region" && r.txEnd === null);
-    expect(current.map((r) => JSON.parse(r.valueJson))).toEqual(["us-east-1"]);
-    expect(held.rows.filter((r) => r.key === "region")).toHaveLength(2);
-
-    // What the held copy serves is what a fresh load reads.
-    const fresh = await new FactCache().forCompile(repository(), reader(project, "t-x"), 0);
-    const view = (rows: typeof held.rows) => rows.map((r) => [r.id, r.txEnd, r.isValid, r.supersededBy]);
-    expect(view(held.rows)).toEqual(view(fresh.rows));
-  });
-
-  it("ignores rows read back for another user's copy", async () => {
-    const project = `reg-${Math.random().toString(36).slice(2)}`;
-    const cache = new FactCache();
-    await cache.forCompile(repository(), reader(project, "t-v"), 0);
-    const written = await write(project, "region", "eu-west-1", { userId: "u2", since: 0 });
-    cache.absorb(project, { userId: "u2", since: 0 }, written.revision, written.changed ?? []);
+  it("holds the last few searches, and drops them all when the project moves on", async () => {
+    const project = newProject();
+    await write(project, "region", "eu-west-1");
+    const cache = new FactCandidateCache();
+    const match = (q: string) => factMatchExpression(project, q);
+    const questions = Array.from({ length: HELD_SEARCHES + 1 }, (_, i) => match(`region number ${i}`));
+    for (const q of questions) await cache.read(repository(), reader(project, "t-h"), q, 0);
+    // The oldest was let go; the newest are held.
+    expect((await cache.read(repository(), reader(project, "t-h"), questions[0] ?? null, 1)).read).toBe(
+      "searched",
+    );
+    expect((await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? null, 1)).read).toBe(
+      "held",
+    );
+    const written = await write(project, "region", "us-east-1");
     cache.announce(project, cache.token, written.revision);
-    // Not taken: the copy is behind, so it reads the change itself.
-    expect((await cache.forCompile(repository(), reader(project, "t-v"), 1)).read).toBe("changes");
+    const after = await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? null, 2);
+    expect(after.read).toBe("searched");
+    const current = after.candidates.rows.filter((r) => r.key === "region" && r.txEnd === null);
+    expect(current.map((r) => JSON.parse(r.valueJson))).toEqual(["us-east-1"]);
   });
 
   it("asks D1 again after FACT_RECHECK_MS even without an announcement, and renews its registration", async () => {
-    const project = `reg-${Math.random().toString(36).slice(2)}`;
-    const cache = new FactCache();
-    await cache.forCompile(repository(), reader(project, "t-c"), 0);
+    const project = newProject();
+    const cache = new FactCandidateCache();
+    await cache.read(repository(), reader(project, "t-c"), null, 0);
     const written = await write(project, "tier", "enterprise");
-    // A writer found the copy gone and dropped its registration; the announcement was lost.
+    // A writer found the reader gone and dropped its registration; the announcement was lost.
     await repository().forget(project, written.watchers);
     expect((await write(project, "tier", "premium")).watchers).toEqual([]);
 
-    expect((await cache.forCompile(repository(), reader(project, "t-c"), FACT_RECHECK_MS - 1)).read).toBe(
+    expect((await cache.read(repository(), reader(project, "t-c"), null, FACT_RECHECK_MS - 1)).read).toBe(
       "held",
     );
-    const late = await cache.forCompile(repository(), reader(project, "t-c"), FACT_RECHECK_MS);
-    expect(late.read).toBe("changes");
-    const tier = late.rows.filter((r) => r.key === "tier" && r.txEnd === null);
+    const late = await cache.read(repository(), reader(project, "t-c"), null, FACT_RECHECK_MS);
+    expect(late.read).toBe("searched");
+    const tier = late.candidates.rows.filter((r) => r.key === "tier" && r.txEnd === null);
     expect(tier.map((r) => JSON.parse(r.valueJson))).toEqual(["premium"]);
     expect((await write(project, "tier", "basic")).watchers).toEqual([{ thread: "t-c", token: cache.token }]);
   });
 
-  it("keeps a newer copy's registration when an older copy of the same thread is forgotten", async () => {
-    const project = `reg-${Math.random().toString(36).slice(2)}`;
-    const older = new FactCache();
-    await older.forCompile(repository(), reader(project, "t-d"), 0);
-    const restarted = new FactCache();
-    await restarted.forCompile(repository(), reader(project, "t-d"), 0);
+  it("keeps a newer reader's registration when an older reader of the same thread is forgotten", async () => {
+    const project = newProject();
+    const older = new FactCandidateCache();
+    await older.read(repository(), reader(project, "t-d"), null, 0);
+    const restarted = new FactCandidateCache();
+    await restarted.read(repository(), reader(project, "t-d"), null, 0);
     await repository().forget(project, [{ thread: "t-d", token: older.token }]);
     expect((await write(project, "owner", "Ada")).watchers).toEqual([
       { thread: "t-d", token: restarted.token },
     ]);
+  });
+
+  it("finds a current fact behind more newer versions than the recent window, with its slot's history", async () => {
+    const project = newProject();
+    await write(project, "warehouse_city", "Reno");
+    await write(project, "warehouse_city", "Tacoma");
+    for (let i = 0; i < FACT_CANDIDATE_LIMITS.recent + 5; i++)
+      await write(project, `metric_${i}`, `value ${i}`);
+    const repo = repository();
+    const watcher = { thread: "t-o", token: "k" };
+    const unmatched = await repo.candidates(project, "u1", null, watcher);
+    expect(unmatched.rows.some((r) => r.key === "warehouse_city")).toBe(false);
+    expect(unmatched.truncated).toEqual(["recent"]);
+
+    const asked = await repo.candidates(
+      project,
+      "u1",
+      factMatchExpression(project, "Where is our warehouse?"),
+      watcher,
+    );
+    const slot = asked.rows.filter((r) => r.key === "warehouse_city");
+    expect(slot.find((r) => r.txEnd === null)?.content).toContain("Tacoma");
+    // The closed version comes back as history, so the compile still knows "Reno" is dead.
+    expect(slot.find((r) => r.txEnd !== null)?.content).toContain("Reno");
+    expect(asked.counts.matched).toBe(1);
+    expect(asked.counts.history).toBe(1);
+  });
+
+  it("never matches another project's facts or another user's own", async () => {
+    const project = newProject();
+    const neighbour = `${project}-x`;
+    await write(neighbour, "warehouse_city", "Boise");
+    await write(project, "warehouse_note", "Ada keeps a warehouse in Fresno", { userId: "ada" });
+    const read = await repository().candidates(project, "u1", factMatchExpression(project, "warehouse"), {
+      thread: "t-p",
+      token: "k",
+    });
+    expect(read.rows).toEqual([]);
   });
 });

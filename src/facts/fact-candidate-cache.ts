@@ -1,0 +1,104 @@
+import { ulid } from "ulid";
+import type { FactVersion } from "../domain/fact-version";
+import type { FactRead } from "../domain/trace";
+import type { FactCandidates } from "./fact-candidates";
+import type { FactRepository, FactWatcher } from "./fact-repository";
+
+/**
+ * How long held candidates are served on announcements alone before D1 is asked anyway. An announcement
+ * lost to a failed call between objects can therefore hide another thread's write for this long at
+ * most, and the ask renews the reader's registration in case a writer dropped it.
+ */
+export const FACT_RECHECK_MS = 30_000;
+
+/** Candidate sets held per thread object: the last few searches, so a repeated question reads nothing. */
+export const HELD_SEARCHES = 4;
+
+/**
+ * The candidate facts of a thread's last few searches (fact-candidates.ts), kept in the Durable Object's
+ * memory between requests and served without I/O while the project has not changed. What is held is
+ * bounded by HELD_SEARCHES × the candidate limits, however many facts the project holds.
+ *
+ * Invalidation is by the project's revision: every fact write bumps it (fact_revisions) and, in the same
+ * transaction, reads which readers are registered (fact_watchers); the writer then announces the new
+ * revision to each (src/thread/facts/thread-facts.ts). A search registers its reader in the same D1
+ * transaction as it reads, so a write committed before it is in the answer and one committed after sees
+ * the registration. Held sets are served while no newer revision was announced and the last search is
+ * younger than FACT_RECHECK_MS; any newer revision empties the table.
+ */
+export class FactCandidateCache {
+  /** Names this reader; a restarted object is a new reader with a new token. */
+  readonly token = ulid();
+  /** The project this reader is registered (or registering) for, so announcements during a search count. */
+  private watching: string | undefined;
+  private revision = 0;
+  /** The newest revision a writer has announced for the watched project. */
+  private announced = 0;
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  /** Candidate sets by reader and search, least recently used first, all at `revision`. */
+  private readonly held = new Map<string, FactCandidates>();
+
+  /** `reader.thread` names the object holding this cache, for writers to address their announcements. */
+  async read(
+    repository: FactRepository,
+    reader: { projectId: string; userId: string; thread: string },
+    match: string | null,
+    now = Date.now(),
+  ): Promise<{ candidates: FactCandidates; read: FactRead }> {
+    const { projectId, userId } = reader;
+    const key = `${userId}\u0000${match ?? ""}`;
+    if (this.watching !== projectId) {
+      this.watching = projectId;
+      this.announced = 0;
+      this.revision = 0;
+      this.held.clear();
+    }
+    const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
+    const held = current ? this.held.get(key) : undefined;
+    if (held) {
+      this.held.delete(key);
+      this.held.set(key, held);
+      return { candidates: held, read: "held" };
+    }
+    const watcher: FactWatcher = { thread: reader.thread, token: this.token };
+    const found = await repository.candidates(projectId, userId, match, watcher);
+    // Another search may have moved on while this one waited: only the newest answers are kept.
+    if (found.revision > this.revision) {
+      this.held.clear();
+      this.revision = found.revision;
+    }
+    // At one revision a version is the same row whichever search found it: one object is kept of each.
+    const shared = new Map<string, FactVersion>();
+    for (const held of this.held.values()) for (const row of held.rows) shared.set(row.id, row);
+    const candidates = { ...found, rows: found.rows.map((row) => shared.get(row.id) ?? row) };
+    if (candidates.revision === this.revision) {
+      this.held.delete(key);
+      this.held.set(key, candidates);
+      while (this.held.size > HELD_SEARCHES) this.held.delete(this.held.keys().next().value as string);
+    }
+    this.checkedAt = now;
+    return { candidates, read: "searched" };
+  }
+
+  /** How many distinct fact versions the held searches keep (rows shared by two count once). */
+  heldRows(): number {
+    const ids = new Set<string>();
+    for (const candidates of this.held.values()) for (const row of candidates.rows) ids.add(row.id);
+    return ids.size;
+  }
+
+  /** Whether a writer announced a revision this cache has not read yet. */
+  behind(): boolean {
+    return this.revision < this.announced;
+  }
+
+  /**
+   * A writer's word that the project reached `revision`. False when this is not the reader that
+   * registered (the object restarted, or watches another project), so the writer can drop the entry.
+   */
+  announce(projectId: string, token: string, revision: number): boolean {
+    if (token !== this.token || projectId !== this.watching) return false;
+    this.announced = Math.max(this.announced, revision);
+    return true;
+  }
+}

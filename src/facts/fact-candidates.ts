@@ -1,0 +1,110 @@
+import type { FactVersion } from "../domain/fact-version";
+import type { FactCandidateSource } from "../domain/trace";
+import { queryTerms } from "../retrieval/query-terms";
+
+/**
+ * Which of a project's facts a compile (or an extraction run) considers, read through indexes rather than
+ * from a copy of the project: however many facts the project holds, a compile reads at most the sum of
+ * these, and a current fact of any age is found when the query names it.
+ *
+ * - `recent`: the newest versions (current or not) the reader may know of. The conversation at hand
+ *   writes these, and a project smaller than this is read whole, as before indexes.
+ * - `matched`: current facts whose key or text matches the query's terms (FTS5, porter, bm25 order).
+ * - `standing`: current constraints and rules, highest authority first, whatever the query asks:
+ *   a rule applies whether or not the query names it.
+ * - `history`: earlier versions of the slots found by `matched` and `standing` outside the recent
+ *   window, and versions they depend on, so supersession and dead values are judged as over the whole.
+ *
+ * Each bound is explicit, ranked (recency, bm25, authority) and reported in the trace when it cut
+ * anything (`trace.candidates.facts`).
+ */
+export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
+  recent: 500,
+  matched: 200,
+  standing: 200,
+  history: 500,
+};
+
+/** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
+export const EXTRACTION_QUERY_TERMS = 64;
+
+export interface FactCandidates {
+  /** Distinct versions, newest first (transaction time, then id, descending). */
+  rows: FactVersion[];
+  /** How many versions each source contributed (a version found by two counts for the first). */
+  counts: Record<FactCandidateSource, number>;
+  /** The sources whose bound left versions out. */
+  truncated: FactCandidateSource[];
+  /** The project revision the candidates are current as of. */
+  revision: number;
+}
+
+/**
+ * The FTS5 MATCH expression over `fact_search` for a query, restricted to one project by its token; null
+ * when the query holds no searchable term. Terms are quoted runs of letters and digits (query-terms.ts),
+ * so no query can break the expression.
+ */
+export function factMatchExpression(projectId: string, query: string, maxTerms?: number): string | null {
+  const terms = queryTerms(query, maxTerms);
+  if (terms.length === 0) return null;
+  return `project : "${projectToken(projectId)}" AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
+}
+
+/**
+ * The token migration 0006 indexes each fact's project under: 'p' and the hex of its UTF-8 bytes, as
+ * SQLite's hex() writes it. One run of letters and digits, so the tokenizer keeps it whole.
+ */
+export function projectToken(projectId: string): string {
+  const bytes = new TextEncoder().encode(projectId);
+  return `p${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Newest first by transaction time, then by id, as every candidate source is read. */
+export function newestFirst(a: FactVersion, b: FactVersion): number {
+  return compare(b.txStart, a.txStart) || compare(b.id, a.id);
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The keys and ids `history` reads for: slots and dependencies of versions outside the recent window. */
+export function historyTargets(
+  recent: readonly FactVersion[],
+  others: readonly FactVersion[],
+): { keys: string[]; ids: string[] } {
+  const held = new Set(recent.map((r) => r.id));
+  const outside = others.filter((r) => !held.has(r.id));
+  const keys = [...new Set(outside.map((r) => r.key))];
+  const ids = [
+    ...new Set(
+      outside.flatMap((r) => [
+        ...(r.supersedes ? [r.supersedes] : []),
+        ...(JSON.parse(r.dependsOnJson) as string[]),
+      ]),
+    ),
+  ].filter((id) => !held.has(id));
+  return { keys, ids };
+}
+
+/**
+ * The candidate set from each source's rows (each read with one row past its bound, to tell a cut). The
+ * first source to find a version counts it.
+ */
+export function assembleCandidates(
+  read: Record<FactCandidateSource, readonly FactVersion[]>,
+  revision: number,
+): FactCandidates {
+  const byId = new Map<string, FactVersion>();
+  const counts = { recent: 0, matched: 0, standing: 0, history: 0 };
+  const truncated: FactCandidateSource[] = [];
+  for (const source of ["recent", "standing", "matched", "history"] as const) {
+    const rows = read[source];
+    const limit = FACT_CANDIDATE_LIMITS[source];
+    if (rows.length > limit) truncated.push(source);
+    for (const row of rows.slice(0, limit)) {
+      if (byId.has(row.id)) continue;
+      byId.set(row.id, row);
+      counts[source]++;
+    }
+  }
+  return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision };
+}
