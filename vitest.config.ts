@@ -10,7 +10,23 @@ export const TEST_TENANTS = {
   dev: { db: "TENANT_DEV_DB", vectors: "TENANT_DEV_VECTORS", key_sha256: sha256("local-dev-key") },
   acme: { db: "TENANT_ACME_DB", vectors: "TENANT_ACME_VECTORS", key_sha256: sha256("acme-test-key") },
   globex: { db: "TENANT_GLOBEX_DB", vectors: "TENANT_GLOBEX_VECTORS", key_sha256: sha256("globex-test-key") },
+  /** A tenant whose projects are spread over two databases (src/tenancy/placement.ts). */
+  initech: {
+    db: "TENANT_INITECH_DB",
+    more_dbs: ["TENANT_INITECH_DB_2"],
+    vectors: "TENANT_INITECH_VECTORS",
+    key_sha256: sha256("initech-test-key"),
+  },
 };
+
+/** Every test D1 database, each with the migrations applied (test/apply-migrations.ts). */
+export const TEST_DATABASES = [
+  "TENANT_DEV_DB",
+  "TENANT_ACME_DB",
+  "TENANT_GLOBEX_DB",
+  "TENANT_INITECH_DB",
+  "TENANT_INITECH_DB_2",
+];
 
 /**
  * The Workers test setup both suites share: workerd through the vitest plugin, each test tenant's D1
@@ -23,7 +39,7 @@ export async function workersTestConfig(bindings: Record<string, string> = {}) {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          d1Databases: ["TENANT_DEV_DB", "TENANT_ACME_DB", "TENANT_GLOBEX_DB"],
+          d1Databases: TEST_DATABASES,
           bindings: {
             TEST_MIGRATIONS: migrations,
             TENANTS: JSON.stringify(TEST_TENANTS),

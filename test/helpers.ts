@@ -1,6 +1,11 @@
 import { SELF } from "cloudflare:test";
 
-export const KEYS = { dev: "local-dev-key", acme: "acme-test-key", globex: "globex-test-key" } as const;
+export const KEYS = {
+  dev: "local-dev-key",
+  acme: "acme-test-key",
+  globex: "globex-test-key",
+  initech: "initech-test-key",
+} as const;
 
 type TenantName = keyof typeof KEYS;
 

@@ -15,7 +15,11 @@ export const traceRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const tenant = c.get("tenant");
     // ULIDs are case-insensitive; they are issued and stored upper-case.
     const traceId = c.req.valid("param").trace_id.toUpperCase();
-    const row = await new TraceRepository(tenant.database).find(tenant.name, traceId);
+    // A trace is stored with its project, in whichever of the tenant's databases holds it.
+    const found = await Promise.all(
+      [...tenant.databases.values()].map((database) => new TraceRepository(database).find(tenant.name, traceId)),
+    );
+    const row = found.find((r) => r !== undefined && r !== null);
     if (!row) throw new ProblemError(404, "Trace not found", `No trace '${traceId}' in this tenant.`);
     return c.json(traceViewFrom(row), 200);
   },

@@ -1,6 +1,6 @@
 import type { StoredFactView } from "../api/schemas/facts";
 import type { FactVersion } from "../domain/fact-version";
-import { encodeCursor, type FactPosition } from "./fact-cursor";
+import { decodeCursor, encodeCursor, type FactPosition } from "./fact-cursor";
 import type { FactPageFilter, FactRepository } from "./fact-repository";
 import { toFactView } from "./fact-view";
 import { type FactGate, mayView, redactValue } from "./fact-visibility";
@@ -56,6 +56,53 @@ export async function readFactPage(
   }
   return { facts, nextCursor: more && cursor ? encodeCursor(cursor) : null };
 }
+
+/**
+ * One page over several databases (a tenant whose projects are spread over more than one, read without
+ * a project): each database's own page after the same cursor, merged in the cursor's order and cut to
+ * the limit. A project lives in one database, so the order is the same as over one; the next cursor is
+ * the last version taken, and a database whose page was cut continues from it.
+ */
+export async function readFactPageAcross(
+  repositories: FactRepository[],
+  filter: FactPageFilter,
+  gate: FactGate,
+  after: FactPosition | undefined,
+  limit: number,
+): Promise<{ facts: StoredFactView[]; nextCursor: string | null }> {
+  if (repositories.length === 1) return readFactPage(repositories[0] as FactRepository, filter, gate, after, limit);
+  const pages = await Promise.all(repositories.map((r) => readFactPage(r, filter, gate, after, limit)));
+  const merged = pages.flatMap((page) => page.facts).sort((a, b) => compareViews(a, b));
+  const facts = merged.slice(0, limit);
+  const last = facts.at(-1);
+  const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
+  if (!more) return { facts, nextCursor: null };
+  if (last) return { facts, nextCursor: encodeCursor(viewPosition(last)) };
+  // Every version read was hidden from this viewer: continue from the least advanced database.
+  const positions = pages.flatMap((page) => {
+    const at = page.nextCursor ? decodeCursor(page.nextCursor) : undefined;
+    return at ? [at] : [];
+  });
+  const least = positions.sort(comparePositions)[0];
+  return { facts, nextCursor: least ? encodeCursor(least) : null };
+}
+
+const viewPosition = (view: StoredFactView): FactPosition => ({
+  projectId: view.project_id,
+  key: view.key,
+  txStart: view.tx_start,
+  id: view.id,
+});
+
+/** GET /facts's order, (project_id, key, tx_start, id), as fact-cursor.ts states it. */
+function comparePositions(a: FactPosition, b: FactPosition): number {
+  const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return (
+    byText(a.projectId, b.projectId) || byText(a.key, b.key) || byText(a.txStart, b.txStart) || byText(a.id, b.id)
+  );
+}
+
+const compareViews = (a: StoredFactView, b: StoredFactView) => comparePositions(viewPosition(a), viewPosition(b));
 
 /**
  * A fact's lineage as the viewer may see it: undefined when the fact itself is hidden from them (so a

@@ -49,6 +49,8 @@ const MATCHED_SQL = `SELECT f.* FROM fact_search s
  */
 const frozenRow = (raw: unknown) => Object.freeze(storedFactRow(raw as Record<string, unknown>));
 
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Facts of the whole project, and the user's own. */
 const visibleTo = (userId: string) => or(isNull(facts.userId), eq(facts.userId, userId));
 
@@ -370,12 +372,25 @@ export class FactRepository {
     return this.database.prepare(text).bind(...params);
   }
 
-  async currentInProject(projectId: string): Promise<FactVersion[]> {
-    return this.db
+  /**
+   * The newest `limit` current versions this user may know of, by key then transaction time; one more
+   * is read to tell whether any was left out.
+   */
+  async currentInProject(
+    projectId: string,
+    userId: string,
+    limit: number,
+  ): Promise<{ rows: FactVersion[]; truncated: boolean }> {
+    const newest = await this.db
       .select()
       .from(facts)
-      .where(and(eq(facts.projectId, projectId), isNull(facts.txEnd)))
-      .orderBy(asc(facts.key), asc(facts.txStart));
+      .where(and(eq(facts.projectId, projectId), isNull(facts.txEnd), visibleTo(userId)))
+      .orderBy(desc(facts.txStart), desc(facts.id))
+      .limit(limit + 1);
+    const rows = newest
+      .slice(0, limit)
+      .sort((a, b) => compareText(a.key, b.key) || compareText(a.txStart, b.txStart));
+    return { rows, truncated: newest.length > limit };
   }
 
   async byId(id: string, projectId?: string): Promise<FactVersion[]> {

@@ -4,8 +4,19 @@ import type { Env } from "../env";
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const tenantEntry = z.object({
-  /** Name of this tenant's own D1 binding. */
+  /**
+   * Name of this tenant's own D1 binding: its home database. It holds the project directory
+   * (src/tenancy/placement.ts) and the projects placed there; with no `more_dbs`, every project.
+   */
   db: z.string().min(1),
+  /**
+   * Further D1 bindings of this tenant, added as databases fill (`npm run tenant:create -- <name>
+   * --add-database`). A new project is placed on one of the databases not in `closed_dbs`, by a stable
+   * hash of its id, and stays there.
+   */
+  more_dbs: z.array(z.string().min(1)).optional(),
+  /** Databases that take no new projects (full, or being retired); their projects stay where they are. */
+  closed_dbs: z.array(z.string().min(1)).optional(),
   /** Name of this tenant's own Vectorize binding (used once embeddings land). */
   vectors: z.string().min(1),
   /** Hex SHA-256 of the tenant's API key; the key itself is never stored. */
@@ -49,7 +60,10 @@ export type TenantEntry = z.infer<typeof tenantEntry>;
 export interface Tenant extends TenantEntry {
   name: string;
   key_sha256: string;
+  /** The home database (`db`). */
   database: D1Database;
+  /** Every database of the tenant by binding name, the home one first. */
+  databases: Map<string, D1Database>;
 }
 
 const parsed = new Map<string, Record<string, TenantEntry>>();
@@ -75,11 +89,21 @@ export function lookupTenant(env: Env, name: string): Tenant | undefined {
   if (!isTenantName(name)) return undefined;
   const entry = Object.hasOwn(registry(env), name) ? registry(env)[name] : undefined;
   if (!entry) return undefined;
-  const database = (env as unknown as Record<string, unknown>)[entry.db] as D1Database | undefined;
-  if (!database || typeof database.prepare !== "function") return undefined;
+  const bound = (binding: string) => {
+    const database = (env as unknown as Record<string, unknown>)[binding] as D1Database | undefined;
+    return database && typeof database.prepare === "function" ? database : undefined;
+  };
+  const databases = new Map<string, D1Database>();
+  for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
+    const database = bound(binding);
+    // Every database must be bound: a missing one would hide its projects, never fall back elsewhere.
+    if (!database) return undefined;
+    databases.set(binding, database);
+  }
+  const database = databases.get(entry.db) as D1Database;
   const keySha256 =
     entry.key_sha256 ??
     (entry.key_secret ? String((env as unknown as Record<string, unknown>)[entry.key_secret] ?? "") : "");
   if (!/^[0-9a-f]{64}$/.test(keySha256)) return undefined;
-  return { ...entry, key_sha256: keySha256, name, database };
+  return { ...entry, key_sha256: keySha256, name, database, databases };
 }

@@ -7,6 +7,7 @@ import type { MessageRecord } from "../compiler/types";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";
 import type { Embedder } from "../ports/embedder";
+import { projectDatabase } from "../tenancy/placement";
 import type { Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import { persistTrace } from "../traces/persist-trace";
@@ -154,7 +155,12 @@ export class Compilation {
       trace_id: ulid(),
     };
     await persistTrace(
-      { tenant: tenant.name, database: tenant.database, projectId: record.project_id, thread },
+      {
+        tenant: tenant.name,
+        database: await projectDatabase(tenant, record.project_id),
+        projectId: record.project_id,
+        thread,
+      },
       request.query,
       value,
       this.clock.now(),

@@ -51,6 +51,8 @@ export interface ExpandedItem {
 export interface ThreadStateValue {
   thread: ThreadView;
   facts: StoredFactView[];
+  /** Whether current facts past STATE_FACT_LIMIT were left out (GET /facts pages through them all). */
+  facts_truncated: boolean;
   working_set: { key: string; value: unknown; ts: string; expires_at: string | null }[];
   environment_facts: { key: string; value: unknown; ts: string }[];
   message_count: number;

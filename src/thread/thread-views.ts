@@ -3,6 +3,7 @@ import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
 import { identityGate, mayView, mayViewObject, redactValue } from "../facts/fact-visibility";
 import { renderStateSection } from "../items/render";
+import { projectDatabase } from "../tenancy/placement";
 import type { Tenant } from "../tenancy/registry";
 import type { ThreadExtraction } from "./extraction/thread-extraction";
 import type { ClockHost } from "./host";
@@ -10,6 +11,12 @@ import type { LayerStore } from "./layers/layer-store";
 import { type ThreadRecord, viewOf } from "./thread-record";
 import type { ExpandedItem, ExtractionLog, ThreadStateValue } from "./thread-rpc";
 import type { Transcript } from "./transcript/transcript";
+
+/**
+ * The state view lists at most this many of the project's current facts, the newest; a project can hold
+ * millions, which GET /facts pages through.
+ */
+export const STATE_FACT_LIMIT = 1_000;
 
 interface ViewSources {
   transcript: Transcript;
@@ -32,8 +39,13 @@ export class ThreadViews {
   async state(record: ThreadRecord, tenant: Tenant): Promise<ThreadStateValue> {
     const { transcript, layers, extraction } = this.sources;
     const gate = identityGate(record.identity, tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER);
-    const current = await new FactRepository(tenant.database).currentInProject(record.project_id);
-    const visible = current.filter((f) => mayView(f, gate));
+    const database = await projectDatabase(tenant, record.project_id);
+    const current = await new FactRepository(database).currentInProject(
+      record.project_id,
+      record.identity.user_id,
+      STATE_FACT_LIMIT,
+    );
+    const visible = current.rows.filter((f) => mayView(f, gate));
     const layer = (name: "working" | "environment") =>
       layers.entries(name).filter((e) =>
         mayViewObject(
@@ -57,6 +69,7 @@ export class ThreadViews {
     return {
       thread: viewOf(record),
       facts: visible.map((f) => viewFor(f, gate)),
+      facts_truncated: current.truncated,
       working_set: layer("working").map((e) => ({
         key: e.key,
         value: redactValue(JSON.parse(e.valueJson), gate, e.key),

@@ -132,7 +132,14 @@ export const ExpandedItemView = z
 export const ThreadState = z
   .object({
     thread: ThreadView,
-    facts: z.array(StoredFact),
+    facts: z.array(StoredFact).openapi({
+      description:
+        "The project's current facts this thread's user may see, the newest 1,000 at most, ordered by key (a " +
+        "project can hold millions: `GET /facts?project_id=` pages through them all).",
+    }),
+    facts_truncated: z
+      .boolean()
+      .openapi({ description: "True when current facts past the newest 1,000 were left out of `facts`." }),
     working_set: z.array(
       z.object({ key: z.string(), value: z.unknown(), ts: z.string(), expires_at: z.string().nullable() }),
     ),

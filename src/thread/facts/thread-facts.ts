@@ -12,6 +12,7 @@ import {
 } from "../../facts/fact-repository";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
+import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
 import { readerOf, type ThreadRecord } from "../thread-record";
 
@@ -54,14 +55,15 @@ export class ThreadFacts {
    * The facts a compile (or an extraction run) of this thread considers for `text` (its query, or the
    * messages it extracts from), and how they were read. `maxTerms` bounds the words searched for.
    */
-  read(
+  async read(
     tenant: Tenant,
     record: ThreadRecord,
     text: string,
     maxTerms?: number,
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const match = factMatchExpression(record.project_id, text, maxTerms);
-    return this.cache.read(new FactRepository(tenant.database), readerOf(record), match);
+    const database = await projectDatabase(tenant, record.project_id);
+    return this.cache.read(new FactRepository(database), readerOf(record), match);
   }
 
   /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
@@ -73,7 +75,7 @@ export class ThreadFacts {
     countTokens: (text: string) => number,
   ): Promise<{ outcomes: IngestOutput["facts"]; written?: FactsWrittenTo }> {
     if (events.length === 0) return { outcomes: [] };
-    const repository = new FactRepository(tenant.database);
+    const repository = new FactRepository(await projectDatabase(tenant, record.project_id));
     const writer = {
       projectId: record.project_id,
       threadId: record.thread,
@@ -136,7 +138,7 @@ export class ThreadFacts {
         }),
     );
     if (gone.length) {
-      await new FactRepository(tenant.database)
+      await new FactRepository(await projectDatabase(tenant, projectId))
         .forget(projectId, gone)
         .catch((error) => console.error("could not unregister fact holders", tenant.name, error));
     }
