@@ -2,7 +2,12 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_RECHECK_MS, FactCandidateCache, HELD_SEARCHES } from "../src/facts/fact-candidate-cache";
-import { FACT_CANDIDATE_LIMITS, factMatchExpression } from "../src/facts/fact-candidates";
+import {
+  FACT_CANDIDATE_LIMITS,
+  RANKED_MATCH_BUDGET,
+  rankedTerms,
+  searchTerms,
+} from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
@@ -155,41 +160,41 @@ describe("FactCandidateCache (tenant D1)", () => {
   it("is told of a write by the writer's batch, and only under its own token", async () => {
     const project = newProject();
     const cache = new FactCandidateCache();
-    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_000)).read).toBe("searched");
+    expect((await cache.read(repository(), reader(project, "t-b"), [], 1_000)).read).toBe("searched");
 
     const written = await write(project, "region", "eu-west-1");
     expect(written.watchers).toEqual([{ thread: "t-b", token: cache.token }]);
     // Not yet announced: the held answer is served, which is why writers must announce.
-    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_001)).read).toBe("held");
+    expect((await cache.read(repository(), reader(project, "t-b"), [], 1_001)).read).toBe("held");
 
     expect(cache.announce(project, "some-older-reader", written.revision)).toBe(false);
     expect(cache.announce(`${project}-other`, cache.token, written.revision)).toBe(false);
     expect(cache.announce(project, cache.token, written.revision)).toBe(true);
     expect(cache.behind()).toBe(true);
-    const next = await cache.read(repository(), reader(project, "t-b"), null, 1_002);
+    const next = await cache.read(repository(), reader(project, "t-b"), [], 1_002);
     expect(next.read).toBe("searched");
     expect(next.candidates.rows.map((r) => r.key)).toContain("region");
     expect(cache.behind()).toBe(false);
-    expect((await cache.read(repository(), reader(project, "t-b"), null, 1_003)).read).toBe("held");
+    expect((await cache.read(repository(), reader(project, "t-b"), [], 1_003)).read).toBe("held");
   });
 
   it("holds the last few searches, and drops them all when the project moves on", async () => {
     const project = newProject();
     await write(project, "region", "eu-west-1");
     const cache = new FactCandidateCache();
-    const match = (q: string) => factMatchExpression(project, q);
+    const match = (q: string) => searchTerms(q);
     const questions = Array.from({ length: HELD_SEARCHES + 1 }, (_, i) => match(`region number ${i}`));
     for (const q of questions) await cache.read(repository(), reader(project, "t-h"), q, 0);
     // The oldest was let go; the newest are held.
-    expect((await cache.read(repository(), reader(project, "t-h"), questions[0] ?? null, 1)).read).toBe(
+    expect((await cache.read(repository(), reader(project, "t-h"), questions[0] ?? [], 1)).read).toBe(
       "searched",
     );
-    expect((await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? null, 1)).read).toBe(
+    expect((await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? [], 1)).read).toBe(
       "held",
     );
     const written = await write(project, "region", "us-east-1");
     cache.announce(project, cache.token, written.revision);
-    const after = await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? null, 2);
+    const after = await cache.read(repository(), reader(project, "t-h"), questions.at(-1) ?? [], 2);
     expect(after.read).toBe("searched");
     const current = after.candidates.rows.filter((r) => r.key === "region" && r.txEnd === null);
     expect(current.map((r) => JSON.parse(r.valueJson))).toEqual(["us-east-1"]);
@@ -198,16 +203,16 @@ describe("FactCandidateCache (tenant D1)", () => {
   it("asks D1 again after FACT_RECHECK_MS even without an announcement, and renews its registration", async () => {
     const project = newProject();
     const cache = new FactCandidateCache();
-    await cache.read(repository(), reader(project, "t-c"), null, 0);
+    await cache.read(repository(), reader(project, "t-c"), [], 0);
     const written = await write(project, "tier", "enterprise");
     // A writer found the reader gone and dropped its registration; the announcement was lost.
     await repository().forget(project, written.watchers);
     expect((await write(project, "tier", "premium")).watchers).toEqual([]);
 
-    expect((await cache.read(repository(), reader(project, "t-c"), null, FACT_RECHECK_MS - 1)).read).toBe(
+    expect((await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS - 1)).read).toBe(
       "held",
     );
-    const late = await cache.read(repository(), reader(project, "t-c"), null, FACT_RECHECK_MS);
+    const late = await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS);
     expect(late.read).toBe("searched");
     const tier = late.candidates.rows.filter((r) => r.key === "tier" && r.txEnd === null);
     expect(tier.map((r) => JSON.parse(r.valueJson))).toEqual(["premium"]);
@@ -217,9 +222,9 @@ describe("FactCandidateCache (tenant D1)", () => {
   it("keeps a newer reader's registration when an older reader of the same thread is forgotten", async () => {
     const project = newProject();
     const older = new FactCandidateCache();
-    await older.read(repository(), reader(project, "t-d"), null, 0);
+    await older.read(repository(), reader(project, "t-d"), [], 0);
     const restarted = new FactCandidateCache();
-    await restarted.read(repository(), reader(project, "t-d"), null, 0);
+    await restarted.read(repository(), reader(project, "t-d"), [], 0);
     await repository().forget(project, [{ thread: "t-d", token: older.token }]);
     expect((await write(project, "owner", "Ada")).watchers).toEqual([
       { thread: "t-d", token: restarted.token },
@@ -234,16 +239,11 @@ describe("FactCandidateCache (tenant D1)", () => {
       await write(project, `metric_${i}`, `value ${i}`);
     const repo = repository();
     const watcher = { thread: "t-o", token: "k" };
-    const unmatched = await repo.candidates(project, "u1", null, watcher);
+    const unmatched = await repo.candidates(project, "u1", [], watcher);
     expect(unmatched.rows.some((r) => r.key === "warehouse_city")).toBe(false);
     expect(unmatched.truncated).toEqual(["recent"]);
 
-    const asked = await repo.candidates(
-      project,
-      "u1",
-      factMatchExpression(project, "Where is our warehouse?"),
-      watcher,
-    );
+    const asked = await repo.candidates(project, "u1", searchTerms("Where is our warehouse?"), watcher);
     const slot = asked.rows.filter((r) => r.key === "warehouse_city");
     expect(slot.find((r) => r.txEnd === null)?.content).toContain("Tacoma");
     // The closed version comes back as history, so the compile still knows "Reno" is dead.
@@ -257,10 +257,36 @@ describe("FactCandidateCache (tenant D1)", () => {
     const neighbour = `${project}-x`;
     await write(neighbour, "warehouse_city", "Boise");
     await write(project, "warehouse_note", "Ada keeps a warehouse in Fresno", { userId: "ada" });
-    const read = await repository().candidates(project, "u1", factMatchExpression(project, "warehouse"), {
+    const read = await repository().candidates(project, "u1", searchTerms("warehouse"), {
       thread: "t-p",
       token: "k",
     });
     expect(read.rows).toEqual([]);
+  });
+});
+
+describe("which search terms are ranked", () => {
+  it("ranks the rarest terms while their matches fit the budget, and drops the commoner ones", () => {
+    const half = Math.floor(RANKED_MATCH_BUDGET / 2);
+    expect(rankedTerms(["vendor", "contract", "decide"], [half, RANKED_MATCH_BUDGET + 1, 3])).toEqual({
+      ranked: ["decide", "vendor"],
+      dropped: 1,
+      newest: false,
+    });
+    // A term that matches nothing is neither ranked nor counted as dropped.
+    expect(rankedTerms(["zebra", "vendor"], [0, 10])).toEqual({
+      ranked: ["vendor"],
+      dropped: 0,
+      newest: false,
+    });
+  });
+
+  it("takes the newest matches when even the rarest term is too common to rank", () => {
+    const many = RANKED_MATCH_BUDGET + 1;
+    expect(rankedTerms(["sensor", "reads"], [many, many])).toEqual({
+      ranked: ["reads", "sensor"],
+      dropped: 0,
+      newest: true,
+    });
   });
 });

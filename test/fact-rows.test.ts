@@ -73,7 +73,7 @@ describe("the compile read's own row mapping", () => {
           const watcher = { thread: "t", token: "k" };
 
           for (const userId of ["u1", "u2"]) {
-            const read = await repository.candidates(projectId, userId, null, watcher);
+            const read = await repository.candidates(projectId, userId, [], watcher);
             const expected = await db
               .select()
               .from(facts)

@@ -26,9 +26,9 @@ describe("projects spread over a tenant's databases", () => {
     const where: string[] = [];
     for (const [i, project] of projects.entries()) {
       const t = await newThread(undefined, { tenant, project });
-      expect((await t.events([fact("office_city", `Office ${i} is in Dayton`, { id: `oc-${i}` })])).status).toBe(
-        200,
-      );
+      expect(
+        (await t.events([fact("office_city", `Office ${i} is in Dayton`, { id: `oc-${i}` })])).status,
+      ).toBe(200);
       const home = await factCount(databases.home, project);
       const second = await factCount(databases.second, project);
       expect(home + second).toBe(1);
@@ -37,7 +37,9 @@ describe("projects spread over a tenant's databases", () => {
       const ctx = await t.context({ query: "Where is the office?" });
       expect(ctx.json.context).toContain(`Office ${i} is in Dayton`);
       // The trace went to the project's database, and GET /traces finds it there.
-      const trace = await call("GET", `/v1/tenants/${tenant}/traces/${ctx.json.trace_id}`, undefined, { tenant });
+      const trace = await call("GET", `/v1/tenants/${tenant}/traces/${ctx.json.trace_id}`, undefined, {
+        tenant,
+      });
       expect(trace.status).toBe(200);
       expect(trace.json.project_id).toBe(project);
 

@@ -17,7 +17,9 @@ export const traceRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const traceId = c.req.valid("param").trace_id.toUpperCase();
     // A trace is stored with its project, in whichever of the tenant's databases holds it.
     const found = await Promise.all(
-      [...tenant.databases.values()].map((database) => new TraceRepository(database).find(tenant.name, traceId)),
+      [...tenant.databases.values()].map((database) =>
+        new TraceRepository(database).find(tenant.name, traceId),
+      ),
     );
     const row = found.find((r) => r !== undefined && r !== null);
     if (!row) throw new ProblemError(404, "Trace not found", `No trace '${traceId}' in this tenant.`);

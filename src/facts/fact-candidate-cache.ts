@@ -35,6 +35,8 @@ export class FactCandidateCache {
   /** The newest revision a writer has announced for the watched project. */
   private announced = 0;
   private checkedAt = Number.NEGATIVE_INFINITY;
+  /** When this reader last registered in D1: a search renews it once per FACT_RECHECK_MS, not every time. */
+  private registeredAt = Number.NEGATIVE_INFINITY;
   /** Candidate sets by reader and search, least recently used first, all at `revision`. */
   private readonly held = new Map<string, FactCandidates>();
 
@@ -42,15 +44,16 @@ export class FactCandidateCache {
   async read(
     repository: FactRepository,
     reader: { projectId: string; userId: string; thread: string },
-    match: string | null,
+    terms: readonly string[],
     now = Date.now(),
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const { projectId, userId } = reader;
-    const key = `${userId}\u0000${match ?? ""}`;
+    const key = `${userId}\u0000${terms.join(" ")}`;
     if (this.watching !== projectId) {
       this.watching = projectId;
       this.announced = 0;
       this.revision = 0;
+      this.registeredAt = Number.NEGATIVE_INFINITY;
       this.held.clear();
     }
     const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
@@ -60,8 +63,13 @@ export class FactCandidateCache {
       this.held.set(key, held);
       return { candidates: held, read: "held" };
     }
-    const watcher: FactWatcher = { thread: reader.thread, token: this.token };
-    const found = await repository.candidates(projectId, userId, match, watcher);
+    // The first search registers in the same transaction as it reads, so no write is missed in between.
+    const register = now - this.registeredAt >= FACT_RECHECK_MS;
+    const watcher: FactWatcher | undefined = register
+      ? { thread: reader.thread, token: this.token }
+      : undefined;
+    const found = await repository.candidates(projectId, userId, terms, watcher);
+    if (register) this.registeredAt = now;
     // Another search may have moved on while this one waited: only the newest answers are kept.
     if (found.revision > this.revision) {
       this.held.clear();

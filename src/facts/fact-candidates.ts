@@ -39,15 +39,52 @@ export interface FactCandidates {
   revision: number;
 }
 
+/** The words a search looks for: runs of letters and digits, stopwords dropped (query-terms.ts). */
+export function searchTerms(text: string, maxTerms?: number): string[] {
+  return queryTerms(text, maxTerms);
+}
+
 /**
- * The FTS5 MATCH expression over `fact_search` for a query, restricted to one project by its token; null
- * when the query holds no searchable term. Terms are quoted runs of letters and digits (query-terms.ts),
- * so no query can break the expression.
+ * The FTS5 MATCH expression over `fact_search` for any of `terms`, restricted to one project by its
+ * token. Terms are runs of letters and digits, each quoted, so no query can break the expression.
  */
-export function factMatchExpression(projectId: string, query: string, maxTerms?: number): string | null {
-  const terms = queryTerms(query, maxTerms);
-  if (terms.length === 0) return null;
+export function factMatchExpression(projectId: string, terms: readonly string[]): string {
   return `project : "${projectToken(projectId)}" AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
+}
+
+/**
+ * How many matching facts a term may bring to bm25 ranking. Ranking costs about a microsecond per
+ * matching fact (bm25 reads each one's length), so a word found in a third of a 1,000,000-fact project
+ * would cost a third of a second; counting stops here, and the ranking keeps to the rarer terms.
+ */
+export const RANKED_MATCH_BUDGET = 2_000;
+
+/**
+ * The terms worth ranking by bm25, rarest first, while their matches together stay within the budget:
+ * the rarer a term, the more its matches weigh in bm25, so a common word dropped here changes the order
+ * of what it alone would add. `counts` are each term's matches, counted up to the budget plus one. When
+ * even the rarest term passes the budget, none is ranked: the search takes the newest matches instead
+ * (`newest`), a cost bounded by the limit, and reports the cut.
+ */
+export function rankedTerms(
+  terms: readonly string[],
+  counts: readonly number[],
+): { ranked: string[]; dropped: number; newest: boolean } {
+  const byRarity = terms
+    .map((term, i) => ({ term, count: counts[i] ?? 0 }))
+    .filter((t) => t.count > 0)
+    .sort((a, b) => a.count - b.count || (a.term < b.term ? -1 : 1));
+  const ranked: string[] = [];
+  let total = 0;
+  for (const { term, count } of byRarity) {
+    if (total + count > RANKED_MATCH_BUDGET) break;
+    ranked.push(term);
+    total += count;
+  }
+  if (ranked.length === 0 && byRarity.length > 0) {
+    return { ranked: byRarity.map((t) => t.term), dropped: 0, newest: true };
+  }
+  return { ranked, dropped: byRarity.length - ranked.length, newest: false };
 }
 
 /**
@@ -92,19 +129,23 @@ export function historyTargets(
 export function assembleCandidates(
   read: Record<FactCandidateSource, readonly FactVersion[]>,
   revision: number,
+  matchesCut = false,
 ): FactCandidates {
   const byId = new Map<string, FactVersion>();
   const counts = { recent: 0, matched: 0, standing: 0, history: 0 };
-  const truncated: FactCandidateSource[] = [];
+  const truncated: FactCandidateSource[] = matchesCut ? ["matched"] : [];
   for (const source of ["recent", "standing", "matched", "history"] as const) {
-    const rows = read[source];
+    // A version a source read twice (history finds a slot both by key and by id) counts once.
+    const rows = [...new Map(read[source].map((row) => [row.id, row])).values()];
     const limit = FACT_CANDIDATE_LIMITS[source];
-    if (rows.length > limit) truncated.push(source);
+    if (rows.length > limit && !truncated.includes(source)) truncated.push(source);
     for (const row of rows.slice(0, limit)) {
       if (byId.has(row.id)) continue;
       byId.set(row.id, row);
       counts[source]++;
     }
   }
+  const order = Object.keys(FACT_CANDIDATE_LIMITS);
+  truncated.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision };
 }

@@ -70,7 +70,8 @@ export async function readFactPageAcross(
   after: FactPosition | undefined,
   limit: number,
 ): Promise<{ facts: StoredFactView[]; nextCursor: string | null }> {
-  if (repositories.length === 1) return readFactPage(repositories[0] as FactRepository, filter, gate, after, limit);
+  if (repositories.length === 1)
+    return readFactPage(repositories[0] as FactRepository, filter, gate, after, limit);
   const pages = await Promise.all(repositories.map((r) => readFactPage(r, filter, gate, after, limit)));
   const merged = pages.flatMap((page) => page.facts).sort((a, b) => compareViews(a, b));
   const facts = merged.slice(0, limit);
@@ -98,11 +99,15 @@ const viewPosition = (view: StoredFactView): FactPosition => ({
 function comparePositions(a: FactPosition, b: FactPosition): number {
   const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   return (
-    byText(a.projectId, b.projectId) || byText(a.key, b.key) || byText(a.txStart, b.txStart) || byText(a.id, b.id)
+    byText(a.projectId, b.projectId) ||
+    byText(a.key, b.key) ||
+    byText(a.txStart, b.txStart) ||
+    byText(a.id, b.id)
   );
 }
 
-const compareViews = (a: StoredFactView, b: StoredFactView) => comparePositions(viewPosition(a), viewPosition(b));
+const compareViews = (a: StoredFactView, b: StoredFactView) =>
+  comparePositions(viewPosition(a), viewPosition(b));
 
 /**
  * A fact's lineage as the viewer may see it: undefined when the fact itself is hidden from them (so a

@@ -7,8 +7,10 @@ import {
   assembleCandidates,
   FACT_CANDIDATE_LIMITS,
   type FactCandidates,
+  factMatchExpression,
   historyTargets,
-  newestFirst,
+  RANKED_MATCH_BUDGET,
+  rankedTerms,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
@@ -31,17 +33,77 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
+/** A full-text search of one project's current facts for the terms worth ranking (fact-candidates.ts). */
+interface MatchSearch {
+  expression: string;
+  /** `ranked`: best bm25 first; `newest`: terms too common to rank, the newest matches first. */
+  order: "ranked" | "newest";
+  projectId: string;
+  userId: string;
+}
+
 /**
- * Current facts of one project matching an FTS5 expression (fact-candidates.ts factMatchExpression),
- * best bm25 first; the `project` column is weighed 0, as every hit carries the project's token.
- * Parameters: the expression, the project, the reader, the limit.
+ * The current facts a search matches, best first. The ordering runs inside the full-text index, over
+ * twice the limit (room for other users' own facts, which the join then drops), and only those are
+ * joined to `facts`, in that order (CROSS JOIN: left to right, never a scan of the project's facts).
+ * bm25 weighs the `project` column 0, as every hit carries the project's token.
  */
-const MATCHED_SQL = `SELECT f.* FROM fact_search s
-  JOIN fact_search_docs d ON d.doc = s.rowid
-  JOIN facts f ON f.project_id = d.project_id AND f.id = d.fact_id
-  WHERE fact_search MATCH ?1 AND d.project_id = ?2 AND f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?3)
-  ORDER BY bm25(fact_search, 0.0, 1.0), f.tx_start DESC, f.id DESC
-  LIMIT ?4`;
+function matchesSql(search: MatchSearch, bind: (value: unknown) => string): string {
+  const limit = FACT_CANDIDATE_LIMITS.matched + 1;
+  const score = search.order === "ranked" ? "bm25(fact_search, 0.0, 1.0)" : "-rowid";
+  return `SELECT f.* FROM (
+      SELECT rowid AS doc, ${score} AS score FROM fact_search
+      WHERE fact_search MATCH ${bind(search.expression)} ORDER BY score LIMIT ${bind(limit * 2)}
+    ) hit
+    CROSS JOIN fact_search_docs d ON d.doc = hit.doc
+    CROSS JOIN facts f ON f.project_id = d.project_id AND f.id = d.fact_id
+    WHERE d.project_id = ${bind(search.projectId)} AND f.tx_end IS NULL
+      AND (f.user_id IS NULL OR f.user_id = ${bind(search.userId)})
+    ORDER BY hit.score, f.tx_start DESC, f.id DESC
+    LIMIT ${bind(limit)}`;
+}
+
+/**
+ * One statement for the second read: the search's matches (`found_as` "matched"), and every version the
+ * reader may know of in the slots they fill and in those of the standing rules outside the newest
+ * versions, with the versions those rules depend on (`found_as` "history", newest first, one past the
+ * bound; a version found both ways comes twice, and assembleCandidates keeps one). The matches are
+ * computed once (MATERIALIZED) and serve both. Slots are looked up by key
+ * (CROSS JOIN from the keys, so each is an index seek); the standing keys and ids travel as one JSON
+ * parameter each, whatever their number.
+ */
+function foundSql(
+  search: MatchSearch | undefined,
+  outside: { keys: string[]; ids: string[] },
+  projectId: string,
+  userId: string,
+  bind: (value: unknown) => string,
+): string {
+  const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
+  const project = bind(projectId);
+  const visible = `(f.user_id IS NULL OR f.user_id = ${bind(userId)})`;
+  return `WITH matched AS MATERIALIZED (${matches}),
+    slot_keys(key) AS (
+      SELECT key FROM matched UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
+    ),
+    history AS (
+      SELECT * FROM (
+        SELECT f.* FROM slot_keys k CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
+          WHERE ${visible}
+        UNION ALL
+        SELECT f.* FROM json_each(${bind(JSON.stringify(outside.ids))}) i
+          CROSS JOIN facts f ON f.project_id = ${project} AND f.id = i.value
+          WHERE ${visible}
+      ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
+    )
+    SELECT 'matched' AS found_as, * FROM matched
+    UNION ALL
+    SELECT 'history' AS found_as, * FROM history`;
+}
+
+/** How many facts match an expression, counted up to a bound: the count stops there. */
+const COUNT_MATCHES_SQL =
+  "SELECT count(*) AS n FROM (SELECT rowid FROM fact_search WHERE fact_search MATCH ?1 LIMIT ?2)";
 
 /**
  * Frozen: a thread holds a search's rows and hands the same objects to every compile that asks it again,
@@ -285,86 +347,85 @@ export class FactRepository {
 
   /**
    * The candidate facts of a compile or an extraction run for this reader (fact-candidates.ts), with
-   * the project revision they are current as of. The first batch is one transaction: the reader's
-   * registration renewed (so every later write announces itself to it), the revision, the newest
-   * versions, the standing rules and the full-text matches. Only when matches or rules lie outside the
-   * newest versions does a second read fetch their slots' earlier versions and what they depend on.
+   * the project revision they are current as of. Two reads at most. The first is one transaction: the
+   * reader's registration, when given, made or renewed (so every later write announces itself to it), the revision, the
+   * newest versions, the standing rules, and how many current facts each search term matches (counted
+   * up to the ranking budget). The second, when there are terms or rules outside the newest versions,
+   * ranks the matches of the terms worth ranking and reads the earlier versions of every slot found.
    */
   async candidates(
     projectId: string,
     userId: string,
-    match: string | null,
-    watcher: FactWatcher,
+    terms: readonly string[],
+    watcher: FactWatcher | undefined,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
     const current = and(visible, isNull(facts.txEnd));
-    const [, counter, recent, standing, matched] = await this.database.batch([
-      this.prepared(this.watch(projectId, watcher)),
-      this.prepared(this.counter(projectId)),
-      this.prepared(
-        this.db
-          .select()
-          .from(facts)
-          .where(visible)
-          .orderBy(desc(facts.txStart), desc(facts.id))
-          .limit(limits.recent + 1),
-      ),
-      this.prepared(
-        this.db
-          .select()
-          .from(facts)
-          .where(and(current, eq(facts.isConstraint, true)))
-          .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
-          .limit(limits.standing + 1),
-      ),
-      ...(match
-        ? [this.database.prepare(MATCHED_SQL).bind(match, projectId, userId, limits.matched + 1)]
-        : []),
-    ]);
+    const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
+    const [counter, recent, standing, ...termCounts] = (
+      await this.database.batch([
+        ...registering,
+        this.prepared(this.counter(projectId)),
+        this.prepared(
+          this.db
+            .select()
+            .from(facts)
+            .where(visible)
+            .orderBy(desc(facts.txStart), desc(facts.id))
+            .limit(limits.recent + 1),
+        ),
+        this.prepared(
+          this.db
+            .select()
+            .from(facts)
+            .where(and(current, eq(facts.isConstraint, true)))
+            .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
+            .limit(limits.standing + 1),
+        ),
+        ...terms.map((term) =>
+          this.database
+            .prepare(COUNT_MATCHES_SQL)
+            .bind(factMatchExpression(projectId, [term]), RANKED_MATCH_BUDGET + 1),
+        ),
+      ])
+    ).slice(registering.length);
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
     const read = {
       recent: rowsOf(recent),
       standing: rowsOf(standing),
-      matched: rowsOf(matched),
+      matched: [] as StoredFactRow[],
       history: [] as StoredFactRow[],
     };
-    const targets = historyTargets(read.recent.slice(0, limits.recent), [...read.standing, ...read.matched]);
-    if (targets.keys.length || targets.ids.length)
-      read.history = await this.history(projectId, userId, targets);
-    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    return assembleCandidates(read, revision);
-  }
-
-  /** Every version of these slots and these ids the reader may know of, newest first, one past the bound. */
-  private async history(
-    projectId: string,
-    userId: string,
-    targets: { keys: string[]; ids: string[] },
-  ): Promise<StoredFactRow[]> {
-    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
-    const reads = [
-      ...chunks(targets.keys).map((part) => and(visible, inArray(facts.key, part))),
-      ...chunks(targets.ids).map((part) => and(visible, inArray(facts.id, part))),
-    ].map((where) =>
-      this.prepared(
-        this.db
-          .select()
-          .from(facts)
-          .where(where)
-          .orderBy(desc(facts.txStart), desc(facts.id))
-          .limit(FACT_CANDIDATE_LIMITS.history + 1),
-      ),
-    );
-    const results = await this.database.batch(reads);
-    const byId = new Map<string, StoredFactRow>();
-    for (const result of results) {
-      for (const raw of result.results) {
-        const row = frozenRow(raw);
-        byId.set(row.id, row);
+    const counts = termCounts.map((r) => (r.results[0] as { n: number } | undefined)?.n ?? 0);
+    const choice = rankedTerms(terms, counts);
+    const outside = historyTargets(read.recent.slice(0, limits.recent), read.standing);
+    const search: MatchSearch | undefined = choice.ranked.length
+      ? {
+          expression: factMatchExpression(projectId, choice.ranked),
+          order: choice.newest ? "newest" : "ranked",
+          projectId,
+          userId,
+        }
+      : undefined;
+    if (search || outside.keys.length || outside.ids.length) {
+      const found = await this.statement((bind) => foundSql(search, outside, projectId, userId, bind)).all();
+      for (const raw of found.results as (Record<string, unknown> & { found_as: string })[]) {
+        (raw.found_as === "matched" ? read.matched : read.history).push(frozenRow(raw));
       }
     }
-    return [...byId.values()].sort(newestFirst).slice(0, FACT_CANDIDATE_LIMITS.history + 1);
+    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+    return assembleCandidates(read, revision, choice.dropped > 0 || choice.newest);
+  }
+
+  /** A statement whose text numbers its parameters as `bind` hands them out. */
+  private statement(build: (bind: (value: unknown) => string) => string): D1PreparedStatement {
+    const params: unknown[] = [];
+    const text = build((value) => {
+      params.push(value);
+      return `?${params.length}`;
+    });
+    return this.database.prepare(text).bind(...params);
   }
 
   private prepared(query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {

@@ -60,7 +60,9 @@ export async function projectBinding(
   }
   if (!tenant.databases.has(binding)) {
     // A directory entry naming a database the configuration no longer binds: refuse rather than guess.
-    throw new Error(`project '${projectId}' of tenant '${tenant.name}' is placed on unbound database '${binding}'`);
+    throw new Error(
+      `project '${projectId}' of tenant '${tenant.name}' is placed on unbound database '${binding}'`,
+    );
   }
   if (placed.size >= PLACEMENT_CACHE) placed.clear();
   placed.set(cacheKey, binding);

@@ -3,7 +3,7 @@ import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
 import { FactCandidateCache } from "../../facts/fact-candidate-cache";
-import { type FactCandidates, factMatchExpression } from "../../facts/fact-candidates";
+import { type FactCandidates, searchTerms } from "../../facts/fact-candidates";
 import {
   FactRepository,
   type FactsWritten,
@@ -61,9 +61,8 @@ export class ThreadFacts {
     text: string,
     maxTerms?: number,
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
-    const match = factMatchExpression(record.project_id, text, maxTerms);
     const database = await projectDatabase(tenant, record.project_id);
-    return this.cache.read(new FactRepository(database), readerOf(record), match);
+    return this.cache.read(new FactRepository(database), readerOf(record), searchTerms(text, maxTerms));
   }
 
   /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */
