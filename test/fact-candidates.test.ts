@@ -2,15 +2,11 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_RECHECK_MS, FactCandidateCache, HELD_SEARCHES } from "../src/facts/fact-candidate-cache";
-import {
-  FACT_CANDIDATE_LIMITS,
-  RANKED_MATCH_BUDGET,
-  rankedTerms,
-  searchTerms,
-} from "../src/facts/fact-candidates";
+import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
+import { RANKED_MATCH_BUDGET, rankedTerms } from "../src/retrieval/query-terms";
 import { fact, newThread } from "./helpers";
 
 /**

@@ -1,6 +1,6 @@
 import type { FactVersion } from "../domain/fact-version";
 import type { FactCandidateSource } from "../domain/trace";
-import { queryTerms } from "../retrieval/query-terms";
+import { matchExpression, queryTerms } from "../retrieval/query-terms";
 
 /**
  * Which of a project's facts a compile (or an extraction run) considers, read through indexes rather than
@@ -49,42 +49,7 @@ export function searchTerms(text: string, maxTerms?: number): string[] {
  * token. Terms are runs of letters and digits, each quoted, so no query can break the expression.
  */
 export function factMatchExpression(projectId: string, terms: readonly string[]): string {
-  return `project : "${projectToken(projectId)}" AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
-}
-
-/**
- * How many matching facts a term may bring to bm25 ranking. Ranking costs about a microsecond per
- * matching fact (bm25 reads each one's length), so a word found in a third of a 1,000,000-fact project
- * would cost a third of a second; counting stops here, and the ranking keeps to the rarer terms.
- */
-export const RANKED_MATCH_BUDGET = 2_000;
-
-/**
- * The terms worth ranking by bm25, rarest first, while their matches together stay within the budget:
- * the rarer a term, the more its matches weigh in bm25, so a common word dropped here changes the order
- * of what it alone would add. `counts` are each term's matches, counted up to the budget plus one. When
- * even the rarest term passes the budget, none is ranked: the search takes the newest matches instead
- * (`newest`), a cost bounded by the limit, and reports the cut.
- */
-export function rankedTerms(
-  terms: readonly string[],
-  counts: readonly number[],
-): { ranked: string[]; dropped: number; newest: boolean } {
-  const byRarity = terms
-    .map((term, i) => ({ term, count: counts[i] ?? 0 }))
-    .filter((t) => t.count > 0)
-    .sort((a, b) => a.count - b.count || (a.term < b.term ? -1 : 1));
-  const ranked: string[] = [];
-  let total = 0;
-  for (const { term, count } of byRarity) {
-    if (total + count > RANKED_MATCH_BUDGET) break;
-    ranked.push(term);
-    total += count;
-  }
-  if (ranked.length === 0 && byRarity.length > 0) {
-    return { ranked: byRarity.map((t) => t.term), dropped: 0, newest: true };
-  }
-  return { ranked, dropped: byRarity.length - ranked.length, newest: false };
+  return `project : "${projectToken(projectId)}" AND text : (${matchExpression(terms)})`;
 }
 
 /**

@@ -3,14 +3,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { FactVersion } from "../domain/fact-version";
+import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   assembleCandidates,
   FACT_CANDIDATE_LIMITS,
   type FactCandidates,
   factMatchExpression,
   historyTargets,
-  RANKED_MATCH_BUDGET,
-  rankedTerms,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";

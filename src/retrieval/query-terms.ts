@@ -29,8 +29,43 @@ export function queryTerms(query: string, maxTerms = MAX_QUERY_TERMS): string[] 
   return [...new Set(chosen)].slice(0, maxTerms);
 }
 
-/** The MATCH expression for a query, or null when it holds no searchable term. */
-export function ftsMatchExpression(query: string): string | null {
-  const terms = queryTerms(query);
-  return terms.length ? terms.map((t) => `"${t}"`).join(" OR ") : null;
+/** The MATCH expression for any of `terms` (queryTerms' runs of letters and digits), each quoted. */
+export function matchExpression(terms: readonly string[]): string {
+  return terms.map((t) => `"${t}"`).join(" OR ");
+}
+
+/**
+ * How many matching rows (facts, messages) the terms of one search may bring to bm25 ranking. FTS5
+ * ranks at about a microsecond per matching row (bm25 reads each one's length), so a word found in a
+ * third of a 1,000,000-fact project would cost a third of a second; counting stops past this, and the
+ * ranking keeps to the rarer terms. Searches over fewer rows than this never drop a term.
+ */
+export const RANKED_MATCH_BUDGET = 5_000;
+
+/**
+ * The terms worth ranking by bm25, rarest first, while their matches together stay within the budget:
+ * the rarer a term, the more its matches weigh in bm25, so a common word dropped here changes the order
+ * of what it alone would add. `counts` are each term's matches, counted up to the budget plus one. When
+ * even the rarest term passes the budget, none is ranked: the search takes the newest matches instead
+ * (`newest`), a cost bounded by the limit; callers report the cut.
+ */
+export function rankedTerms(
+  terms: readonly string[],
+  counts: readonly number[],
+): { ranked: string[]; dropped: number; newest: boolean } {
+  const byRarity = terms
+    .map((term, i) => ({ term, count: counts[i] ?? 0 }))
+    .filter((t) => t.count > 0)
+    .sort((a, b) => a.count - b.count || (a.term < b.term ? -1 : 1));
+  const ranked: string[] = [];
+  let total = 0;
+  for (const { term, count } of byRarity) {
+    if (total + count > RANKED_MATCH_BUDGET) break;
+    ranked.push(term);
+    total += count;
+  }
+  if (ranked.length === 0 && byRarity.length > 0) {
+    return { ranked: byRarity.map((t) => t.term), dropped: 0, newest: true };
+  }
+  return { ranked, dropped: byRarity.length - ranked.length, newest: false };
 }

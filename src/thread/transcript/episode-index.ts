@@ -3,7 +3,7 @@ import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
-import { ftsMatchExpression } from "../../retrieval/query-terms";
+import { matchExpression, queryTerms, RANKED_MATCH_BUDGET, rankedTerms } from "../../retrieval/query-terms";
 import { compareBinary } from "../binary-collation";
 import { embedIntoIndex } from "../retrieval/embed-into-index";
 import { TranscriptOrder } from "./transcript-order";
@@ -190,12 +190,28 @@ export class EpisodeIndex {
    * read once and held.
    */
   lexical(query: string, limit: number): string[] {
-    const match = ftsMatchExpression(query);
-    if (!match) return [];
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    // Each term's matches, counted up to the ranking budget: ranking keeps to the rarer terms, so its
+    // cost stays bounded however long the thread (query-terms.ts rankedTerms).
+    const counts = terms.map(
+      (term) =>
+        this.sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM (SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? LIMIT ?)",
+            matchExpression([term]),
+            RANKED_MATCH_BUDGET + 1,
+          )
+          .one().n,
+    );
+    const choice = rankedTerms(terms, counts);
+    if (choice.ranked.length === 0) return [];
     const rowids = this.sql
       .exec<{ r: number }>(
-        "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY bm25(episode_fts) LIMIT ?",
-        match,
+        choice.newest
+          ? "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+          : "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY bm25(episode_fts) LIMIT ?",
+        matchExpression(choice.ranked),
         limit,
       )
       .toArray()
