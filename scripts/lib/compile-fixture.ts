@@ -5,14 +5,18 @@ import type { CompileInput } from "../../src/compiler/compile-input";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
+import { FACT_CANDIDATE_LIMITS } from "../../src/facts/fact-candidates";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
 import { renderItemLine } from "../../src/items/render";
 import type { StateItem, StateItemType } from "../../src/items/types";
 import { loadTokenCounter } from "../../src/tokens/count-tokens";
 
 export const BUDGET = 8000;
-/** The object's load limits (src/facts/fact-cache.ts COMPILE_FACT_LIMIT, src/thread/extraction-store.ts itemRecords). */
-const FACTS_LOADED = 5000;
+/**
+ * What a compile can be handed at most: every fact candidate source full (src/facts/fact-candidates.ts
+ * FACT_CANDIDATE_LIMITS), and ExtractionStore.itemRecords' newest 500 items.
+ */
+const FACTS_LOADED = Object.values(FACT_CANDIDATE_LIMITS).reduce((sum, n) => sum + n, 0);
 const ITEMS_LOADED = 500;
 /** Retrieved earlier messages handed to the compiler at most (src/thread/thread-object.ts MAX_EPISODES). */
 const MAX_EPISODES = 200;
@@ -250,7 +254,7 @@ export async function compilerInput(objects: number): Promise<{
       identity,
       environment: { region: "eu-west-1", tier: "enterprise" },
       ladder: DEFAULT_AUTHORITY_LADDER,
-      // What the object loads: FactCache.forCompile's newest 5,000 and ExtractionStore.itemRecords' newest 500.
+      // At most what the candidate search hands a compile, and ExtractionStore.itemRecords' newest 500.
       facts: facts.reverse().slice(0, FACTS_LOADED),
       working: layer("working", mix.working),
       environmentFacts: layer("environment", mix.environment),
