@@ -1,4 +1,6 @@
 // `npm run tenant:create -- <name> [--remote] [--dry-run] [--config path/to/wrangler.toml] [--dimensions 768]`
+// `npm run tenant:create -- <name> --add-database [--remote] [--dry-run] [--config path/to/wrangler.toml]`
+// `npm run tenant:create -- <name> --close-db <BINDING> [--remote] [--dry-run] [--config path/to/wrangler.toml]`
 //
 // Provisions one tenant: its own D1 database (and, for --remote, its own Vectorize index), the bindings
 // in wrangler.toml, its entry in the TENANTS registry, and a fresh API key of which only the SHA-256 is
@@ -13,6 +15,13 @@
 // managed block, adds the tenant with `key_secret` to [env.production.vars] TENANTS, applies migrations
 // remotely and stores the key's hash as a Worker secret. `--dry-run` prints the plan and the config
 // diff without running anything or writing the file.
+//
+// --add-database gives an existing tenant one more D1 database (src/tenancy/placement.ts spreads new
+// projects over its open ones): binding TENANT_<NAME>_DB_<n>, database tenure-<name>-<n>, a block in the
+// same managed block, the binding appended to the tenant's `more_dbs`, and the migrations applied (with
+// --remote, after `wrangler d1 create`; the config is restored if they fail). --close-db appends one of
+// the tenant's bindings to its `closed_dbs`: that database keeps its projects and takes no new ones.
+// Neither touches the tenant's key.
 //
 // wrangler.toml is read with smol-toml but edited as text, so comments and layout survive; every edit is
 // checked by parsing the result before the file is written (atomically: temp file, then rename).
@@ -70,15 +79,22 @@ const SCOPES = {
 };
 
 const USAGE = `Usage: npm run tenant:create -- <name> [options]
+       npm run tenant:create -- <name> --add-database [--remote] [--dry-run] [--config <path>]
+       npm run tenant:create -- <name> --close-db <BINDING> [--remote] [--dry-run] [--config <path>]
 
-Creates a tenant with its own D1 database, registers it in wrangler.toml and prints its API key once.
+Creates a tenant with its own D1 database, registers it in wrangler.toml and prints its API key once;
+or gives an existing tenant one more D1 database, or closes one of its databases to new projects.
 
 Options:
+  --add-database        Add a D1 database to an existing tenant (binding TENANT_<NAME>_DB_<n>, appended to
+                        its more_dbs) and apply the migrations to it. The key is left as it is.
+  --close-db <BINDING>  Add one of the tenant's D1 bindings to its closed_dbs: it keeps its projects and
+                        takes no new ones. At least one database must stay open.
   --remote              Provision on Cloudflare (D1 database, Vectorize index, Worker secret) and edit
                         [env.${PRODUCTION_ENV}] instead of the local configuration. Needs a Cloudflare login.
   --dry-run             Print the wrangler commands and the wrangler.toml diff without running or writing.
   --config <path>       wrangler.toml to edit (default: the project's wrangler.toml).
-  --dimensions <n>      Vectorize dimensions for --remote (default ${DEFAULT_DIMENSIONS}).
+  --dimensions <n>      Vectorize dimensions when creating a tenant with --remote (default ${DEFAULT_DIMENSIONS}).
   -h, --help            Show this help.
 
 The name must match ${TENANT_NAME}.`;
@@ -100,6 +116,8 @@ function readOptions(argv) {
       allowPositionals: true,
       options: {
         remote: { type: "boolean", default: false },
+        "add-database": { type: "boolean", default: false },
+        "close-db": { type: "string" },
         "dry-run": { type: "boolean", default: false },
         config: { type: "string" },
         dimensions: { type: "string" },
@@ -121,7 +139,18 @@ function readOptions(argv) {
         `starting with a letter or digit (${TENANT_NAME}).`,
     );
   }
-  if (values.remote && name === "dev") {
+  if (values["add-database"] && values["close-db"] !== undefined) {
+    fail("--add-database and --close-db do different things; run one, then the other.");
+  }
+  const action = values["add-database"]
+    ? "add-database"
+    : values["close-db"] !== undefined
+      ? "close-db"
+      : "create";
+  if (action !== "create" && values.remote && name === "dev") {
+    fail("'dev' is the local-only development tenant and has no production databases; drop --remote.");
+  }
+  if (action === "create" && values.remote && name === "dev") {
     fail(
       "Refusing to create 'dev' with --remote: 'dev' is the local-only development tenant, and its key " +
         "'local-dev-key' is refused by deployed Workers. Choose another name for a production tenant.",
@@ -130,6 +159,7 @@ function readOptions(argv) {
 
   let dimensions = DEFAULT_DIMENSIONS;
   if (values.dimensions !== undefined) {
+    if (action !== "create") fail(`--dimensions only applies when creating a tenant, not with --${action}.`);
     if (!values.remote)
       fail("--dimensions only applies with --remote (local tenants have no Vectorize index).");
     if (!/^\d+$/.test(values.dimensions))
@@ -148,7 +178,9 @@ function readOptions(argv) {
 
   return {
     help: false,
+    action,
     name,
+    closeBinding: values["close-db"],
     remote: values.remote,
     dryRun: values["dry-run"],
     dimensions,
@@ -224,6 +256,85 @@ function checkNotTaken(config, scope, names, configPath) {
     }
   }
   return registry;
+}
+
+/** The tenant's entry in this scope's registry; an unknown tenant or a malformed entry is a clear error. */
+function findTenant(config, scope, name, configPath) {
+  const registry = readRegistry(config, scope, configPath);
+  const where = `${scope.varsLabel} TENANTS of ${configPath}`;
+  if (!Object.hasOwn(registry, name)) {
+    const known = Object.keys(registry).map((tenant) => `'${tenant}'`);
+    const remote = scope === SCOPES.remote;
+    const other = remote ? SCOPES.local : SCOPES.remote;
+    const elsewhere = knownIn(config, other, name, configPath);
+    fail(
+      `Unknown tenant '${name}': ${where} has ${known.length ? known.join(", ") : "no tenants"}. ` +
+        (elsewhere
+          ? `'${name}' is a ${other.label} tenant: ${remote ? "drop" : "add"} --remote.`
+          : `Create it first with npm run tenant:create -- ${name}${remote ? " --remote" : ""}.`),
+    );
+  }
+  const entry = registry[name];
+  const isBindingList = (value) =>
+    value === undefined || (Array.isArray(value) && value.every((item) => typeof item === "string" && item));
+  if (
+    entry === null ||
+    typeof entry !== "object" ||
+    typeof entry.db !== "string" ||
+    !isBindingList(entry.more_dbs) ||
+    !isBindingList(entry.closed_dbs)
+  ) {
+    fail(
+      `Tenant '${name}' in ${where} is malformed: expected "db" and optional "more_dbs"/"closed_dbs" lists.`,
+    );
+  }
+  return { registry, entry };
+}
+
+/** Whether the other scope's registry has the tenant: a hint for an unknown one, never an error itself. */
+function knownIn(config, scope, name, configPath) {
+  try {
+    return Object.hasOwn(readRegistry(config, scope, configPath), name);
+  } catch {
+    return false;
+  }
+}
+
+/** Every D1 binding of a tenant, the home database first, in the order they were added. */
+function tenantDatabases(entry) {
+  return [entry.db, ...(entry.more_dbs ?? [])];
+}
+
+/**
+ * The tenant's next database: one past the highest suffix in use (2 for the first), skipping any name a
+ * block of this scope already has (tenant `acme-3` owns `tenure-acme-3`). A gap left by a database taken
+ * out by hand is not refilled, since the home database's project directory may still name its binding.
+ */
+function nextDatabase(config, scope, names, entry) {
+  const databases = asArray(getPath(config, scope.d1Path));
+  const bindings = new Set([
+    ...tenantDatabases(entry),
+    ...(entry.closed_dbs ?? []),
+    ...databases.map((database) => database?.binding),
+  ]);
+  const databaseNames = new Set(databases.map((database) => database?.database_name));
+  const numbered = new RegExp(`^${names.dbBinding}_(\\d+)$`);
+  let suffix = 2;
+  for (const binding of bindings) {
+    const match = typeof binding === "string" ? binding.match(numbered) : null;
+    if (match) suffix = Math.max(suffix, Number(match[1]) + 1);
+  }
+  const numberedNames = (n) => ({
+    binding: `${names.dbBinding}_${n}`,
+    databaseName: `${names.databaseName}-${n}`,
+  });
+  while (
+    bindings.has(numberedNames(suffix).binding) ||
+    databaseNames.has(numberedNames(suffix).databaseName)
+  ) {
+    suffix++;
+  }
+  return numberedNames(suffix);
 }
 
 function asArray(value) {
@@ -308,9 +419,12 @@ function planConfig(originalText, scope, change, configPath) {
   const eol = originalText.includes("\r\n") ? "\r\n" : "\n";
   const lines = originalText.split(/\r?\n/);
 
-  const blockLines = tomlBlock(scope.d1Header, change.database);
-  if (scope.vectorizeHeader) blockLines.push("", ...tomlBlock(scope.vectorizeHeader, change.vectorize));
-  insertManagedBlock(lines, scope, blockLines, configPath);
+  // Closing a database changes the registry alone; the other changes add blocks to the managed block.
+  if (change.database) {
+    const blockLines = tomlBlock(scope.d1Header, change.database);
+    if (change.vectorize) blockLines.push("", ...tomlBlock(scope.vectorizeHeader, change.vectorize));
+    insertManagedBlock(lines, scope, blockLines, configPath);
+  }
 
   const registryJson = JSON.stringify(change.registry);
   setTenantsLine(lines, scope, registryJson, configPath);
@@ -333,7 +447,8 @@ function canonical(value) {
 
 /**
  * Parses the edited text and checks that it differs from the original by exactly the intended change:
- * the new TENANTS string, one new D1 block and (remote) one new Vectorize block, nothing else.
+ * the new TENANTS string and the blocks the change adds (a D1 block; for a new remote tenant, a Vectorize
+ * block too), nothing else.
  */
 function verifyPlannedConfig(originalText, text, scope, change, registryJson, configPath) {
   let edited;
@@ -357,8 +472,8 @@ function verifyPlannedConfig(originalText, text, scope, change, registryJson, co
     if (rest.length > 0) parent[keys.at(-1)] = rest;
     else delete parent[keys.at(-1)];
   };
-  removeOne(scope.d1Path, change.database, scope.d1Header);
-  if (scope.vectorizeHeader) removeOne(scope.vectorizePath, change.vectorize, scope.vectorizeHeader);
+  if (change.database) removeOne(scope.d1Path, change.database, scope.d1Header);
+  if (change.vectorize) removeOne(scope.vectorizePath, change.vectorize, scope.vectorizeHeader);
 
   const original = parse(originalText);
   const originalVars = getPath(original, scope.varsPath);
@@ -498,6 +613,92 @@ function checkMigrationsDir(configPath) {
   }
 }
 
+function printCleanup(cleanup) {
+  if (cleanup.length === 0) return;
+  console.error("\nThese Cloudflare resources were created; delete them before trying again:");
+  for (const args of cleanup) console.error(`  ${commandLine(args)}`);
+}
+
+/** What a dry run would do: the numbered steps, then the config diff. */
+function printDryRun(options, plan, originalText, plannedText) {
+  const nothing = options.remote ? "nothing is created on Cloudflare" : "nothing is created";
+  console.log(`Dry run: ${nothing} and ${options.configPath} is not written.\n`);
+  console.log(`Would run, for tenant '${options.name}':`);
+  for (const [i, step] of plan.steps.entries()) console.log(`  [${i + 1}/${plan.steps.length}] ${step}`);
+  if (plan.after) console.log(`  then ${plan.after}`);
+  console.log(`\nWould change ${options.configPath}${plan.diffNote ?? ""}:`);
+  console.log(lineDiff(originalText, plannedText, options.configPath));
+}
+
+function deployLine() {
+  return commandLine(["deploy", "--env", PRODUCTION_ENV]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Steps shared by the actions
+
+const KEY_STEP = "generate an API key (tnr_ + 32 random bytes, base64url) and its SHA-256";
+
+function d1Block(binding, databaseName, databaseId) {
+  return { binding, database_name: databaseName, database_id: databaseId, migrations_dir: MIGRATIONS_DIR };
+}
+
+function migrateArgsFor(databaseName, options) {
+  const where = options.remote ? ["--remote", "--env", PRODUCTION_ENV] : ["--local"];
+  return ["d1", "migrations", "apply", databaseName, ...where, ...options.configArgs];
+}
+
+/** Applies the migrations to a database the config now names; if they fail, puts the config back. */
+function applyMigrations(migrateArgs, options, originalText) {
+  const result = runWrangler(migrateArgs);
+  if (result.status === 0) {
+    endStep();
+    return true;
+  }
+  endStep("failed");
+  printCaptured(result);
+  writeFileAtomic(options.configPath, originalText);
+  console.error(`\nMigrations failed; ${options.configPath} was restored to its previous content.`);
+  console.error(`The command was: ${commandLine(migrateArgs)}`);
+  return false;
+}
+
+/** `wrangler d1 create`: the new database's id, or undefined once the failure has been reported. */
+function createRemoteDatabase(createDbArgs, databaseName, options, cleanup) {
+  const created = runWrangler(createDbArgs);
+  if (created.status !== 0) {
+    endStep("failed");
+    printCaptured(created);
+    console.error("\nNothing was created and the config was not changed.");
+    return undefined;
+  }
+  const databaseId = parseDatabaseId(`${created.stdout ?? ""}\n${created.stderr ?? ""}`);
+  cleanup.push(["d1", "delete", databaseName, ...options.configArgs]);
+  if (!databaseId) {
+    endStep("failed");
+    printCaptured(created);
+    console.error("\nCould not find the database_id in the output of wrangler d1 create.");
+    printCleanup(cleanup);
+    return undefined;
+  }
+  endStep(`done (database_id ${databaseId})`);
+  return databaseId;
+}
+
+/** Writes the config once Cloudflare resources exist; if that fails, lists them for deletion. */
+function writeAfterCreating(options, textFor, cleanup) {
+  try {
+    writeFileAtomic(options.configPath, textFor());
+  } catch (error) {
+    endStep("failed");
+    console.error(`    ${error.message}`);
+    printCleanup(cleanup);
+    return false;
+  }
+  endStep();
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Local
 
@@ -505,30 +706,24 @@ function createLocal(options, config, originalText) {
   const scope = SCOPES.local;
   const names = tenantNames(options.name);
   const registry = checkNotTaken(config, scope, names, options.configPath);
-  const database = {
-    binding: names.dbBinding,
-    database_name: names.databaseName,
-    database_id: randomUUID(),
-    migrations_dir: MIGRATIONS_DIR,
-  };
-  const migrateArgs = ["d1", "migrations", "apply", names.databaseName, "--local", ...options.configArgs];
+  const database = d1Block(names.dbBinding, names.databaseName, randomUUID());
+  const migrateArgs = migrateArgsFor(names.databaseName, options);
   const entry = { db: names.dbBinding, vectors: names.vectorsBinding };
+  const changeFor = (keySha256) => ({
+    database,
+    registry: { ...registry, [names.name]: { ...entry, key_sha256: keySha256 } },
+  });
 
   if (options.dryRun) {
     const plannedText = planConfig(
       originalText,
       scope,
-      {
-        database,
-        registry: { ...registry, [names.name]: { ...entry, key_sha256: "<sha256 of the new key>" } },
-      },
+      changeFor("<sha256 of the new key>"),
       options.configPath,
     );
-    console.log(`Dry run: nothing is created and ${options.configPath} is not written.\n`);
-    console.log("Would run:");
-    console.log(`  ${commandLine(migrateArgs)}`);
-    console.log(`\nWould change ${options.configPath} (a real run stores the new key's SHA-256):`);
-    console.log(lineDiff(originalText, plannedText, options.configPath));
+    const steps = [KEY_STEP, `write ${options.configPath} (diff below)`, commandLine(migrateArgs)];
+    const diffNote = " (a real run stores the new key's SHA-256)";
+    printDryRun(options, { steps, after: "print the key once", diffNote }, originalText, plannedText);
     return 0;
   }
 
@@ -544,8 +739,7 @@ function createLocal(options, config, originalText) {
     total,
     `Adding D1 binding ${names.dbBinding} (${names.databaseName}) to the local tenants block`,
   );
-  const change = { database, registry: { ...registry, [names.name]: { ...entry, key_sha256: sha256 } } };
-  const newText = planConfig(originalText, scope, change, options.configPath);
+  const newText = planConfig(originalText, scope, changeFor(sha256), options.configPath);
   endStep();
 
   startStep(3, total, `Registering '${names.name}' in ${scope.varsLabel} TENANTS and writing the config`);
@@ -553,16 +747,7 @@ function createLocal(options, config, originalText) {
   endStep();
 
   startStep(4, total, `Creating local D1 database ${names.databaseName} and applying migrations`);
-  const result = runWrangler(migrateArgs);
-  if (result.status !== 0) {
-    endStep("failed");
-    printCaptured(result);
-    writeFileAtomic(options.configPath, originalText);
-    console.error(`\nMigrations failed; ${options.configPath} was restored to its previous content.`);
-    console.error(`The command was: ${commandLine(migrateArgs)}`);
-    return 1;
-  }
-  endStep();
+  if (!applyMigrations(migrateArgs, options, originalText)) return 1;
 
   printKey(names.name, key, [
     "",
@@ -605,6 +790,14 @@ function putSecret(secretArgs, value) {
   });
 }
 
+// Plans are made with this in place of the id before touching Cloudflare, so a config that cannot be
+// edited fails with nothing created.
+const PLACEHOLDER_ID = "<database_id printed by wrangler d1 create>";
+
+function checkWranglerInstalled() {
+  if (!existsSync(wranglerBin)) fail(`wrangler is not installed (${wranglerBin}); run npm install first.`);
+}
+
 async function createRemote(options, config, originalText) {
   const scope = SCOPES.remote;
   const names = tenantNames(options.name);
@@ -619,81 +812,49 @@ async function createRemote(options, config, originalText) {
     "--metric=cosine",
     ...options.configArgs,
   ];
-  const migrateArgs = [
-    "d1",
-    "migrations",
-    "apply",
-    names.databaseName,
-    "--remote",
-    ...envArgs,
-    ...options.configArgs,
-  ];
+  const migrateArgs = migrateArgsFor(names.databaseName, options);
   const secretArgs = ["secret", "put", names.keySecret, ...envArgs, ...options.configArgs];
   const entry = { db: names.dbBinding, vectors: names.vectorsBinding, key_secret: names.keySecret };
   const changeFor = (databaseId) => ({
-    database: {
-      binding: names.dbBinding,
-      database_name: names.databaseName,
-      database_id: databaseId,
-      migrations_dir: MIGRATIONS_DIR,
-    },
+    database: d1Block(names.dbBinding, names.databaseName, databaseId),
     vectorize: { binding: names.vectorsBinding, index_name: names.indexName },
     registry: { ...registry, [names.name]: entry },
   });
 
-  // Plan the edit before touching Cloudflare, so a config that cannot be edited fails with nothing created.
-  const placeholderId = "<database_id printed by wrangler d1 create>";
-  const plannedText = planConfig(originalText, scope, changeFor(placeholderId), options.configPath);
+  const plannedText = planConfig(originalText, scope, changeFor(PLACEHOLDER_ID), options.configPath);
   const total = 6;
 
   if (options.dryRun) {
-    console.log(`Dry run: nothing is created on Cloudflare and ${options.configPath} is not written.\n`);
-    console.log(`Would run, for tenant '${names.name}':`);
-    console.log(`  [1/${total}] generate an API key (tnr_ + 32 random bytes, base64url) and its SHA-256`);
-    console.log(`  [2/${total}] ${commandLine(createDbArgs)}`);
-    console.log(`  [3/${total}] ${commandLine(createIndexArgs)}`);
-    console.log(`  [4/${total}] write ${options.configPath} (diff below)`);
-    console.log(`  [5/${total}] ${commandLine(migrateArgs)}`);
-    console.log(`  [6/${total}] ${commandLine(secretArgs)}   (stdin: the key's SHA-256)`);
-    console.log(`  then print the key once, and deploy with: ${commandLine(["deploy", ...envArgs])}`);
-    console.log(`\nWould change ${options.configPath}:`);
-    console.log(lineDiff(originalText, plannedText, options.configPath));
+    const steps = [
+      KEY_STEP,
+      commandLine(createDbArgs),
+      commandLine(createIndexArgs),
+      `write ${options.configPath} (diff below)`,
+      commandLine(migrateArgs),
+      `${commandLine(secretArgs)}   (stdin: the key's SHA-256)`,
+    ];
+    printDryRun(
+      options,
+      { steps, after: `print the key once, and deploy with: ${deployLine()}` },
+      originalText,
+      plannedText,
+    );
     return 0;
   }
 
-  if (!existsSync(wranglerBin)) fail(`wrangler is not installed (${wranglerBin}); run npm install first.`);
+  checkWranglerInstalled();
   console.log(
     `Creating production tenant '${names.name}' on Cloudflare, configured in ${options.configPath}\n`,
   );
   const cleanup = [];
-  const printCleanup = () => {
-    if (cleanup.length === 0) return;
-    console.error("\nThese Cloudflare resources were created; delete them before trying again:");
-    for (const args of cleanup) console.error(`  ${commandLine(args)}`);
-  };
 
   startStep(1, total, "Generating API key");
   const { key, sha256 } = newKey();
   endStep();
 
   startStep(2, total, `Creating D1 database ${names.databaseName}`);
-  const created = runWrangler(createDbArgs);
-  if (created.status !== 0) {
-    endStep("failed");
-    printCaptured(created);
-    console.error("\nNothing was created and the config was not changed.");
-    return 1;
-  }
-  const databaseId = parseDatabaseId(`${created.stdout ?? ""}\n${created.stderr ?? ""}`);
-  cleanup.push(["d1", "delete", names.databaseName, ...options.configArgs]);
-  if (!databaseId) {
-    endStep("failed");
-    printCaptured(created);
-    console.error("\nCould not find the database_id in the output of wrangler d1 create.");
-    printCleanup();
-    return 1;
-  }
-  endStep(`done (database_id ${databaseId})`);
+  const databaseId = createRemoteDatabase(createDbArgs, names.databaseName, options, cleanup);
+  if (!databaseId) return 1;
 
   startStep(
     3,
@@ -705,37 +866,21 @@ async function createRemote(options, config, originalText) {
     endStep("failed");
     printCaptured(index);
     console.error("\nThe config was not changed.");
-    printCleanup();
+    printCleanup(cleanup);
     return 1;
   }
   cleanup.push(["vectorize", "delete", names.indexName, ...options.configArgs]);
   endStep();
 
   startStep(4, total, `Adding bindings and registering '${names.name}' in ${scope.varsLabel} TENANTS`);
-  try {
-    writeFileAtomic(
-      options.configPath,
-      planConfig(originalText, scope, changeFor(databaseId), options.configPath),
-    );
-  } catch (error) {
-    endStep("failed");
-    console.error(`    ${error.message}`);
-    printCleanup();
-    return 1;
-  }
-  endStep();
+  const textFor = () => planConfig(originalText, scope, changeFor(databaseId), options.configPath);
+  if (!writeAfterCreating(options, textFor, cleanup)) return 1;
 
   startStep(5, total, `Applying migrations to remote D1 database ${names.databaseName}`);
-  const migrated = runWrangler(migrateArgs);
-  if (migrated.status !== 0) {
-    endStep("failed");
-    printCaptured(migrated);
-    writeFileAtomic(options.configPath, originalText);
-    console.error(`\n${options.configPath} was restored to its previous content.`);
-    printCleanup();
+  if (!applyMigrations(migrateArgs, options, originalText)) {
+    printCleanup(cleanup);
     return 1;
   }
-  endStep();
 
   startStep(6, total, `Storing the key's SHA-256 as secret ${names.keySecret} (env ${PRODUCTION_ENV})`);
   const secret = await putSecret(secretArgs, sha256);
@@ -751,11 +896,121 @@ async function createRemote(options, config, originalText) {
   }
   endStep();
 
-  printKey(names.name, key, [
-    "",
-    "Deploy to make the tenant live:",
-    `  ${commandLine(["deploy", ...envArgs])}`,
-  ]);
+  printKey(names.name, key, ["", "Deploy to make the tenant live:", `  ${deployLine()}`]);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// More databases for a tenant, local or remote
+
+function afterRegistryChange(options) {
+  return options.remote
+    ? `Deploy to make it take effect: ${deployLine()}`
+    : "Restart `npm run dev` if it is running.";
+}
+
+async function addDatabase(options, config, originalText) {
+  const scope = options.remote ? SCOPES.remote : SCOPES.local;
+  const names = tenantNames(options.name);
+  const { registry, entry } = findTenant(config, scope, names.name, options.configPath);
+  const next = nextDatabase(config, scope, names, entry);
+  const moreDbs = [...(entry.more_dbs ?? []), next.binding];
+  const createDbArgs = ["d1", "create", next.databaseName, ...options.configArgs];
+  const migrateArgs = migrateArgsFor(next.databaseName, options);
+  const changeFor = (databaseId) => ({
+    database: d1Block(next.binding, next.databaseName, databaseId),
+    registry: { ...registry, [names.name]: { ...entry, more_dbs: moreDbs } },
+  });
+  const plannedText = planConfig(
+    originalText,
+    scope,
+    changeFor(options.remote ? PLACEHOLDER_ID : randomUUID()),
+    options.configPath,
+  );
+  const writeStep = `Adding D1 binding ${next.binding} (${next.databaseName}) to the ${scope.label} tenants block and to '${names.name}'.more_dbs in ${scope.varsLabel} TENANTS`;
+
+  if (options.dryRun) {
+    const steps = [
+      ...(options.remote ? [commandLine(createDbArgs)] : []),
+      `write ${options.configPath} (diff below)`,
+      commandLine(migrateArgs),
+    ];
+    const after = options.remote ? `deploy with: ${deployLine()}` : undefined;
+    printDryRun(options, { steps, after }, originalText, plannedText);
+    return 0;
+  }
+
+  if (options.remote) checkWranglerInstalled();
+  console.log(`Adding a D1 database to ${scope.label} tenant '${names.name}' in ${options.configPath}\n`);
+  const total = options.remote ? 3 : 2;
+  let step = 0;
+  let textFor = () => plannedText;
+  const cleanup = [];
+  if (options.remote) {
+    startStep(++step, total, `Creating D1 database ${next.databaseName}`);
+    const databaseId = createRemoteDatabase(createDbArgs, next.databaseName, options, cleanup);
+    if (!databaseId) return 1;
+    textFor = () => planConfig(originalText, scope, changeFor(databaseId), options.configPath);
+  }
+
+  startStep(++step, total, writeStep);
+  if (!writeAfterCreating(options, textFor, cleanup)) return 1;
+
+  startStep(
+    ++step,
+    total,
+    `Applying migrations to ${options.remote ? "remote" : "local"} D1 database ${next.databaseName}`,
+  );
+  if (!applyMigrations(migrateArgs, options, originalText)) {
+    printCleanup(cleanup);
+    return 1;
+  }
+
+  const closed = new Set(entry.closed_dbs ?? []);
+  const open = [...tenantDatabases(entry), next.binding].filter((binding) => !closed.has(binding));
+  console.log(`\nNew projects of '${names.name}' are now spread over: ${open.join(", ")}.`);
+  console.log(afterRegistryChange(options));
+  return 0;
+}
+
+function closeDatabase(options, config, originalText) {
+  const scope = options.remote ? SCOPES.remote : SCOPES.local;
+  const { name, closeBinding: binding, configPath } = options;
+  const { registry, entry } = findTenant(config, scope, name, configPath);
+  const databases = tenantDatabases(entry);
+  if (!databases.includes(binding)) {
+    fail(
+      `'${binding}' is not a database of tenant '${name}' in ${scope.varsLabel} TENANTS of ${configPath}; ` +
+        `its databases are ${databases.join(", ")}.`,
+    );
+  }
+  const closed = entry.closed_dbs ?? [];
+  if (closed.includes(binding)) {
+    console.log(`${binding} is already closed for tenant '${name}'; nothing to change.`);
+    return 0;
+  }
+  const open = databases.filter((database) => database !== binding && !closed.includes(database));
+  if (open.length === 0) {
+    fail(
+      `Closing ${binding} would leave tenant '${name}' no open database for new projects; add one first ` +
+        `with npm run tenant:create -- ${name} --add-database${options.remote ? " --remote" : ""}.`,
+    );
+  }
+  const change = { registry: { ...registry, [name]: { ...entry, closed_dbs: [...closed, binding] } } };
+  const newText = planConfig(originalText, scope, change, configPath);
+
+  if (options.dryRun) {
+    const steps = [`write ${configPath} (diff below)`];
+    const after = options.remote ? `deploy with: ${deployLine()}` : undefined;
+    printDryRun(options, { steps, after }, originalText, newText);
+    return 0;
+  }
+  writeFileAtomic(configPath, newText);
+  console.log(
+    `Closed ${binding} for tenant '${name}' in ${scope.varsLabel} TENANTS of ${configPath}: it keeps its ` +
+      `projects and takes no new ones. New projects go to: ${open.join(", ")}.`,
+  );
+  console.log(afterRegistryChange(options));
   return 0;
 }
 
@@ -776,6 +1031,8 @@ async function main() {
     fail(`Could not parse ${options.configPath}: ${error.message}`);
   }
   checkMigrationsDir(options.configPath);
+  if (options.action === "add-database") return await addDatabase(options, config, originalText);
+  if (options.action === "close-db") return closeDatabase(options, config, originalText);
   return options.remote
     ? await createRemote(options, config, originalText)
     : createLocal(options, config, originalText);
