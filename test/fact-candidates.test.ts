@@ -246,7 +246,7 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(slot.find((r) => r.txEnd !== null)?.content).toContain("Reno");
     expect(asked.counts.matched).toBe(1);
     expect(asked.counts.history).toBe(1);
-  });
+  }, 120_000);
 
   it("never matches another project's facts or another user's own", async () => {
     const project = newProject();

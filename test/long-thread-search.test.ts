@@ -21,5 +21,5 @@ describe("searching a thread longer than the ranking budget", () => {
     }
     const found = await t.context({ query: "What is the kiln permit status?", budget_tokens: 2000 });
     expect(found.json.context).toContain("KP-7731");
-  });
+  }, 120_000);
 });

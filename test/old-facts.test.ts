@@ -41,5 +41,5 @@ describe("an old current fact behind thousands of newer ones", () => {
     // A question about none of it still sees the newest facts.
     const recent = await t.context({ query: "What does sensor 5099 read?", budget_tokens: 1000 });
     expect(recent.json.context).toContain("15297 units");
-  });
+  }, 120_000);
 });

@@ -59,7 +59,7 @@ describe("projects spread over a tenant's databases", () => {
     expect(moved.json.context).not.toContain("Dayton");
     const first = where[0] === "home" ? databases.home : databases.second;
     expect(await factCount(first, projects[0] as string)).toBe(2);
-  });
+  }, 60_000);
 
   it("pages through every database in one order when a read names no project", async () => {
     const run = Math.random().toString(36).slice(2, 8);

@@ -28,10 +28,13 @@ const section = (context: string, title: string) => {
   const end = context.indexOf("\n\n## ", start);
   return context.slice(start, end < 0 ? undefined : end);
 };
-/** What a compile says, less what differs between two compiles of the same state. */
+/**
+ * What a compile says, less what differs between two compiles of the same state: ids, times, and what
+ * the object happens to hold in memory (a warm one holds more than a fresh one).
+ */
 const stable = (json: any) => {
   const { trace_id: _id, trace, ...rest } = json;
-  const { compile_ms: _ms, timings: _timings, ...kept } = trace;
+  const { compile_ms: _ms, timings: _timings, held: _held, ...kept } = trace;
   return { ...rest, trace: kept };
 };
 
