@@ -1,0 +1,69 @@
+// What the command-line benches share around their measurement: usage errors, number options, and a
+// run wrapped in the local dev server when no --url names a running one.
+import { rmSync } from "node:fs";
+import { DevServer } from "./dev-server.mjs";
+
+const HEALTH_TIMEOUT_MS = 90_000;
+
+/** Usage errors of one script: its name before the message, its usage after, exit code 2. */
+export function usageErrors(name, usage) {
+  const fail = (message) => {
+    console.error(`${name}: ${message}`);
+    console.error(usage);
+    process.exit(2);
+  };
+  const positiveInt = (text, option) => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) fail(`--${option} must be a positive integer, got '${text}'`);
+    return n;
+  };
+  /** "1000,2000" → [1000, 2000]; at least one. */
+  const positiveInts = (text, option) => {
+    const list = text
+      .split(",")
+      .map((b) => b.trim())
+      .filter(Boolean)
+      .map((b) => positiveInt(b, option));
+    if (!list.length) fail(`--${option} needs at least one value`);
+    return list;
+  };
+  return { fail, positiveInt, positiveInts };
+}
+
+/**
+ * Runs `measure(url)` against `url`, or against a dev server started for the run (on a free port,
+ * stopped afterwards, also on SIGINT/SIGTERM). The server log is removed after a clean run and named
+ * after a failed one.
+ */
+export async function withServer(name, url, measure) {
+  const server = new DevServer(name);
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      server.stop().finally(() => process.exit(130));
+    });
+  }
+  process.on("exit", () => server.killNow());
+  let base = url;
+  if (!base) {
+    process.stderr.write("starting the local dev server (scripts/dev.mjs) ...\n");
+    try {
+      base = await server.start(HEALTH_TIMEOUT_MS);
+    } catch (error) {
+      console.error(`${name}: ${error.message}; server log: ${server.logPath}`);
+      server.printLogTail();
+      await server.stop();
+      process.exit(1);
+    }
+    process.stderr.write(`dev server ready at ${base}\n`);
+  }
+  try {
+    const result = await measure(base);
+    await server.stop();
+    if (server.logPath) rmSync(server.logPath, { force: true });
+    return result;
+  } catch (error) {
+    await server.stop();
+    if (server.logPath) console.error(`server log: ${server.logPath}`);
+    throw error;
+  }
+}
