@@ -32,13 +32,17 @@ export function usageErrors(name, usage) {
 
 /**
  * Runs `measure(url)` against `url`, or against a dev server started for the run (on a free port,
- * stopped afterwards, also on SIGINT/SIGTERM). The server log is removed after a clean run and named
- * after a failed one.
+ * stopped afterwards, also on SIGINT/SIGTERM, after `onSignal(signal)`). The server log is removed
+ * after a clean run and named after a failed one, or after one for which `keepLog(result)` holds.
  */
-export async function withServer(name, url, measure) {
+export async function withServer(name, url, measure, { onSignal, keepLog } = {}) {
   const server = new DevServer(name);
+  let signalled = false;
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.on(signal, () => {
+      if (signalled) return;
+      signalled = true;
+      onSignal?.(signal);
       server.stop().finally(() => process.exit(130));
     });
   }
@@ -59,7 +63,8 @@ export async function withServer(name, url, measure) {
   try {
     const result = await measure(base);
     await server.stop();
-    if (server.logPath) rmSync(server.logPath, { force: true });
+    if (server.logPath && keepLog?.(result)) console.error(`server log: ${server.logPath}`);
+    else if (server.logPath) rmSync(server.logPath, { force: true });
     return result;
   } catch (error) {
     await server.stop();

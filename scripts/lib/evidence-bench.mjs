@@ -462,7 +462,7 @@ export function printMicro(report, categoryNames) {
       console.log(
         `${name.padEnd(24)} ${String(s.n).padStart(3)}  ${fmt(s.tenure).padStart(7)} ${fmt(s.bm25).padStart(7)} ${fmt(s.recency).padStart(8)}  ${signed(s.tenure === null ? null : s.tenure - s.bm25).padStart(11)}`,
       );
-    for (const c of conversations) row(String(c.sample).slice(-24), c.budgets[i].overall);
+    for (const c of conversations) row(basename(String(c.sample)).slice(0, 24), c.budgets[i].overall);
     row("micro-average", b.overall);
   }
   for (const f of failed) console.log(`FAILED ${f.sample}: ${f.error}`);
