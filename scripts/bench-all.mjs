@@ -27,18 +27,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import { usageErrors, withServer } from "./lib/bench-cli.mjs";
-
-const USAGE = `usage: npm run bench:all [-- options]
-  --data DIR         the data sets (default ../shared/data, beside the repository)
-  --sets NAME[,NAME] only these sets: ${["statebench-dev", "statebench-train", "wild", "locomo", "beam"].join(", ")}
-  --url URL          use a running server (default: start scripts/dev.mjs on a free port, once)
-  --tenant NAME      tenant (default dev)
-  --key KEY          tenant key (default local-dev-key)
-  --limit N          a slice: the first N timelines, or N questions per conversation
-  --json FILE        save the run (figures, commit) as JSON
-  --compare FILE     print a run saved with --json beside this one`;
+import { commaList, SERVER_OPTIONS, SERVER_USAGE, usageErrors, withServer } from "./lib/bench-cli.mjs";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const script = (name) => join(repoRoot, "scripts", name);
@@ -166,6 +155,14 @@ const SETS = {
     },
   },
 };
+
+const USAGE = `usage: npm run bench:all [-- options]   (one server serves every set)
+  --data DIR         the data sets (default ../shared/data, beside the repository)
+  --sets NAME[,NAME] only these sets: ${Object.keys(SETS).join(", ")}
+${SERVER_USAGE}
+  --limit N          a slice: the first N timelines, or N questions per conversation
+  --json FILE        save the run (figures, commit) as JSON
+  --compare FILE     print a run saved with --json beside this one`;
 
 function row(set, key, figure, tenure, { headline = false, baselines = {}, target, count = false } = {}) {
   return { set, key, figure, headline, tenure, baselines, target, count };
@@ -325,37 +322,16 @@ function gitCommit() {
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const { fail, positiveInt } = usageErrors("bench-all", USAGE);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        data: { type: "string", default: join(repoRoot, "..", "shared", "data") },
-        sets: { type: "string" },
-        url: { type: "string" },
-        tenant: { type: "string", default: "dev" },
-        key: { type: "string", default: "local-dev-key" },
-        limit: { type: "string" },
-        json: { type: "string" },
-        compare: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    fail(error.message);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const names = values.sets
-    ? values.sets
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : Object.keys(SETS);
+  const { fail, positiveInt, parse } = usageErrors("bench-all", USAGE);
+  const { values } = parse(process.argv.slice(2), {
+    data: { type: "string", default: join(repoRoot, "..", "shared", "data") },
+    sets: { type: "string" },
+    ...SERVER_OPTIONS,
+    limit: { type: "string" },
+    json: { type: "string" },
+    compare: { type: "string" },
+  });
+  const names = values.sets ? commaList(values.sets) : Object.keys(SETS);
   for (const name of names) if (!SETS[name]) fail(`unknown set '${name}'`);
   const limit = values.limit === undefined ? undefined : positiveInt(values.limit, "limit");
   let before;

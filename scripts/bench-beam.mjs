@@ -20,16 +20,11 @@
 // afterwards. A chat the service refuses (say, a message over its size bound) is named as FAILED, left
 // out of the averages, and makes the exit code 1.
 import { loadBeamChat } from "./lib/beam-chat.mjs";
-import { beamChatFolders, evidenceBenchMain, isDirectory } from "./lib/evidence-bench.mjs";
+import { beamChatFolders, evidenceBenchMain, evidenceUsage, isDirectory } from "./lib/evidence-bench.mjs";
 
+const BUDGETS = "2000,8000";
 const USAGE = `usage: npm run bench:beam -- <folder of BEAM chats | one chat folder> [options]
-  --budgets N[,N]    budget_tokens per context request (default 2000,8000)
-  --url URL          use a running server (default: start scripts/dev.mjs on a free port)
-  --tenant NAME      tenant (default dev)
-  --key KEY          tenant key (default local-dev-key)
-  --concurrency N    context requests at once (default 4)
-  --limit N          ask only the first N questions of each chat
-  --json             print the figures as JSON instead of tables`;
+${evidenceUsage(BUDGETS)}`;
 
 function sources(path) {
   const folders = isDirectory(path) ? beamChatFolders(path) : [];
@@ -40,10 +35,6 @@ evidenceBenchMain({
   name: "bench-beam",
   label: "beam",
   usage: USAGE,
-  defaultBudgets: "2000,8000",
+  defaultBudgets: BUDGETS,
   sources,
-  argv: process.argv.slice(2),
-}).catch((error) => {
-  console.error(`bench-beam: ${error?.stack ?? error}`);
-  process.exit(1);
 });

@@ -18,20 +18,16 @@
 import { loadBeamChat } from "./lib/beam-chat.mjs";
 import {
   evidenceBenchMain,
+  evidenceUsage,
   isBeamChat,
   isDirectory,
   jsonFiles,
   loadLocomoFile,
 } from "./lib/evidence-bench.mjs";
 
+const BUDGETS = "1000,2000";
 const USAGE = `usage: npm run bench:locomo -- <conversation.json | folder of them | beam chat folder> [options]
-  --budgets N[,N]    budget_tokens per context request (default 1000,2000)
-  --url URL          use a running server (default: start scripts/dev.mjs on a free port)
-  --tenant NAME      tenant (default dev)
-  --key KEY          tenant key (default local-dev-key)
-  --concurrency N    context requests at once (default 4)
-  --limit N          ask only the first N questions of each conversation
-  --json             print the figures as JSON instead of tables`;
+${evidenceUsage(BUDGETS)}`;
 
 /** The conversations a path holds, each loaded when its turn comes. */
 function sources(path) {
@@ -67,10 +63,6 @@ evidenceBenchMain({
   name: "bench-locomo",
   label: "locomo",
   usage: USAGE,
-  defaultBudgets: "1000,2000",
+  defaultBudgets: BUDGETS,
   sources,
-  argv: process.argv.slice(2),
-}).catch((error) => {
-  console.error(`bench-locomo: ${error?.stack ?? error}`);
-  process.exit(1);
 });

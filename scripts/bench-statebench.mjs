@@ -12,16 +12,10 @@
 // Without --url the local dev server (scripts/dev.mjs) is started on a free port and stopped afterwards.
 import { REPLAY_OPTIONS, replayMain, STATEBENCH_DEAD_TRACKS } from "./lib/statebench-replay.mjs";
 
-replayMain(
-  {
-    name: "bench-statebench",
-    usage: `usage: npm run bench:statebench -- <file.jsonl> [options]\n${REPLAY_OPTIONS}`,
-    title: "StateBench replay",
-    deadTracks: STATEBENCH_DEAD_TRACKS,
-    deadLabel: "dead-fact tracks",
-  },
-  process.argv.slice(2),
-).catch((error) => {
-  console.error(`bench-statebench: ${error?.stack ?? error}`);
-  process.exit(1);
+replayMain({
+  name: "bench-statebench",
+  usage: `usage: npm run bench:statebench -- <file.jsonl> [options]\n${REPLAY_OPTIONS}`,
+  title: "StateBench replay",
+  deadTracks: STATEBENCH_DEAD_TRACKS,
+  deadLabel: "dead-fact tracks",
 });

@@ -18,16 +18,10 @@
 // (scripts/dev.mjs) is started on a free port and stopped afterwards.
 import { REPLAY_OPTIONS, replayMain } from "./lib/statebench-replay.mjs";
 
-replayMain(
-  {
-    name: "bench-wild",
-    usage: `usage: npm run bench:wild -- <file.jsonl> [options]\n${REPLAY_OPTIONS}`,
-    title: "natural timelines (StateBench format, every track a dead-value track)",
-    deadTracks: "all",
-    deadLabel: "dead-value tracks",
-  },
-  process.argv.slice(2),
-).catch((error) => {
-  console.error(`bench-wild: ${error?.stack ?? error}`);
-  process.exit(1);
+replayMain({
+  name: "bench-wild",
+  usage: `usage: npm run bench:wild -- <file.jsonl> [options]\n${REPLAY_OPTIONS}`,
+  title: "natural timelines (StateBench format, every track a dead-value track)",
+  deadTracks: "all",
+  deadLabel: "dead-value tracks",
 });

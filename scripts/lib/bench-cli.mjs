@@ -1,9 +1,27 @@
 // What the command-line benches share around their measurement: usage errors, number options, and a
 // run wrapped in the local dev server when no --url names a running one.
 import { rmSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { DevServer } from "./dev-server.mjs";
 
 const HEALTH_TIMEOUT_MS = 90_000;
+
+/** The options that name the server and tenant, as every HTTP bench takes them. */
+export const SERVER_OPTIONS = {
+  url: { type: "string" },
+  tenant: { type: "string", default: "dev" },
+  key: { type: "string", default: "local-dev-key" },
+};
+export const SERVER_USAGE = `  --url URL          use a running server (default: start scripts/dev.mjs on a free port)
+  --tenant NAME      tenant (default dev)
+  --key KEY          tenant key (default local-dev-key)`;
+
+/** "a, b,,c" → ["a", "b", "c"] */
+export const commaList = (text) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** Usage errors of one script: its name before the message, its usage after, exit code 2. */
 export function usageErrors(name, usage) {
@@ -19,15 +37,33 @@ export function usageErrors(name, usage) {
   };
   /** "1000,2000" → [1000, 2000]; at least one. */
   const positiveInts = (text, option) => {
-    const list = text
-      .split(",")
-      .map((b) => b.trim())
-      .filter(Boolean)
-      .map((b) => positiveInt(b, option));
+    const list = commaList(text).map((b) => positiveInt(b, option));
     if (!list.length) fail(`--${option} needs at least one value`);
     return list;
   };
-  return { fail, positiveInt, positiveInts };
+  /**
+   * parseArgs with --help (prints the usage, exits 0) and usage errors; `operand` names the one
+   * positional argument the command takes, if it takes one.
+   */
+  const parse = (argv, options, operand) => {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: operand !== undefined,
+        options: { ...options, help: { type: "boolean", short: "h", default: false } },
+      });
+    } catch (error) {
+      fail(error.message);
+    }
+    if (parsed.values.help) {
+      console.log(usage);
+      process.exit(0);
+    }
+    if (operand !== undefined && parsed.positionals.length !== 1) fail(`expected exactly one ${operand}`);
+    return { values: parsed.values, operand: parsed.positionals[0] };
+  };
+  return { fail, positiveInt, positiveInts, parse };
 }
 
 /**

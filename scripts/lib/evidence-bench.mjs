@@ -14,9 +14,8 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseArgs } from "node:util";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
-import { usageErrors, withServer } from "./bench-cli.mjs";
+import { SERVER_OPTIONS, SERVER_USAGE, usageErrors, withServer } from "./bench-cli.mjs";
 
 const ADVERSARIAL = 5;
 const LOCOMO_CATEGORIES = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
@@ -471,45 +470,48 @@ export function printMicro(report, categoryNames) {
 // ---------------------------------------------------------------------------------------------------
 // The command line both benches share
 
+/** The options both commands take, after their own usage line. */
+export const evidenceUsage = (
+  defaultBudgets,
+) => `  --budgets N[,N]    budget_tokens per context request (default ${defaultBudgets})
+${SERVER_USAGE}
+  --concurrency N    context requests at once (default 4)
+  --limit N          ask only the first N questions of each conversation
+  --json             print the figures as JSON instead of tables`;
+
 /**
- * Parses the options, runs every conversation the path names against one server (`--url`, or a dev
- * server started for the whole run) and prints, or with --json writes to stdout, the report.
- * `sources(path, fail)` says which conversations a path holds: `{ many, conversations: [{ name,
- * load }] }`; a single conversation (`many: false`) keeps the one-conversation report.
+ * The command, on process.argv: parses the options, runs every conversation the path names against
+ * one server (`--url`, or a dev server started for the whole run) and prints the report, or with
+ * --json writes it to stdout as JSON. `sources(path)` says which conversations a path holds:
+ * `{ many, conversations: [{ name, load }] }`; a single conversation (`many: false`) keeps the
+ * one-conversation report.
  */
-export async function evidenceBenchMain({ name, label, usage, defaultBudgets, sources, argv }) {
-  const { fail, positiveInt, positiveInts } = usageErrors(name, usage);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        budgets: { type: "string", default: defaultBudgets },
-        url: { type: "string" },
-        tenant: { type: "string", default: "dev" },
-        key: { type: "string", default: "local-dev-key" },
-        concurrency: { type: "string", default: "4" },
-        limit: { type: "string" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    fail(error.message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  if (positionals.length !== 1) fail("expected exactly one file or folder");
+export function evidenceBenchMain(profile) {
+  measureEvidence(profile, process.argv.slice(2)).catch((error) => {
+    console.error(`${profile.name}: ${error?.stack ?? error}`);
+    process.exit(1);
+  });
+}
+
+async function measureEvidence({ name, label, usage, defaultBudgets, sources }, argv) {
+  const { fail, positiveInt, positiveInts, parse } = usageErrors(name, usage);
+  const { values, operand: path } = parse(
+    argv,
+    {
+      budgets: { type: "string", default: defaultBudgets },
+      ...SERVER_OPTIONS,
+      concurrency: { type: "string", default: "4" },
+      limit: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    "file or folder",
+  );
   const budgets = positiveInts(values.budgets, "budgets");
   const concurrency = positiveInt(values.concurrency, "concurrency");
   const limit = values.limit === undefined ? undefined : positiveInt(values.limit, "limit");
-  if (!statSync(positionals[0], { throwIfNoEntry: false })) fail(`no such file or folder: ${positionals[0]}`);
-  const { many, conversations } = sources(positionals[0]);
-  if (!conversations.length) fail(`no conversations in ${positionals[0]}`);
+  if (!statSync(path, { throwIfNoEntry: false })) fail(`no such file or folder: ${path}`);
+  const { many, conversations } = sources(path);
+  if (!conversations.length) fail(`no conversations in ${path}`);
 
   const runs = [];
   const failed = [];
@@ -546,7 +548,7 @@ export async function evidenceBenchMain({ name, label, usage, defaultBudgets, so
     return;
   }
   const report = {
-    path: positionals[0],
+    path,
     budgets,
     ...(limit ? { limit } : {}),
     conversations: runs.map((r) => r.result),

@@ -12,8 +12,7 @@
 // the last turns) and transcript (every conversation turn told before the query).
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { usageErrors, withServer } from "./bench-cli.mjs";
+import { commaList, SERVER_OPTIONS, SERVER_USAGE, usageErrors, withServer } from "./bench-cli.mjs";
 
 /** StateBench's tracks where a must-not-mention phrase is a dead or forbidden fact. */
 export const STATEBENCH_DEAD_TRACKS = [
@@ -39,9 +38,7 @@ const ERROR_SAMPLES = 5;
 let interrupted = false;
 
 /** The options both commands take, after their own usage line. */
-export const REPLAY_OPTIONS = `  --url URL          use a running server (default: start scripts/dev.mjs on a free port)
-  --tenant NAME      tenant (default dev)
-  --key KEY          tenant key (default local-dev-key)
+export const REPLAY_OPTIONS = `${SERVER_USAGE}
   --budget N         budget_tokens per context request (default 8000)
   --limit N          replay only the first N timelines (after --track)
   --track NAME       only these tracks (comma-separated)
@@ -52,49 +49,28 @@ export const REPLAY_OPTIONS = `  --url URL          use a running server (defaul
 // ---------------------------------------------------------------------------------------------------
 // Options
 
-function readOptions(argv, usage, { fail, positiveInt }) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        url: { type: "string" },
-        tenant: { type: "string", default: "dev" },
-        key: { type: "string", default: "local-dev-key" },
-        budget: { type: "string", default: "8000" },
-        limit: { type: "string" },
-        track: { type: "string" },
-        concurrency: { type: "string", default: "4" },
-        json: { type: "string" },
-        verbose: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    fail(error.message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  if (positionals.length !== 1) fail("expected exactly one timeline file");
+function readOptions(argv, { parse, positiveInt }) {
+  const { values, operand } = parse(
+    argv,
+    {
+      ...SERVER_OPTIONS,
+      budget: { type: "string", default: "8000" },
+      limit: { type: "string" },
+      track: { type: "string" },
+      concurrency: { type: "string", default: "4" },
+      json: { type: "string" },
+      verbose: { type: "boolean", default: false },
+    },
+    "timeline file",
+  );
   return {
-    file: positionals[0],
+    file: operand,
     url: values.url ? values.url.replace(/\/+$/, "") : undefined,
     tenant: values.tenant,
     key: values.key,
     budget: positiveInt(values.budget, "budget"),
     limit: values.limit === undefined ? undefined : positiveInt(values.limit, "limit"),
-    tracks: values.track
-      ? new Set(
-          values.track
-            .split(",")
-            .map((t) => t.trim())
-            .filter(Boolean),
-        )
-      : undefined,
+    tracks: values.track ? new Set(commaList(values.track)) : undefined,
     concurrency: positiveInt(values.concurrency, "concurrency"),
     json: values.json,
     verbose: values.verbose,
@@ -686,10 +662,17 @@ function report(results, errors, tally, options, meta) {
  * The command: `profile` names it (`name`, `usage`), titles its report (`title`) and says which tracks
  * are dead tracks (`deadTracks`: a list, or "all"; `deadLabel` names their row).
  */
-export async function replayMain(profile, argv) {
+export function replayMain(profile) {
+  replayTimelines(profile, process.argv.slice(2)).catch((error) => {
+    console.error(`${profile.name}: ${error?.stack ?? error}`);
+    process.exit(1);
+  });
+}
+
+async function replayTimelines(profile, argv) {
   const errorsOfUsage = usageErrors(profile.name, profile.usage);
   const { fail } = errorsOfUsage;
-  const options = readOptions(argv, profile.usage, errorsOfUsage);
+  const options = readOptions(argv, errorsOfUsage);
   let timelines = loadTimelines(options.file, fail);
   if (options.tracks) timelines = timelines.filter((t) => options.tracks.has(t.track));
   if (options.limit) timelines = timelines.slice(0, options.limit);
