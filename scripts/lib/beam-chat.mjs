@@ -1,5 +1,8 @@
-// A BEAM chat (../shared/data/beam/chat-N: chat.json and probing_questions.json) as bench-locomo reads a
-// conversation: turns with a stable id, role, time and text, and questions with their evidence turn ids.
+// A BEAM chat (../shared/data/beam/chat-N: chat.json and probing_questions.json) as the evidence benches
+// (scripts/lib/evidence-bench.mjs) read a conversation: turns with a stable id, role, time and text, and
+// questions with their evidence turn ids. BEAM marks a knowledge update by its category,
+// knowledge_update, whose `source_chat_ids` name the turn that first stated the value (`original_info`)
+// and the turn that changed it (`updated_info`); those questions carry them as `update`.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -20,6 +23,12 @@ function evidenceIds(ids) {
   if (Array.isArray(ids)) return ids.flatMap(evidenceIds);
   if (ids && typeof ids === "object") return Object.values(ids).flatMap(evidenceIds);
   return ids === undefined || ids === null ? [] : [String(ids)];
+}
+
+/** The original and updated turns of a knowledge update; undefined when the question names no pair. */
+function updateOf(ids) {
+  if (!ids?.original_info || !ids?.updated_info) return undefined;
+  return { original: evidenceIds(ids.original_info), updated: evidenceIds(ids.updated_info) };
 }
 
 export function loadBeamChat(dir) {
@@ -53,7 +62,8 @@ export function loadBeamChat(dir) {
         question: q.question,
         category,
         evidence: [...new Set(evidenceIds(q.source_chat_ids))],
+        update: updateOf(q.source_chat_ids),
       })),
   );
-  return { sample: dir, turns, questions };
+  return { sample: dir, turns, questions, note: "BEAM probing questions" };
 }
