@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fact, newThread } from "./helpers";
+import { call, fact, newThread } from "./helpers";
 
 /**
  * A compile asks D1's indexes for the facts that can matter to its query (src/facts/fact-candidates.ts),
@@ -41,5 +41,11 @@ describe("an old current fact behind thousands of newer ones", () => {
     // A question about none of it still sees the newest facts.
     const recent = await t.context({ query: "What does sensor 5099 read?", budget_tokens: 1000 });
     expect(recent.json.context).toContain("15297 units");
+
+    // The state view lists the newest 1,000 current facts and says it left the rest out.
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.facts).toHaveLength(1_000);
+    expect(state.json.facts_truncated).toBe(true);
+    expect(state.json.facts.some((f: { key: string }) => f.key === "sensor_5099_reading")).toBe(true);
   }, 120_000);
 });
