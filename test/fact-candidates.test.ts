@@ -248,6 +248,27 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(asked.counts.history).toBe(1);
   }, 120_000);
 
+  it("searches again once a project that fitted its recent window has grown past it", async () => {
+    const project = newProject();
+    await write(project, "warehouse_city", "Tacoma");
+    const cache = new FactCandidateCache();
+    const ask = async (at: number) =>
+      (await cache.read(repository(), reader(project, "t-g"), searchTerms("Where is our warehouse?"), at))
+        .candidates;
+    // Small: one read, everything in the recent window, nothing searched.
+    const small = await ask(0);
+    expect(small.counts.recent).toBe(1);
+    expect(small.counts.matched).toBe(0);
+    let last = await write(project, "metric_0", "value 0");
+    for (let i = 1; i < FACT_CANDIDATE_LIMITS.recent + 5; i++)
+      last = await write(project, `metric_${i}`, `v ${i}`);
+    cache.announce(project, cache.token, last.revision);
+    const grown = await ask(1);
+    expect(grown.truncated).toContain("recent");
+    expect(grown.counts.matched).toBe(1);
+    expect(grown.rows.some((r) => r.key === "warehouse_city")).toBe(true);
+  }, 120_000);
+
   it("never matches another project's facts or another user's own", async () => {
     const project = newProject();
     const neighbour = `${project}-x`;

@@ -37,6 +37,11 @@ export class FactCandidateCache {
   private checkedAt = Number.NEGATIVE_INFINITY;
   /** When this reader last registered in D1: a search renews it once per FACT_RECHECK_MS, not every time. */
   private registeredAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Whether the last search read every version the reader may know of in its newest ones (the recent
+   * window was not cut): a search then needs no full-text part, as nothing lies outside that window.
+   */
+  private fitsInRecent = false;
   /** Candidate sets by reader and search, least recently used first, all at `revision`. */
   private readonly held = new Map<string, FactCandidates>();
 
@@ -54,6 +59,7 @@ export class FactCandidateCache {
       this.announced = 0;
       this.revision = 0;
       this.registeredAt = Number.NEGATIVE_INFINITY;
+      this.fitsInRecent = false;
       this.held.clear();
     }
     const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
@@ -68,7 +74,14 @@ export class FactCandidateCache {
     const watcher: FactWatcher | undefined = register
       ? { thread: reader.thread, token: this.token }
       : undefined;
-    const found = await repository.candidates(projectId, userId, terms, watcher);
+    // A project that fitted its recent window last time is read in one round trip, without searching;
+    // should it have grown past the window since, the search follows.
+    let found = await repository.candidates(projectId, userId, this.fitsInRecent ? [] : terms, watcher);
+    const cut = found.truncated.includes("recent");
+    if (this.fitsInRecent && cut && terms.length) {
+      found = await repository.candidates(projectId, userId, terms, undefined);
+    }
+    this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;
     // Another search may have moved on while this one waited: only the newest answers are kept.
     if (found.revision > this.revision) {
