@@ -1,0 +1,153 @@
+import { type Row, randomVersion } from "./storage";
+
+/**
+ * The inverted lists' own tables and every statement on the `list` column of `vector_index`.
+ * `vector_index_centroids` holds each list's centroid (Float32 bytes, unit length);
+ * `vector_index_layouts` a stamp per namespace, set anew whenever its centroids change, so an instance
+ * holding them in memory knows when to read them again (as versions do for the decoded copy).
+ */
+const LIST_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS vector_index_centroids (
+    namespace TEXT NOT NULL,
+    list INTEGER NOT NULL,
+    centroid BLOB NOT NULL,
+    PRIMARY KEY (namespace, list)
+  )`,
+  `CREATE TABLE IF NOT EXISTS vector_index_layouts (namespace TEXT PRIMARY KEY, stamp INTEGER NOT NULL)`,
+];
+
+/** A stored vector as list upkeep reads it. */
+export type ListMember = { id: string; vec: ArrayBuffer };
+
+/** Ids per statement, well under SQLite's bound-parameter limit. */
+const ID_CHUNK = 50;
+
+export function createListTables(sql: SqlStorage): void {
+  for (const statement of LIST_SCHEMA) sql.exec(statement);
+}
+
+/** The namespace's layout stamp; 0 while it has no lists. */
+export function readStamp(sql: SqlStorage, namespace: string): number {
+  return (
+    sql
+      .exec<{ stamp: number }>("SELECT stamp FROM vector_index_layouts WHERE namespace = ?", namespace)
+      .toArray()[0]?.stamp ?? 0
+  );
+}
+
+export function readCentroids(sql: SqlStorage, namespace: string): { list: number; centroid: ArrayBuffer }[] {
+  return sql
+    .exec<{ list: number; centroid: ArrayBuffer }>(
+      "SELECT list, centroid FROM vector_index_centroids WHERE namespace = ? ORDER BY list",
+      namespace,
+    )
+    .toArray();
+}
+
+/** Writes (or rewrites) these lists' centroids and stamps the layout anew; returns the stamp. */
+export function writeCentroids(
+  sql: SqlStorage,
+  namespace: string,
+  centroids: { list: number; centroid: Float32Array }[],
+): number {
+  for (const { list, centroid } of centroids) {
+    sql.exec(
+      `INSERT INTO vector_index_centroids (namespace, list, centroid) VALUES (?, ?, ?)
+         ON CONFLICT (namespace, list) DO UPDATE SET centroid = excluded.centroid`,
+      namespace,
+      list,
+      centroid.slice().buffer,
+    );
+  }
+  const stamp = randomVersion();
+  sql.exec(
+    `INSERT INTO vector_index_layouts (namespace, stamp) VALUES (?, ?)
+       ON CONFLICT (namespace) DO UPDATE SET stamp = excluded.stamp`,
+    namespace,
+    stamp,
+  );
+  return stamp;
+}
+
+/** Forgets the namespace's lists: centroids, stamp, and every vector's assignment. */
+export function dropLists(sql: SqlStorage, namespace: string): void {
+  sql.exec("DELETE FROM vector_index_centroids WHERE namespace = ?", namespace);
+  sql.exec("DELETE FROM vector_index_layouts WHERE namespace = ?", namespace);
+  sql.exec("UPDATE vector_index SET list = NULL WHERE namespace = ? AND list IS NOT NULL", namespace);
+}
+
+/** Every id of the namespace, in id order: what training samples from. */
+export function readIds(sql: SqlStorage, namespace: string): string[] {
+  return sql
+    .exec<{ id: string }>("SELECT id FROM vector_index WHERE namespace = ? ORDER BY id", namespace)
+    .toArray()
+    .map((row) => row.id);
+}
+
+/** The vectors of these ids, by id. */
+export function readVectors(sql: SqlStorage, namespace: string, ids: string[]): Map<string, ArrayBuffer> {
+  const found = new Map<string, ArrayBuffer>();
+  for (let start = 0; start < ids.length; start += ID_CHUNK) {
+    const chunk = ids.slice(start, start + ID_CHUNK);
+    const rows = sql.exec<ListMember>(
+      `SELECT id, vec FROM vector_index WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
+      namespace,
+      ...chunk,
+    );
+    for (const row of rows) found.set(row.id, row.vec);
+  }
+  return found;
+}
+
+/** Up to `limit` vectors not yet in a list (in the list index's order, with no sort). */
+export function readUnassigned(sql: SqlStorage, namespace: string, limit: number): ListMember[] {
+  return sql
+    .exec<ListMember>(
+      "SELECT id, vec FROM vector_index WHERE namespace = ? AND list IS NULL LIMIT ?",
+      namespace,
+      limit,
+    )
+    .toArray();
+}
+
+/**
+ * A list's members in id order, as a split reads them. Sorted here: with `ORDER BY id` SQLite walks the
+ * whole namespace in id order rather than the list's index entries.
+ */
+export function readMembers(sql: SqlStorage, namespace: string, list: number): ListMember[] {
+  return sql
+    .exec<ListMember>("SELECT id, vec FROM vector_index WHERE namespace = ? AND list = ?", namespace, list)
+    .toArray()
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export function setList(sql: SqlStorage, namespace: string, id: string, list: number): void {
+  sql.exec("UPDATE vector_index SET list = ? WHERE namespace = ? AND id = ?", list, namespace, id);
+}
+
+export function countMembers(sql: SqlStorage, namespace: string, list: number): number {
+  return sql
+    .exec<{ n: number }>(
+      "SELECT count(*) AS n FROM vector_index WHERE namespace = ? AND list = ?",
+      namespace,
+      list,
+    )
+    .one().n;
+}
+
+/** A list's rows as a query scores them, read lazily. */
+export function readListRows(sql: SqlStorage, namespace: string, list: number): Iterable<Row> {
+  return sql.exec<Row>(
+    "SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ? AND list = ?",
+    namespace,
+    list,
+  );
+}
+
+/** The rows no list holds yet (none once upkeep has caught up), read lazily. */
+export function readUnassignedRows(sql: SqlStorage, namespace: string): Iterable<Row> {
+  return sql.exec<Row>(
+    "SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ? AND list IS NULL",
+    namespace,
+  );
+}
