@@ -1,16 +1,17 @@
+import { approximateCandidates } from "./approximate-search";
 import { DECODED_LIMIT } from "./decoded-copy";
 import { floats } from "./encoding";
-import { type ListLayout, layoutOf, listFor, listsByNearness } from "./list-layout";
+import { type ListLayout, layoutOf, listFor } from "./list-layout";
+import { repack } from "./list-packing";
 import { splitList } from "./list-splitting";
 import {
   countMembers,
+  countTail,
   createListTables,
   dropLists,
   readCentroids,
-  readListRows,
   readStamp,
   readUnassigned,
-  readUnassignedRows,
   setList,
 } from "./list-storage";
 import { trainLists } from "./list-training";
@@ -19,14 +20,18 @@ import { countVectors, type Row } from "./storage";
 
 /**
  * Inverted lists (IVF) over a namespace's vectors, for approximate search of large namespaces. Each
- * vector is in one list, that of its nearest centroid, kept in the indexed `list` column; a query
- * ranks the centroids and reads and scores only the vectors of the nearest few lists.
+ * vector is in one list, that of its nearest centroid, kept in the indexed `list` column; each list's
+ * members are also kept as one pack of byte codes (list-codes.ts). A query ranks the centroids, reads
+ * the nearest few lists' packs (and the few members written since), and scores exactly only the best
+ * of them (approximate-search.ts).
  *
  * Upkeep is on the write path, bounded per write: a namespace that reaches `trainAt` vectors is
  * trained once (list-training.ts); after that each written vector is assigned as it is stored (one
  * comparison with every centroid: about 40 µs at 300 lists), each write assigns up to ASSIGN_CHUNK
- * vectors still without a list (those stored before training, or before lists existed), and each list
- * a write grew past `listSize` is split (list-splitting.ts, at most SPLITS_PER_WRITE per write).
+ * vectors still without a list (those stored before training, or before lists existed), splits each
+ * list it grew past `listSize` (list-splitting.ts, at most SPLITS_PER_WRITE) and packs again each list
+ * with PACK_TAIL members or more written since it was packed (list-packing.ts, at most
+ * REPACKS_PER_WRITE).
  */
 export interface ListSettings {
   /** Namespaces holding more vectors than this are searched through their lists, once they have them. */
@@ -49,6 +54,9 @@ export const DEFAULT_LIST_SETTINGS: ListSettings = {
 /** Vectors without a list assigned per write at most: about 50 ms of work at 300 lists. */
 const ASSIGN_CHUNK = 1000;
 const SPLITS_PER_WRITE = 4;
+/** Members written since a list was packed that make it worth packing again (each query reads them row by row). */
+const PACK_TAIL = 32;
+const REPACKS_PER_WRITE = 8;
 
 export class InvertedLists {
   private readonly held = new Map<string, ListLayout>();
@@ -101,28 +109,18 @@ export class InvertedLists {
       .slice(0, SPLITS_PER_WRITE);
     for (const { list } of overgrown) layout = splitList(this.sql, namespace, layout, list);
     this.held.set(namespace, layout);
+    // Lists just split were packed whole: their tails are empty.
+    const unpacked = [...touched]
+      .map((list) => ({ list, tail: countTail(this.sql, namespace, list) }))
+      .filter((entry) => entry.tail >= PACK_TAIL)
+      .sort((a, b) => b.tail - a.tail || a.list - b.list)
+      .slice(0, REPACKS_PER_WRITE);
+    for (const { list } of unpacked) repack(this.sql, namespace, list, dims);
   }
 
-  /**
-   * The rows a query scores: any not yet in a list (exact over those), then whole lists, nearest
-   * centroid first, until `probes` non-empty lists and at least `topK` rows were read.
-   */
-  *candidates(namespace: string, layout: ListLayout, vector: number[], topK: number): Generator<Row> {
-    let read = 0;
-    for (const row of readUnassignedRows(this.sql, namespace)) {
-      read++;
-      yield row;
-    }
-    let probed = 0;
-    for (const list of listsByNearness(layout, vector)) {
-      if (probed >= this.settings.probes && read >= topK) return;
-      const before = read;
-      for (const row of readListRows(this.sql, namespace, list)) {
-        read++;
-        yield row;
-      }
-      if (read > before) probed++;
-    }
+  /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */
+  candidates(namespace: string, layout: ListLayout, vector: number[], topK: number): Row[] {
+    return approximateCandidates(this.sql, namespace, layout, vector, { topK, probes: this.settings.probes });
   }
 
   private stored(namespace: string): ListLayout | undefined {

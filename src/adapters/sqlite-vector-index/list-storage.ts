@@ -1,10 +1,13 @@
 import { type Row, randomVersion } from "./storage";
 
 /**
- * The inverted lists' own tables and every statement on the `list` column of `vector_index`.
- * `vector_index_centroids` holds each list's centroid (Float32 bytes, unit length);
+ * The inverted lists' own tables and every statement on the `list` and `packed` columns of
+ * `vector_index`. `vector_index_centroids` holds each list's centroid (Float32 bytes, unit length);
  * `vector_index_layouts` a stamp per namespace, set anew whenever its centroids change, so an instance
- * holding them in memory knows when to read them again (as versions do for the decoded copy).
+ * holding them in memory knows when to read them again (as versions do for the decoded copy);
+ * `vector_index_packs` each list's pack (list-codes.ts): the ids, as a JSON array, and codes of the
+ * members it was made from. A member whose row says `packed = 1` has its current values in its list's
+ * pack; the others (written since) are the list's tail, read row by row.
  */
 const LIST_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS vector_index_centroids (
@@ -14,10 +17,20 @@ const LIST_SCHEMA = [
     PRIMARY KEY (namespace, list)
   )`,
   `CREATE TABLE IF NOT EXISTS vector_index_layouts (namespace TEXT PRIMARY KEY, stamp INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS vector_index_packs (
+    namespace TEXT NOT NULL,
+    list INTEGER NOT NULL,
+    ids TEXT NOT NULL,
+    codes BLOB NOT NULL,
+    PRIMARY KEY (namespace, list)
+  )`,
 ];
 
 /** A stored vector as list upkeep reads it. */
-export type ListMember = { id: string; vec: ArrayBuffer };
+export type ListMember = { id: string; vec: ArrayBuffer; norm: number };
+
+/** A stored vector as a query reads it again, with where it is. */
+export type PlacedRow = Row & { list: number | null; packed: number };
 
 /** Ids per statement, well under SQLite's bound-parameter limit. */
 const ID_CHUNK = 50;
@@ -69,11 +82,15 @@ export function writeCentroids(
   return stamp;
 }
 
-/** Forgets the namespace's lists: centroids, stamp, and every vector's assignment. */
+/** Forgets the namespace's lists: centroids, stamp, packs, and every vector's assignment. */
 export function dropLists(sql: SqlStorage, namespace: string): void {
   sql.exec("DELETE FROM vector_index_centroids WHERE namespace = ?", namespace);
   sql.exec("DELETE FROM vector_index_layouts WHERE namespace = ?", namespace);
-  sql.exec("UPDATE vector_index SET list = NULL WHERE namespace = ? AND list IS NOT NULL", namespace);
+  sql.exec("DELETE FROM vector_index_packs WHERE namespace = ?", namespace);
+  sql.exec(
+    "UPDATE vector_index SET list = NULL, packed = 0 WHERE namespace = ? AND list IS NOT NULL",
+    namespace,
+  );
 }
 
 /** Every id of the namespace, in id order: what training samples from. */
@@ -84,26 +101,11 @@ export function readIds(sql: SqlStorage, namespace: string): string[] {
     .map((row) => row.id);
 }
 
-/** The vectors of these ids, by id. */
-export function readVectors(sql: SqlStorage, namespace: string, ids: string[]): Map<string, ArrayBuffer> {
-  const found = new Map<string, ArrayBuffer>();
-  for (let start = 0; start < ids.length; start += ID_CHUNK) {
-    const chunk = ids.slice(start, start + ID_CHUNK);
-    const rows = sql.exec<ListMember>(
-      `SELECT id, vec FROM vector_index WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
-      namespace,
-      ...chunk,
-    );
-    for (const row of rows) found.set(row.id, row.vec);
-  }
-  return found;
-}
-
 /** Up to `limit` vectors not yet in a list (in the list index's order, with no sort). */
 export function readUnassigned(sql: SqlStorage, namespace: string, limit: number): ListMember[] {
   return sql
     .exec<ListMember>(
-      "SELECT id, vec FROM vector_index WHERE namespace = ? AND list IS NULL LIMIT ?",
+      "SELECT id, vec, norm FROM vector_index WHERE namespace = ? AND list IS NULL LIMIT ?",
       namespace,
       limit,
     )
@@ -116,7 +118,11 @@ export function readUnassigned(sql: SqlStorage, namespace: string, limit: number
  */
 export function readMembers(sql: SqlStorage, namespace: string, list: number): ListMember[] {
   return sql
-    .exec<ListMember>("SELECT id, vec FROM vector_index WHERE namespace = ? AND list = ?", namespace, list)
+    .exec<ListMember>(
+      "SELECT id, vec, norm FROM vector_index WHERE namespace = ? AND list = ?",
+      namespace,
+      list,
+    )
     .toArray()
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -135,13 +141,79 @@ export function countMembers(sql: SqlStorage, namespace: string, list: number): 
     .one().n;
 }
 
-/** A list's rows as a query scores them, read lazily. */
-export function readListRows(sql: SqlStorage, namespace: string, list: number): Iterable<Row> {
-  return sql.exec<Row>(
-    "SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ? AND list = ?",
+/** How many of a list's members are not in its pack. */
+export function countTail(sql: SqlStorage, namespace: string, list: number): number {
+  return sql
+    .exec<{ n: number }>(
+      "SELECT count(*) AS n FROM vector_index WHERE namespace = ? AND list = ? AND packed = 0",
+      namespace,
+      list,
+    )
+    .one().n;
+}
+
+/** A list's members not in its pack, as a query scores them. */
+export function readTailRows(sql: SqlStorage, namespace: string, list: number): Row[] {
+  return sql
+    .exec<Row>(
+      "SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ? AND list = ? AND packed = 0",
+      namespace,
+      list,
+    )
+    .toArray();
+}
+
+export function readPack(
+  sql: SqlStorage,
+  namespace: string,
+  list: number,
+): { ids: string; codes: ArrayBuffer } | undefined {
+  return sql
+    .exec<{ ids: string; codes: ArrayBuffer }>(
+      "SELECT ids, codes FROM vector_index_packs WHERE namespace = ? AND list = ?",
+      namespace,
+      list,
+    )
+    .toArray()[0];
+}
+
+/** Stores a list's pack, made from all its current members: each of them is packed from now on. */
+export function writePack(
+  sql: SqlStorage,
+  namespace: string,
+  list: number,
+  pack: { ids: string[]; blob: ArrayBuffer },
+): void {
+  sql.exec(
+    `INSERT INTO vector_index_packs (namespace, list, ids, codes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (namespace, list) DO UPDATE SET ids = excluded.ids, codes = excluded.codes`,
+    namespace,
+    list,
+    JSON.stringify(pack.ids),
+    pack.blob,
+  );
+  sql.exec(
+    "UPDATE vector_index SET packed = 1 WHERE namespace = ? AND list = ? AND packed = 0",
     namespace,
     list,
   );
+}
+
+/** These ids' rows, with their list and whether they are packed. */
+export function readPlacedRows(sql: SqlStorage, namespace: string, ids: string[]): PlacedRow[] {
+  const rows: PlacedRow[] = [];
+  for (let start = 0; start < ids.length; start += ID_CHUNK) {
+    const chunk = ids.slice(start, start + ID_CHUNK);
+    rows.push(
+      ...sql.exec<PlacedRow>(
+        `SELECT id, vec, norm, metadata, list, packed FROM vector_index
+           WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
+        namespace,
+        ...chunk,
+      ),
+    );
+  }
+  return rows;
 }
 
 /** The rows no list holds yet (none once upkeep has caught up), read lazily. */

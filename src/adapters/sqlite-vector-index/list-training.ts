@@ -1,7 +1,7 @@
 import { floats } from "./encoding";
 import { sphericalKMeans } from "./kmeans";
 import { type ListLayout, layoutFrom } from "./list-layout";
-import { readIds, readVectors, writeCentroids } from "./list-storage";
+import { readIds, readPlacedRows, writeCentroids } from "./list-storage";
 import { samplePositions, seededRandom } from "./seeded-random";
 import { sparse, unit } from "./sparse-vector";
 
@@ -29,7 +29,7 @@ export function trainLists(sql: SqlStorage, namespace: string, dims: number, lis
   const sample = samplePositions(ids.length, TRAINING_SAMPLE, seededRandom(SAMPLE_SEED)).map(
     (position) => ids[position] as string,
   );
-  const stored = readVectors(sql, namespace, sample);
+  const stored = new Map(readPlacedRows(sql, namespace, sample).map((row) => [row.id, row.vec]));
   const points = sample.map((id) => unit(sparse(floats(stored.get(id) as ArrayBuffer, dims, id))));
   const count = Math.max(1, Math.min(MAX_TRAINED_LISTS, Math.round(ids.length / (listSize / 2))));
   // The sample is in drawn (random) order, so its first points are random seeds.

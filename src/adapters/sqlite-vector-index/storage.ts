@@ -5,9 +5,9 @@ import { norm } from "./encoding";
  * The index's tables in the Durable Object's SQLite storage and the statements on its rows. One row
  * per (namespace, id) in `vector_index`: the values as Float32 bytes in a BLOB (4 bytes a dimension:
  * 1.5 KiB at 384 dimensions, 3 KiB at 768), their L2 norm precomputed, metadata as a JSON object of
- * strings, and the inverted list the vector belongs to (NULL until its namespace has lists and the
- * vector is assigned: see list-storage.ts). `vector_index_versions` holds each namespace's version, set
- * anew by every write.
+ * strings, the inverted list the vector belongs to (NULL until its namespace has lists and the vector
+ * is assigned) and whether its current values are in that list's pack (see list-storage.ts).
+ * `vector_index_versions` holds each namespace's version, set anew by every write.
  */
 export const VECTOR_INDEX_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS vector_index (
@@ -18,6 +18,7 @@ export const VECTOR_INDEX_SCHEMA = [
     norm REAL NOT NULL,
     metadata TEXT NOT NULL,
     list INTEGER,
+    packed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (namespace, id)
   )`,
   // Bumped by every write to a namespace, in the same transaction, so a decoded copy can be trusted.
@@ -32,18 +33,21 @@ const DELETE_CHUNK = 50;
 
 export function createTables(sql: SqlStorage): void {
   for (const statement of VECTOR_INDEX_SCHEMA) sql.exec(statement);
-  addListColumn(sql);
+  addListColumns(sql);
 }
 
 /**
- * Tables stored before inverted lists existed get the `list` column, NULL in every row (the rows are
- * assigned later, a chunk per write), then its index. Creating the index over a large namespace is a
- * one-off cost on the first start after the upgrade: about 0.1 s per 100,000 rows.
+ * Tables stored before inverted lists existed get the `list` and `packed` columns (no list, not packed,
+ * in every row: the rows are assigned later, a chunk per write), then their index. Creating the index
+ * over a large namespace is a one-off cost on the first start after the upgrade: about 0.1 s per
+ * 100,000 rows.
  */
-function addListColumn(sql: SqlStorage): void {
+function addListColumns(sql: SqlStorage): void {
   const columns = sql.exec<{ name: string }>("PRAGMA table_info(vector_index)").toArray();
-  if (!columns.some((c) => c.name === "list")) sql.exec("ALTER TABLE vector_index ADD COLUMN list INTEGER");
-  sql.exec("CREATE INDEX IF NOT EXISTS vector_index_lists ON vector_index (namespace, list)");
+  const has = (name: string) => columns.some((c) => c.name === name);
+  if (!has("list")) sql.exec("ALTER TABLE vector_index ADD COLUMN list INTEGER");
+  if (!has("packed")) sql.exec("ALTER TABLE vector_index ADD COLUMN packed INTEGER NOT NULL DEFAULT 0");
+  sql.exec("CREATE INDEX IF NOT EXISTS vector_index_lists ON vector_index (namespace, list, packed)");
 }
 
 /** The dimension of the vectors stored, or undefined while there are none. */
@@ -81,7 +85,10 @@ export function readVersion(sql: SqlStorage, namespace: string): number {
   );
 }
 
-/** Inserts or replaces one record, its values already converted to Float32, in `list` (or none). */
+/**
+ * Inserts or replaces one record, its values already converted to Float32, in `list` (or none); its
+ * values are new, so they are in no list's pack yet.
+ */
 export function writeVector(
   sql: SqlStorage,
   record: VectorRecord,
@@ -92,7 +99,7 @@ export function writeVector(
     `INSERT INTO vector_index (namespace, id, dims, vec, norm, metadata, list) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (namespace, id) DO UPDATE SET
            dims = excluded.dims, vec = excluded.vec, norm = excluded.norm, metadata = excluded.metadata,
-           list = excluded.list`,
+           list = excluded.list, packed = 0`,
     record.namespace,
     record.id,
     values.length,
