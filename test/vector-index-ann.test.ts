@@ -90,7 +90,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
           filter: { kind: "decision" },
         });
         expect(answer.map((m) => m.id)).toEqual(expected.map((m) => m.id));
-        answer.forEach((m, i) => expect(m.score).toBeCloseTo(expected[i]?.score as number, 5));
+        for (const [i, m] of answer.entries()) expect(m.score).toBeCloseTo(expected[i]?.score as number, 5);
         expect(answer.every((m) => m.metadata.kind === "decision")).toBe(true);
       }
     });

@@ -9,14 +9,15 @@ import { sparse, unit } from "./sparse-vector";
  * A namespace's first lists: spherical k-means over a seeded sample of its vectors, once it holds
  * enough of them. Its vectors are not assigned here but by the next writes, a chunk at a time.
  *
- * Bounded cost: at most TRAINING_SAMPLE vectors read (by id, after reading the namespace's ids) and
- * MAX_TRAINED_LISTS centroids, TRAINING_ITERATIONS rounds: at most 4,096 × 32 × ~140 non-zero
- * dimensions × 6 = 110 M multiply-adds, about 0.1 s of JavaScript, once per namespace. A namespace
- * trained at 4,096 vectors gets 16 lists (8 M multiply-adds a round); splits add lists as it grows.
+ * Bounded cost, once per namespace: the namespace's ids read, then at most TRAINING_SAMPLE vectors
+ * (by id), and k-means with at most MAX_TRAINED_LISTS centroids for TRAINING_ITERATIONS rounds: at
+ * most 2,048 × 32 × ~140 non-zero dimensions × 7 assignments = 64 M multiply-adds. A namespace trained
+ * at 4,096 vectors gets 16 lists; measured, its whole write takes about 0.1 s (0.2 s on a busy 2-core
+ * machine). Splits add lists as it grows.
  */
 
-/** Vectors k-means trains on at most. */
-const TRAINING_SAMPLE = 4096;
+/** Vectors k-means trains on at most: 64 or more a list. */
+const TRAINING_SAMPLE = 2048;
 const TRAINING_ITERATIONS = 6;
 /** Lists trained at most; a namespace already far larger (stored before lists existed) gets more by splits. */
 const MAX_TRAINED_LISTS = 32;

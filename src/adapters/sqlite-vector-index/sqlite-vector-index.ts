@@ -32,7 +32,8 @@ import {
  *
  * Storage: one row per (namespace, id) in `vector_index`, the values as Float32 bytes in a BLOB (4
  * bytes a dimension: 1.5 KiB at 384 dimensions, 3 KiB at 768), their L2 norm precomputed, metadata as
- * a JSON object of strings, and the vector's inverted list.
+ * a JSON object of strings, the vector's inverted list and whether it is in the list's pack; the
+ * lists' centroids and packs in tables of their own (list-storage.ts): about a fifth more storage.
  *
  * Exact: a query with a metadata filter (namespace and filter applied in SQL, metadata through
  * `json_each`, exact key and string value; every remaining row scored), and every query of a namespace
@@ -43,17 +44,20 @@ import {
  * transaction, and this instance's own upserts update its copy in place and take that version: a write
  * by any other instance over the same storage, or a rolled-back one, leaves the stored version
  * different from the copy's, and the next query decodes afresh. A 20,000 × 384 copy takes 30 MiB and a
- * query over it a few milliseconds; past that, exact search reads every BLOB (about 2.6 µs a row in
- * workerd: 260 ms at 100,000).
+ * query over it a few milliseconds. A namespace past 20,000 is never held decoded; searched exactly
+ * (filtered, or before it has lists) a query reads every BLOB that passes the filter: about 2.6 to 4 µs
+ * a row, 260 to 400 ms at 100,000.
  *
- * Approximate: an unfiltered query of a namespace of more than 20,000 vectors reads only the nearest of
- * its inverted lists (inverted-lists.ts): the 10 lists, of at most 512 vectors each, whose centroids
- * are nearest the query, plus any vector not yet assigned to a list, and scores those rows exactly. At
- * 100,000 hashed chat messages that is about 3,000 rows instead of 100,000 (`npm run bench:vectors`:
- * recall@10 against exact search about 0.98), with nothing held in memory but the centroids (0.5 MiB
- * at 300 lists). Scores of the rows returned are exact; only rows in lists not read can be missed. The
- * lists are built and kept on the write path (training once at 4,096 vectors, assignment of each
- * written vector, splits of lists grown too long) and stored with their centroids in SQLite, so a
+ * Approximate: an unfiltered query of a namespace of more than 20,000 vectors, once it has inverted
+ * lists (inverted-lists.ts), reads only the lists whose centroids are nearest the query: 10 of them, of
+ * at most 512 vectors each, as packs of byte codes, one row a list, plus the few vectors written since
+ * each was packed and any not yet in a list; the best by code are scored again from their stored
+ * values. Returned scores are therefore exact; what is approximate is the candidate set: a vector in
+ * a list not read, or ranked out by its code, can be missed. At 100,000 hashed chat messages
+ * (`npm run bench:vectors`) a query takes about 4 ms of CPU instead of 400 ms, with recall@10 against
+ * exact search about 0.98, holding nothing in memory between queries but the centroids (0.5 MiB at 340
+ * lists). The lists are built and kept on the write path (training once at 4,096 vectors, assignment
+ * of each written vector, splits of lists grown too long, packing) and stored in SQLite, so a
  * restarted object uses them as they are.
  *
  * Dimension: an index holds vectors of one dimension, the `dimensions` option or else that of the
