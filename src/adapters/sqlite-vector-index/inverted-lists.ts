@@ -6,7 +6,6 @@ import { repack } from "./list-packing";
 import { splitList } from "./list-splitting";
 import {
   countMembers,
-  countTail,
   createListTables,
   dropLists,
   readCentroids,
@@ -102,20 +101,15 @@ export class InvertedLists {
       setList(this.sql, namespace, member.id, list);
       touched.add(list);
     }
-    const overgrown = [...touched]
-      .map((list) => ({ list, size: countMembers(this.sql, namespace, list) }))
-      .filter((entry) => entry.size > this.settings.listSize)
-      .sort((a, b) => b.size - a.size || a.list - b.list)
-      .slice(0, SPLITS_PER_WRITE);
-    for (const { list } of overgrown) layout = splitList(this.sql, namespace, layout, list);
+    const count = (which: "all" | "tail") => (list: number) => countMembers(this.sql, namespace, list, which);
+    for (const list of largest(touched, count("all"), this.settings.listSize + 1, SPLITS_PER_WRITE)) {
+      layout = splitList(this.sql, namespace, layout, list);
+    }
     this.held.set(namespace, layout);
     // Lists just split were packed whole: their tails are empty.
-    const unpacked = [...touched]
-      .map((list) => ({ list, tail: countTail(this.sql, namespace, list) }))
-      .filter((entry) => entry.tail >= PACK_TAIL)
-      .sort((a, b) => b.tail - a.tail || a.list - b.list)
-      .slice(0, REPACKS_PER_WRITE);
-    for (const { list } of unpacked) repack(this.sql, namespace, list, dims);
+    for (const list of largest(touched, count("tail"), PACK_TAIL, REPACKS_PER_WRITE)) {
+      repack(this.sql, namespace, list, dims);
+    }
   }
 
   /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */
@@ -135,4 +129,14 @@ export class InvertedLists {
     this.held.set(namespace, layout);
     return layout;
   }
+}
+
+/** Up to `most` of the lists whose count is at least `least`, the largest first (lower numbers on a tie). */
+function largest(lists: Set<number>, count: (list: number) => number, least: number, most: number): number[] {
+  return [...lists]
+    .map((list) => ({ list, n: count(list) }))
+    .filter((entry) => entry.n >= least)
+    .sort((a, b) => b.n - a.n || a.list - b.list)
+    .slice(0, most)
+    .map((entry) => entry.list);
 }

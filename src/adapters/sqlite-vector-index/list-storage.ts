@@ -1,4 +1,5 @@
-import { type Row, randomVersion } from "./storage";
+import { readStampOf, restamp } from "./stamps";
+import type { Row } from "./storage";
 
 /**
  * The inverted lists' own tables and every statement on the `list` and `packed` columns of
@@ -39,13 +40,11 @@ export function createListTables(sql: SqlStorage): void {
   for (const statement of LIST_SCHEMA) sql.exec(statement);
 }
 
+const LAYOUTS = { table: "vector_index_layouts", column: "stamp" };
+
 /** The namespace's layout stamp; 0 while it has no lists. */
 export function readStamp(sql: SqlStorage, namespace: string): number {
-  return (
-    sql
-      .exec<{ stamp: number }>("SELECT stamp FROM vector_index_layouts WHERE namespace = ?", namespace)
-      .toArray()[0]?.stamp ?? 0
-  );
+  return readStampOf(sql, LAYOUTS, namespace);
 }
 
 export function readCentroids(sql: SqlStorage, namespace: string): { list: number; centroid: ArrayBuffer }[] {
@@ -72,14 +71,7 @@ export function writeCentroids(
       centroid.slice().buffer,
     );
   }
-  const stamp = randomVersion();
-  sql.exec(
-    `INSERT INTO vector_index_layouts (namespace, stamp) VALUES (?, ?)
-       ON CONFLICT (namespace) DO UPDATE SET stamp = excluded.stamp`,
-    namespace,
-    stamp,
-  );
-  return stamp;
+  return restamp(sql, LAYOUTS, namespace);
 }
 
 /** Forgets the namespace's lists: centroids, stamp, packs, and every vector's assignment. */
@@ -131,21 +123,17 @@ export function setList(sql: SqlStorage, namespace: string, id: string, list: nu
   sql.exec("UPDATE vector_index SET list = ? WHERE namespace = ? AND id = ?", list, namespace, id);
 }
 
-export function countMembers(sql: SqlStorage, namespace: string, list: number): number {
+/** How many vectors the list holds, or only those in its tail (not in its pack). */
+export function countMembers(
+  sql: SqlStorage,
+  namespace: string,
+  list: number,
+  which: "all" | "tail" = "all",
+): number {
+  const tail = which === "tail" ? " AND packed = 0" : "";
   return sql
     .exec<{ n: number }>(
-      "SELECT count(*) AS n FROM vector_index WHERE namespace = ? AND list = ?",
-      namespace,
-      list,
-    )
-    .one().n;
-}
-
-/** How many of a list's members are not in its pack. */
-export function countTail(sql: SqlStorage, namespace: string, list: number): number {
-  return sql
-    .exec<{ n: number }>(
-      "SELECT count(*) AS n FROM vector_index WHERE namespace = ? AND list = ? AND packed = 0",
+      `SELECT count(*) AS n FROM vector_index WHERE namespace = ? AND list = ?${tail}`,
       namespace,
       list,
     )

@@ -1,5 +1,6 @@
 import type { VectorRecord } from "../../ports/vector-index";
 import { norm } from "./encoding";
+import { readStampOf, restamp } from "./stamps";
 
 /**
  * The index's tables in the Durable Object's SQLite storage and the statements on its rows. One row
@@ -55,34 +56,16 @@ export function storedDimensions(sql: SqlStorage): number | undefined {
   return sql.exec<{ dims: number }>("SELECT dims FROM vector_index LIMIT 1").toArray()[0]?.dims;
 }
 
-/**
- * A new random version for the namespace, not a counter: a copy updated to version n by a write that
- * was then rolled back must not match a later, different write that also reaches n.
- */
-export function bumpVersion(sql: SqlStorage, namespace: string): number {
-  const version = randomVersion();
-  sql.exec(
-    `INSERT INTO vector_index_versions (namespace, version) VALUES (?, ?)
-       ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`,
-    namespace,
-    version,
-  );
-  return version;
-}
+const VERSIONS = { table: "vector_index_versions", column: "version" };
 
-/** A random positive integer below 2^53, exactly representable as a SQLite INTEGER and a JS number. */
-export function randomVersion(): number {
-  const [high, low] = crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number];
-  return (high & 0x1fffff) * 2 ** 32 + low || 1;
+/** A new version for the namespace (stamps.ts), set by every write to its rows. */
+export function bumpVersion(sql: SqlStorage, namespace: string): number {
+  return restamp(sql, VERSIONS, namespace);
 }
 
 /** The namespace's version; 0 before its first write. */
 export function readVersion(sql: SqlStorage, namespace: string): number {
-  return (
-    sql
-      .exec<{ version: number }>("SELECT version FROM vector_index_versions WHERE namespace = ?", namespace)
-      .toArray()[0]?.version ?? 0
-  );
+  return readStampOf(sql, VERSIONS, namespace);
 }
 
 /**
