@@ -113,7 +113,7 @@ export class InvertedLists {
   }
 
   /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */
-  candidates(namespace: string, layout: ListLayout, vector: number[], topK: number): Row[] {
+  candidates(namespace: string, layout: ListLayout, vector: number[], topK: number): Iterable<Row> {
     return approximateCandidates(this.sql, namespace, layout, vector, { topK, probes: this.settings.probes });
   }
 

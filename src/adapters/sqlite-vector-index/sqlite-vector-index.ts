@@ -123,19 +123,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const before = new Map(namespaces.map((namespace) => [namespace, readVersion(this.sql, namespace)]));
     // Versions first: should a row write fail, the copies no longer match storage and are read again.
     const after = new Map(namespaces.map((namespace) => [namespace, bumpVersion(this.sql, namespace)]));
-    const layouts = new Map(
-      namespaces.map((namespace) => [namespace, this.lists.layout(namespace, expected)]),
-    );
-    const touched = new Map(namespaces.map((namespace) => [namespace, new Set<number>()]));
-    for (const record of records) {
-      const values = Float32Array.from(record.values);
-      const list = this.lists.listOf(layouts.get(record.namespace), values);
-      if (list !== null) touched.get(record.namespace)?.add(list);
-      writeVector(this.sql, record, values, list);
-    }
-    for (const namespace of namespaces) {
-      this.lists.keepUp(namespace, expected, touched.get(namespace) as Set<number>);
-    }
+    this.writeRows(records, namespaces, expected);
     for (const namespace of namespaces) {
       const held = this.decoded.get(namespace);
       if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
@@ -148,6 +136,20 @@ export class SqliteVectorIndex implements VectorIndex {
       if (heldCount(current) > DECODED_LIMIT) this.decoded.delete(namespace);
       else this.decoded.set(namespace, current);
     }
+  }
+
+  /** Writes the records' rows, each in its list where its namespace has lists, then keeps the lists up. */
+  private writeRows(records: VectorRecord[], namespaces: string[], dims: number): void {
+    const layouts = new Map(namespaces.map((namespace) => [namespace, this.lists.layout(namespace, dims)]));
+    const touched = new Map(namespaces.map((namespace) => [namespace, new Set<number>()]));
+    for (const record of records) {
+      const values = Float32Array.from(record.values);
+      const list = this.lists.listOf(layouts.get(record.namespace), values);
+      if (list !== null) touched.get(record.namespace)?.add(list);
+      writeVector(this.sql, record, values, list);
+    }
+    for (const namespace of namespaces)
+      this.lists.keepUp(namespace, dims, touched.get(namespace) as Set<number>);
   }
 
   /**
