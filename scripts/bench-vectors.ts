@@ -18,9 +18,9 @@
 // database file's size.
 //
 // It runs the index outside workerd, in Node 22 over `node:sqlite` (scripts/lib/node-sql-storage.ts):
-// the same SQLite engine Durable Objects use, not workerd's bindings. In workerd on the same machine an
-// exact scan of 100,000 rows and an ANN query cost about what they cost here (measured once with a
-// throwaway test in the object), so the figures transfer as they are.
+// the same SQLite engine Durable Objects use, not workerd's bindings. Measured once in workerd on the
+// same machine (a throwaway test timing queries inside a Durable Object, default settings, 100,000
+// vectors): exact 460 ms a query, ANN p50 3 ms (mean 4.5 ms), about what this bench prints for Node.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -9,7 +9,8 @@ import { sparse, unit } from "./sparse-vector";
  * A namespace's first lists: spherical k-means over a seeded sample of its vectors, once it holds
  * enough of them. Its vectors are not assigned here but by the next writes, a chunk at a time.
  *
- * Bounded cost, once per namespace: the namespace's ids read, then at most TRAINING_SAMPLE vectors
+ * Bounded cost, once per namespace: the namespace's ids read (only large when it was stored before
+ * lists existed: some tens of milliseconds at 100,000), then at most TRAINING_SAMPLE vectors
  * (by id), and k-means with at most MAX_TRAINED_LISTS centroids for TRAINING_ITERATIONS rounds: at
  * most 2,048 × 32 × ~140 non-zero dimensions × 7 assignments = 64 M multiply-adds. A namespace trained
  * at 4,096 vectors gets 16 lists; measured, its whole write takes about 0.1 s (0.2 s on a busy 2-core
