@@ -10,7 +10,8 @@
  * An index holds vectors of one dimension; a record or query of another dimension is rejected with a
  * `VectorDimensionError` rather than silently scoring 0.
  *
- * Adapters: `SqliteVectorIndex` (offline default, exact search in Durable Object SQLite) and
+ * Adapters: `SqliteVectorIndex` (offline default, in Durable Object SQLite: exact search, and
+ * approximate for unfiltered queries of namespaces over 20,000 vectors) and
  * `VectorizeVectorIndex` (Cloudflare Vectorize; approximate, and eventually consistent: writes become
  * visible to queries after a few seconds).
  */

@@ -62,6 +62,11 @@ export function laidOut(version: number, dims: number, entries: Entry[]): Decode
   return decoded;
 }
 
+/** How many vectors the copy holds. */
+export function heldCount(held: Decoded): number {
+  return held.ids.length - held.droppedCount + held.added.length;
+}
+
 /** The copy with its added vectors laid into the columns and its dropped rows left out. */
 function folded(held: Decoded): Decoded {
   const count = held.ids.length;

@@ -112,7 +112,7 @@ function columnDots(vector: readonly number[], columns: Float32Array, count: num
  * The best `limit` offers by score descending, then id, each with a caller's tag. An offer that cannot
  * enter is refused by two comparisons, with nothing allocated: most rows of a query are refused.
  */
-class TopK {
+export class TopK {
   private readonly kept: { id: string; score: number; at: number }[] = [];
 
   constructor(private readonly limit: number) {}

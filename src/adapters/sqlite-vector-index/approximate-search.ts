@@ -1,0 +1,57 @@
+import { approximateScores, unpack } from "./list-codes";
+import { type ListLayout, listsByNearness } from "./list-layout";
+import { readPack, readPlacedRows, readTailRows, readUnassignedRows } from "./list-storage";
+import { TopK } from "./scoring";
+import { sparse } from "./sparse-vector";
+import type { Row } from "./storage";
+
+/**
+ * The rows an approximate query scores exactly. Lists are read nearest centroid first until `probes`
+ * non-empty lists and at least `topK` vectors were seen: of each, its pack (one row) ranks its packed
+ * members by code, and its tail (members written since it was packed) is read row by row. The best
+ * packed members by code, RERANK_FACTOR × topK + RERANK_EXTRA of them, are read again by id, so each
+ * is scored from its stored values like the tails and any vector not yet in a list. Rows are yielded
+ * as they are read: a namespace whose vectors are still being assigned (after an upgrade) can have
+ * most of them outside any list, and those are streamed, never held all at once.
+ */
+
+const RERANK_FACTOR = 2;
+const RERANK_EXTRA = 20;
+
+export function* approximateCandidates(
+  sql: SqlStorage,
+  namespace: string,
+  layout: ListLayout,
+  vector: number[],
+  limits: { topK: number; probes: number },
+): Generator<Row> {
+  let seen = 0;
+  for (const row of readUnassignedRows(sql, namespace)) {
+    seen++;
+    yield row;
+  }
+  const query = sparse(vector);
+  const byCode = new TopK(limits.topK * RERANK_FACTOR + RERANK_EXTRA);
+  let probed = 0;
+  for (const list of listsByNearness(layout, vector)) {
+    if (probed >= limits.probes && seen >= limits.topK) break;
+    const tail = readTailRows(sql, namespace, list);
+    yield* tail;
+    const stored = readPack(sql, namespace, list);
+    const pack = stored && unpack(JSON.parse(stored.ids), stored.codes, layout.dims);
+    if (pack) {
+      const scores = approximateScores(pack, query, layout.dims);
+      for (const [i, id] of pack.ids.entries()) byCode.offer(id, scores[i] as number, list);
+    }
+    const found = tail.length + (pack?.ids.length ?? 0);
+    if (found > 0) probed++;
+    seen += found;
+  }
+  // A pack entry counts only while its row is still in that list and packed: a vector written since is
+  // in a tail (or gone), so its entry, made from older values, is skipped.
+  const packedIn = new Map<string, number[]>();
+  for (const { id, at } of byCode.entries()) packedIn.set(id, [...(packedIn.get(id) ?? []), at]);
+  for (const row of readPlacedRows(sql, namespace, [...packedIn.keys()])) {
+    if (row.packed === 1 && row.list !== null && packedIn.get(row.id)?.includes(row.list)) yield row;
+  }
+}

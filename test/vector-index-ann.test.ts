@@ -1,0 +1,324 @@
+import { describe, expect, it } from "vitest";
+import type { VectorMatch, VectorRecord } from "../src/ports/vector-index";
+import {
+  embed,
+  exactOver,
+  inFreshObject,
+  LISTS,
+  listed,
+  NAMESPACE,
+  probeVectors,
+  sentenceRecords,
+  writeInBatches,
+} from "./support/ann-fixture";
+import { chatSentences } from "./support/chat-sentences";
+import { recallAt } from "./support/recall";
+
+/** The SQL an index runs, statement by statement, over the object's storage. */
+function recorded(sql: SqlStorage): { sql: SqlStorage; statements: string[] } {
+  const statements: string[] = [];
+  const exec = (query: string, ...bindings: unknown[]) => {
+    statements.push(query);
+    return sql.exec(query, ...bindings);
+  };
+  return { sql: { exec } as unknown as SqlStorage, statements };
+}
+
+const cosine = (a: number[], b: number[]) => {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  a.forEach((v, i) => {
+    dot += v * (b[i] as number);
+    aa += v * v;
+    bb += (b[i] as number) ** 2;
+  });
+  return dot / Math.sqrt(aa * bb);
+};
+
+describe("approximate search of large namespaces (inverted lists)", () => {
+  it("finds at least 90% of the exact top 10 on chat sentences, reading a few of many lists", async () => {
+    await inFreshObject(async (sql) => {
+      await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
+      const lists = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_index_centroids").one().n;
+      expect(lists).toBeGreaterThan(4 * LISTS.probes);
+      const { sql: watched, statements } = recorded(sql);
+      const approximate = listed(watched);
+      const exact = exactOver(sql);
+      const recalls: number[] = [];
+      for (const probe of probeVectors(40)) {
+        statements.length = 0;
+        const answer = await approximate.query(probe, { topK: 10, namespace: NAMESPACE });
+        // Approximate: a few lists' packs read, never every row of the namespace.
+        const packsRead = statements.filter((s) => s.includes("FROM vector_index_packs")).length;
+        expect(packsRead).toBeLessThanOrEqual(LISTS.probes);
+        expect(statements.some((s) => /FROM vector_index WHERE namespace = \?$/.test(s.trim()))).toBe(false);
+        recalls.push(recallAt(10, answer, await exact.query(probe, { topK: 10, namespace: NAMESPACE })));
+      }
+      const mean = recalls.reduce((sum, r) => sum + r, 0) / recalls.length;
+      expect(mean).toBeGreaterThanOrEqual(0.9);
+    });
+  });
+
+  it("answers a namespace at or below the bound exactly, though it has lists", async () => {
+    await inFreshObject(async (sql) => {
+      await writeInBatches(listed(sql), sentenceRecords(chatSentences(LISTS.approximateAbove, 1)));
+      expect(
+        sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_index_centroids").one().n,
+      ).toBeGreaterThan(1);
+      for (const probe of probeVectors(5)) {
+        for (const topK of [1, 10, 100]) {
+          const options = { topK, namespace: NAMESPACE };
+          expect(await listed(sql).query(probe, options)).toEqual(await exactOver(sql).query(probe, options));
+        }
+      }
+    });
+  });
+
+  it("answers a filtered query of a large namespace exactly, over the rows the filter keeps", async () => {
+    await inFreshObject(async (sql) => {
+      const records = sentenceRecords(chatSentences(2000, 1));
+      await writeInBatches(listed(sql), records);
+      for (const probe of probeVectors(5)) {
+        const expected = records
+          .filter((r) => r.metadata.kind === "decision")
+          .map((r) => ({ id: r.id, score: cosine(probe, r.values) }))
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, 20);
+        const answer: VectorMatch[] = await listed(sql).query(probe, {
+          topK: 20,
+          namespace: NAMESPACE,
+          filter: { kind: "decision" },
+        });
+        expect(answer.map((m) => m.id)).toEqual(expected.map((m) => m.id));
+        for (const [i, m] of answer.entries()) expect(m.score).toBeCloseTo(expected[i]?.score as number, 5);
+        expect(answer.every((m) => m.metadata.kind === "decision")).toBe(true);
+      }
+    });
+  });
+
+  it("builds the same lists and gives the same answers in two objects given the same writes", async () => {
+    const build = () =>
+      inFreshObject(async (sql) => {
+        await writeInBatches(listed(sql), sentenceRecords(chatSentences(1500, 1)));
+        const centroids = sql
+          .exec<{ list: number; centroid: ArrayBuffer }>(
+            "SELECT list, centroid FROM vector_index_centroids ORDER BY list",
+          )
+          .toArray()
+          .map((row) => [row.list, Array.from(new Uint8Array(row.centroid))]);
+        const answers = [];
+        for (const probe of probeVectors(5))
+          answers.push(await listed(sql).query(probe, { topK: 10, namespace: NAMESPACE }));
+        return { centroids, answers };
+      });
+    const [first, second] = [await build(), await build()];
+    expect(first.centroids.length).toBeGreaterThan(1);
+    expect(second).toEqual(first);
+  });
+});
+
+/**
+ * The lists stay a faithful index of the rows through every kind of write: searched with every list
+ * probed, the approximate path must find exactly what exact search finds (the same ids, scores and
+ * metadata), which fails for any vector missing from its list, any stale pack entry used, any row
+ * assigned to no list and never read.
+ */
+async function expectListsFaithful(sql: SqlStorage): Promise<void> {
+  const everyList = listed(sql, { probes: 1_000_000 });
+  const exact = exactOver(sql);
+  for (const probe of [...probeVectors(4), embed("Can you remind me to book the dentist on Friday?")]) {
+    for (const topK of [1, 10, 100]) {
+      const options = { topK, namespace: NAMESPACE };
+      expect(await everyList.query(probe, options)).toEqual(await exact.query(probe, options));
+    }
+  }
+  // Every row marked packed is in its list's pack.
+  const packs = new Map(
+    sql
+      .exec<{ list: number; ids: string }>(
+        "SELECT list, ids FROM vector_index_packs WHERE namespace = ?",
+        NAMESPACE,
+      )
+      .toArray()
+      .map((row) => [row.list, new Set(JSON.parse(row.ids) as string[])]),
+  );
+  const packed = sql
+    .exec<{ id: string; list: number }>("SELECT id, list FROM vector_index WHERE packed = 1")
+    .toArray();
+  expect(packed.filter((row) => !packs.get(row.list)?.has(row.id))).toEqual([]);
+}
+
+const stamp = (sql: SqlStorage) =>
+  sql.exec<{ stamp: number }>("SELECT stamp FROM vector_index_layouts WHERE namespace = ?", NAMESPACE).one()
+    .stamp;
+const centroids = (sql: SqlStorage) =>
+  sql
+    .exec<{ list: number; centroid: ArrayBuffer }>(
+      "SELECT list, centroid FROM vector_index_centroids ORDER BY list",
+    )
+    .toArray()
+    .map((row) => ({ list: row.list, bytes: Array.from(new Uint8Array(row.centroid)) }));
+const unassigned = (sql: SqlStorage) =>
+  sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE list IS NULL").one().n;
+
+/** The records' ids written again with other sentences' vectors. */
+const rewritten = (records: VectorRecord[], seed: number): VectorRecord[] =>
+  chatSentences(records.length, seed).map((text, i) => ({
+    ...(records[i] as VectorRecord),
+    values: embed(text),
+  }));
+
+describe("inverted lists kept consistent with the rows", () => {
+  it("through new vectors, vectors written again, deletions and ids written after deletion", async () => {
+    await inFreshObject(async (sql) => {
+      const index = listed(sql);
+      const records = sentenceRecords(chatSentences(2000, 1));
+      await writeInBatches(index, records);
+      expect(unassigned(sql)).toBe(0);
+      await expectListsFaithful(sql);
+
+      // Written again: each moves to the list of its new vector or stays, and leaves a stale entry.
+      await writeInBatches(index, rewritten(records.slice(0, 400), 7));
+      await expectListsFaithful(sql);
+
+      const deleted = records.slice(300, 600).map((r) => r.id);
+      await index.deleteByIds(NAMESPACE, deleted);
+      await expectListsFaithful(sql);
+      const everyList = listed(sql, { probes: 1_000_000 });
+      const gone = new Set(deleted);
+      for (const record of records.slice(300, 600).filter((_, i) => i % 30 === 0)) {
+        const matches = await everyList.query(record.values, { topK: 100, namespace: NAMESPACE });
+        expect(matches.filter((m) => gone.has(m.id))).toEqual([]);
+      }
+
+      // Deleted ids written again, and enough new vectors to split lists and pack tails again.
+      await writeInBatches(index, [
+        ...rewritten(records.slice(300, 350), 8),
+        ...sentenceRecords(chatSentences(1500, 9), 2000),
+      ]);
+      expect(unassigned(sql)).toBe(0);
+      await expectListsFaithful(sql);
+      // Each vector written is its own nearest neighbour through the lists the index actually probes.
+      for (const record of rewritten(records.slice(300, 350), 8).filter((_, i) => i % 10 === 0)) {
+        const [best] = await listed(sql).query(record.values, { topK: 1, namespace: NAMESPACE });
+        expect(best?.score).toBeCloseTo(1, 5);
+      }
+    });
+  });
+
+  it("is reused as stored by a new instance, and one instance's splits are seen by another", async () => {
+    await inFreshObject(async (sql) => {
+      const first = listed(sql);
+      await writeInBatches(first, sentenceRecords(chatSentences(2000, 1)));
+      const before = { stamp: stamp(sql), centroids: centroids(sql) };
+      const probes = probeVectors(5);
+      const answers = [];
+      for (const probe of probes) answers.push(await first.query(probe, { topK: 10, namespace: NAMESPACE }));
+
+      // A restarted object: a new instance over the same storage answers alike and trains nothing.
+      const restarted = listed(sql);
+      for (const [i, probe] of probes.entries()) {
+        expect(await restarted.query(probe, { topK: 10, namespace: NAMESPACE })).toEqual(answers[i]);
+      }
+      expect({ stamp: stamp(sql), centroids: centroids(sql) }).toEqual(before);
+
+      // Enough writes through the new instance to split lists; the first one, holding the old centroids,
+      // then writes too and must assign with the new ones.
+      await writeInBatches(restarted, sentenceRecords(chatSentences(1000, 3), 2000));
+      const after = centroids(sql);
+      expect(after.length).toBeGreaterThan(before.centroids.length);
+      const kept = before.centroids.filter((c) =>
+        after.some((a) => a.list === c.list && a.bytes.join() === c.bytes.join()),
+      );
+      // Only split lists changed centroids; the rest are the trained ones, not retrained.
+      expect(kept.length).toBeGreaterThan(before.centroids.length / 2);
+      await writeInBatches(first, sentenceRecords(chatSentences(300, 4), 3000));
+      const lists = new Set(centroids(sql).map((c) => c.list));
+      const placed = sql.exec<{ list: number }>("SELECT DISTINCT list FROM vector_index").toArray();
+      expect(placed.filter((row) => !lists.has(row.list))).toEqual([]);
+      await expectListsFaithful(sql);
+    });
+  });
+
+  it("never assigns with centroids whose write was rolled back", async () => {
+    await inFreshObject(async (sql, storage) => {
+      const index = listed(sql);
+      await writeInBatches(index, sentenceRecords(chatSentences(2000, 1)));
+      const before = centroids(sql);
+      expect(() =>
+        storage.transactionSync(() => {
+          // Enough new vectors to split lists: the instance holds the split centroids, storage will not.
+          void index.upsert(sentenceRecords(chatSentences(600, 3), 2000));
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      expect(centroids(sql)).toEqual(before);
+      await writeInBatches(index, sentenceRecords(chatSentences(300, 4), 3000));
+      await expectListsFaithful(sql);
+    });
+  });
+
+  it("migrates a table stored before lists existed, assigning its rows a chunk per write", async () => {
+    await inFreshObject(async (sql) => {
+      // The schema as it was (the object's constructor made today's), with 2,500 vectors in it.
+      sql.exec("DROP TABLE vector_index");
+      sql.exec(`CREATE TABLE vector_index (
+        namespace TEXT NOT NULL, id TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
+        norm REAL NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (namespace, id))`);
+      const legacy = sentenceRecords(chatSentences(2500, 1));
+      for (const record of legacy) {
+        const values = Float32Array.from(record.values);
+        const norm = Math.hypot(...values);
+        sql.exec(
+          "INSERT INTO vector_index VALUES (?, ?, ?, ?, ?, ?)",
+          record.namespace,
+          record.id,
+          values.length,
+          values.buffer,
+          norm,
+          JSON.stringify(record.metadata),
+        );
+      }
+      const index = listed(sql);
+      const columns = sql
+        .exec<{ name: string }>("PRAGMA table_info(vector_index)")
+        .toArray()
+        .map((c) => c.name);
+      expect(columns).toEqual(expect.arrayContaining(["list", "packed"]));
+      expect(unassigned(sql)).toBe(2500);
+
+      // The first write trains; each later one assigns up to 1,000 rows; queries stay exact meanwhile.
+      const fresh = sentenceRecords(chatSentences(300, 5), 2500);
+      for (let i = 0; i < 3; i++) {
+        await index.upsert(fresh.slice(i * 100, (i + 1) * 100));
+        await expectListsFaithful(sql);
+      }
+      await index.upsert(sentenceRecords(chatSentences(1, 6), 2800));
+      expect(unassigned(sql)).toBe(0);
+      await expectListsFaithful(sql);
+    });
+  });
+
+  it("drops lists of another dimension once the old vectors are gone, and trains anew", async () => {
+    await inFreshObject(async (sql) => {
+      const index = listed(sql);
+      const records = sentenceRecords(chatSentences(LISTS.trainAt + 100, 1));
+      await writeInBatches(index, records);
+      await index.deleteByIds(
+        NAMESPACE,
+        records.map((r) => r.id),
+      );
+      const small = records.map((r) => ({ ...r, values: r.values.slice(0, 16) }));
+      await writeInBatches(index, small);
+      const stored = centroids(sql);
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored.every((c) => c.bytes.length === 16 * 4)).toBe(true);
+      const probe = (small[0] as VectorRecord).values;
+      const options = { topK: 10, namespace: NAMESPACE };
+      expect(await listed(sql, { approximateAbove: 1, probes: 1_000_000 }).query(probe, options)).toEqual(
+        await exactOver(sql).query(probe, options),
+      );
+    });
+  });
+});
