@@ -224,7 +224,8 @@ function capitalised(scan: Scan, hint?: EntityType): void {
 /**
  * One capitalised word ("Atlas", "Sam") or an acronym ("AWS"): a weak mention, never a new entity alone.
  * After an honorific it is a person ("Mr Olsen"); at the start of a sentence, only when a person verb
- * follows ("Sam approved"), as sentences open with capitalised verbs ("Ask", "Meet").
+ * follows ("Sam approved") or the text names a person ("owner: Sam"), as sentences open with
+ * capitalised verbs ("Ask", "Meet").
  */
 function single(scan: Scan, word: string, start: number, end: number, hint?: EntityType): void {
   if (word.length < 2 || HONORIFICS.has(word.toLowerCase())) return;
@@ -237,7 +238,8 @@ function single(scan: Scan, word: string, start: number, end: number, hint?: Ent
   }
   const next = /^[ \t]+([a-z]+)/.exec(scan.text.slice(end))?.[1];
   const speaks = next !== undefined && PERSON_VERBS.has(next);
-  if (!acronym && !speaks && /(?:^|[.!?:;]\s+|\n\s*)$/.test(scan.text.slice(0, start))) return;
+  const opensSentence = /(?:^|[.!?:;]\s+|\n\s*)$/.test(scan.text.slice(0, start));
+  if (!acronym && !speaks && hint !== "person" && opensSentence) return;
   const type = acronym ? "other" : speaks ? "person" : (hint ?? "other");
   add(scan, start, word, { name: word, type, strength: "weak" });
 }

@@ -47,11 +47,15 @@ export function metadataTerms(metadata: EntityMetadata): string[] {
 export function entityTerms(
   entity: Pick<RegistryEntity, "aliases" | "metadata">,
 ): { term: string; norm: string }[] {
-  const out = new Map<string, string>();
-  for (const alias of entity.aliases)
-    for (const term of nameTerms(alias.norm)) if (!out.has(term)) out.set(term, alias.norm);
-  for (const term of metadataTerms(entity.metadata)) if (!out.has(term)) out.set(term, "");
-  return [...out].map(([term, norm]) => ({ term, norm }));
+  // Per alias, not per entity: a word two aliases share is indexed under both, so either can move alone.
+  const pairs = [
+    ...entity.aliases.flatMap((alias) => nameTerms(alias.norm).map((term) => ({ term, norm: alias.norm }))),
+    ...metadataTerms(entity.metadata).map((term) => ({ term, norm: "" })),
+  ];
+  const seen = new Set<string>();
+  return pairs.filter(
+    ({ term, norm }) => !seen.has(`${term}\u0000${norm}`) && seen.add(`${term}\u0000${norm}`),
+  );
 }
 
 /** Every normal name a mention goes by: its name and the aliases its words imply. */
