@@ -466,6 +466,20 @@ export class FactRepository {
       .where(projectId ? and(eq(facts.id, id), eq(facts.projectId, projectId)) : eq(facts.id, id));
   }
 
+  /** Versions of one project by id, in id order (chunked under D1's parameter limit). */
+  async byIds(projectId: string, ids: readonly string[]): Promise<FactVersion[]> {
+    const rows: FactVersion[] = [];
+    for (const part of chunks([...new Set(ids)])) {
+      rows.push(
+        ...(await this.db
+          .select()
+          .from(facts)
+          .where(and(eq(facts.projectId, projectId), inArray(facts.id, part)))),
+      );
+    }
+    return rows.sort((a, b) => compareText(a.id, b.id));
+  }
+
   async lineage(projectId: string, lineageId: string): Promise<FactVersion[]> {
     return this.db
       .select()

@@ -96,7 +96,9 @@ export function descriptorName(
   const core = words.join(" ");
   if (spec.type === "project")
     return { name: `Project ${capitalise(core)}`, type: "project", core: capitalise(core) };
-  return { name: `${capitalise(core)} ${spec.as}`, type: spec.type, core };
+  // The head as written ("QH Group"), unless spelled another way ("repository" is a repo).
+  const written = head.toLowerCase() === spec.as ? head : spec.as;
+  return { name: `${capitalise(core)} ${written}`, type: spec.type, core };
 }
 
 const capitalise = (text: string) => text.replace(/^\p{Ll}/u, (c) => c.toUpperCase());

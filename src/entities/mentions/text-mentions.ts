@@ -194,6 +194,20 @@ function appositiveRole(scan: Scan, end: number): string | undefined {
   return form ? roleName(form[1] as string)?.name : undefined;
 }
 
+/**
+ * "Marisol Reed <marisol@tidewater.io>": the address is the named person's, so its mention is folded
+ * into the name's (as metadata) rather than standing as a person of its own.
+ */
+function addressBeside(scan: Scan, end: number): EntityMetadata | undefined {
+  const bracket = /^[ \t]*[<(]/.exec(scan.text.slice(end));
+  if (!bracket) return undefined;
+  const at = end + bracket[0].length;
+  const index = scan.found.findIndex((m) => m.start === at && m.metadata.email);
+  if (index < 0) return undefined;
+  const [address] = scan.found.splice(index, 1);
+  return address?.metadata;
+}
+
 function capitalised(scan: Scan, hint?: EntityType): void {
   for (const m of scan.text.matchAll(CAPITALISED)) {
     let words = m[0].split(/[ \t]+/);
@@ -216,8 +230,13 @@ function capitalised(scan: Scan, hint?: EntityType): void {
       continue;
     }
     const role = appositiveRole(scan, end);
-    const type = role ? "person" : typeOfName(scan, words, start, end, hint);
-    add(scan, start, text, { name: text, type, metadata: role ? { roles: [role] } : {} });
+    const address = addressBeside(scan, end);
+    const type = role || address ? "person" : typeOfName(scan, words, start, end, hint);
+    add(scan, start, text, {
+      name: text,
+      type,
+      metadata: { ...address, ...(role ? { roles: [role] } : {}) },
+    });
   }
 }
 
