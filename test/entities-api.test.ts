@@ -248,16 +248,20 @@ describe("GET /entities", () => {
   });
 });
 
+/** A thread whose facts name two companies, registered apart: Quarry Holdings and QH Group. */
+async function twoCompanies() {
+  const t = await newThread();
+  await t.events([
+    fact("vendor", "Quarry Holdings", { id: "v1" }),
+    fact("supplier", "QH Group", { id: "v2" }),
+  ]);
+  const list = await entities(t.project);
+  return { t, quarry: named(list, "Quarry Holdings"), qh: named(list, "QH Group") };
+}
+
 describe("merge, split and review", () => {
   it("merges one entity into another: aliases and facts move, the absorbed one is kept as merged, and the history says so", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("vendor", "Quarry Holdings", { id: "v1" }),
-      fact("supplier", "QH Group", { id: "v2" }),
-    ]);
-    const list = await entities(t.project);
-    const quarry = named(list, "Quarry Holdings");
-    const qh = named(list, "QH Group");
+    const { t, quarry, qh } = await twoCompanies();
     const merged = await call("POST", `/entities/${quarry.id}/merge?as_user=u1`, {
       entity_id: qh.id,
       reason: "same company",
@@ -298,14 +302,8 @@ describe("merge, split and review", () => {
   });
 
   it("splits aliases, with the facts that used them, into a new entity", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("vendor", "Quarry Holdings", { id: "v1" }),
-      fact("supplier", "QH Group", { id: "v2" }),
-    ]);
-    const list = await entities(t.project);
-    const quarry = named(list, "Quarry Holdings");
-    await call("POST", `/entities/${quarry.id}/merge`, { entity_id: named(list, "QH Group").id });
+    const { quarry, qh } = await twoCompanies();
+    await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id });
     const split = await call("POST", `/entities/${quarry.id}/split`, {
       aliases: ["qh group"],
       entity_type: "organization",

@@ -61,6 +61,15 @@ async function pageAcross<T>(
   return { rows, nextCursor: merged.length > limit && last ? encodePosition(position(last.row)) : null };
 }
 
+/** The position a list's cursor names (validated by the query schema), as the list's own fields. */
+function positionOf<T>(
+  cursor: string | undefined,
+  fields: (parts: [string, string, string]) => T,
+): T | undefined {
+  const parts = cursor ? decodePosition(cursor, 3) : undefined;
+  return parts ? fields(parts as [string, string, string]) : undefined;
+}
+
 /** The one row an id names across the databases asked: 404 when none, 409 when several projects have it. */
 async function locate<T>(
   repositories: EntityRepository[],
@@ -144,8 +153,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(listEntities, async (c) => {
     const query = c.req.valid("query");
     const tenant = c.get("tenant");
-    const at = query.cursor ? decodePosition(query.cursor, 3) : undefined;
-    const after = at ? { projectId: at[0] as string, name: at[1] as string, id: at[2] as string } : undefined;
+    const after = positionOf(query.cursor, ([projectId, name, id]) => ({ projectId, name, id }));
     const statuses: EntityStatus[] = query.status ? [query.status] : ["active", "pending"];
     const filter = { projectId: query.project_id, type: query.type, name: query.name, statuses };
     const page = await pageAcross(
@@ -170,10 +178,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(listReviews, async (c) => {
     const query = c.req.valid("query");
     const tenant = c.get("tenant");
-    const at = query.cursor ? decodePosition(query.cursor, 3) : undefined;
-    const after = at
-      ? { projectId: at[0] as string, createdAt: at[1] as string, id: at[2] as string }
-      : undefined;
+    const after = positionOf(query.cursor, ([projectId, createdAt, id]) => ({ projectId, createdAt, id }));
     const filter = { projectId: query.project_id, status: query.status ?? ("open" as const) };
     const page = await pageAcross(
       await repositoriesFor(tenant, query.project_id),

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import {
   EntityDetail,
   EntityDetailQuery,
@@ -14,23 +15,10 @@ import {
   SplitBody,
   SplitResult,
 } from "./schemas/entities";
-import { Problem } from "./schemas/problems";
 import { TenantParams } from "./schemas/threads";
 
-const json = <T>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const problem = (description: string) => ({
-  content: { "application/problem+json": { schema: Problem } },
-  description,
-});
 const body = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-const security = [{ bearer: [] }];
-const errors = {
-  400: problem("Invalid input; `errors` names each offending field"),
-  401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
-};
+const errors = { 400: invalidInput, 401: unauthorized };
 const lookupErrors = {
   ...errors,
   404: problem("No such entity (or review)"),

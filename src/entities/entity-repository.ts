@@ -150,22 +150,14 @@ export class EntityRepository {
   /** The aliases of several entities at once (a page of them), in one statement. */
   async aliasesFor(keys: readonly { projectId: string; id: string }[]): Promise<EntityAliasRow[]> {
     if (keys.length === 0) return [];
-    const rows = await this.database
-      .prepare(
-        `SELECT a.* FROM json_each(?1) k CROSS JOIN entity_aliases a
-           ON a.project_id = k.value ->> 0 AND a.entity_id = k.value ->> 1
-         ORDER BY a.added_at, a.norm`,
+    const pairs = JSON.stringify(keys.map((k) => [k.projectId, k.id]));
+    return this.db
+      .select()
+      .from(entityAliases)
+      .where(
+        sql`(${entityAliases.projectId}, ${entityAliases.entityId}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${pairs}))`,
       )
-      .bind(JSON.stringify(keys.map((k) => [k.projectId, k.id])))
-      .all<Record<string, string>>();
-    return rows.results.map((r) => ({
-      projectId: r.project_id as string,
-      entityId: r.entity_id as string,
-      alias: r.alias as string,
-      norm: r.norm as string,
-      source: r.source as string,
-      addedAt: r.added_at as string,
-    }));
+      .orderBy(asc(entityAliases.addedAt), asc(entityAliases.norm));
   }
 
   /** The fact versions that refer to an entity, newest id last, and the names they used (bounded). */
