@@ -144,6 +144,18 @@ describe("resolution before writes", () => {
     }
   });
 
+  it("writes a fact whatever its text, keeping runs of capitals and long keys out of the registry", async () => {
+    const t = await newThread();
+    const shouting = Array.from({ length: 3000 }, (_, i) => `Word${String.fromCharCode(97 + (i % 26))}`).join(
+      " ",
+    );
+    const key = Array.from({ length: 30 }, (_, i) => `part${i}`).join("_");
+    const res = await t.events([fact(key, `${shouting}. Ask Oskar Brandt.`, { id: "long" })]);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const names = (await entities(t.project)).map((e) => e.canonical_name);
+    expect(names).toEqual(["Ada", "Oskar Brandt"]);
+  });
+
   it("keeps the registry with the project's database when a tenant has several", async () => {
     const run = Math.random().toString(36).slice(2, 8);
     const projects = [`ent-${run}-a`, `ent-${run}-b`, `ent-${run}-c`, `ent-${run}-d`];

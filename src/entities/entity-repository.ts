@@ -19,6 +19,8 @@ import type { EntityAlias, RegistryEntity } from "./registry-entity";
 /** Candidates one write considers at most, and neighbours read per candidate. */
 export const CANDIDATE_LIMIT = 2000;
 const NEIGHBOUR_LIMIT = 50;
+/** Terms (and prefixes) per candidate statement. */
+const LOOKUP_CHUNK = 1000;
 
 /**
  * The entities sharing a term with the lookups (one statement: the terms and prefixes travel as one JSON
@@ -86,12 +88,22 @@ export class EntityRepository {
   }
 
   async candidates(projectId: string, terms: string[], prefixes: string[]): Promise<RegistryEntity[]> {
-    if (terms.length === 0 && prefixes.length === 0) return [];
-    const rows = await this.database
-      .prepare(CANDIDATES_SQL)
-      .bind(JSON.stringify(terms), JSON.stringify(prefixes), projectId, CANDIDATE_LIMIT)
-      .all<CandidateRow>();
-    return rows.results.map((row) => ({
+    // A large write looks up many terms: in parts, each one JSON parameter well under D1's bounds, one batch.
+    const parts: [string[], string[]][] = [];
+    for (let i = 0; i < Math.max(terms.length, prefixes.length); i += LOOKUP_CHUNK) {
+      parts.push([terms.slice(i, i + LOOKUP_CHUNK), prefixes.slice(i, i + LOOKUP_CHUNK)]);
+    }
+    if (parts.length === 0) return [];
+    const results = await this.database.batch<CandidateRow>(
+      parts.map(([t, p]) =>
+        this.database
+          .prepare(CANDIDATES_SQL)
+          .bind(JSON.stringify(t), JSON.stringify(p), projectId, CANDIDATE_LIMIT),
+      ),
+    );
+    const byId = new Map<string, CandidateRow>();
+    for (const result of results) for (const row of result.results) byId.set(row.id, row);
+    return [...byId.values()].map((row) => ({
       id: row.id,
       type: row.entity_type,
       status: row.status,

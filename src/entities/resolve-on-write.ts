@@ -1,5 +1,5 @@
 import type { BatchItem } from "drizzle-orm/batch";
-import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds } from "../domain/entities";
+import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds, type Mention } from "../domain/entities";
 import type { FactVersion } from "../domain/fact-version";
 import type { Identity } from "../domain/identity";
 import type { MentionExtractor } from "../ports/mention-extractor";
@@ -26,6 +26,18 @@ export interface ResolvedWrite {
   /** The registry statements, keeping references only for the facts the write inserted. */
   writes(insertedFacts: ReadonlySet<string>): BatchItem<"sqlite">[];
 }
+
+/**
+ * What one fact may add to the registry: names are short, so a longer "name" is a run of capitalised
+ * text, not an entity; and a fact naming more than this many things is a document, indexed by its first.
+ */
+const MAX_NAME = 200;
+const MAX_MENTIONS_PER_FACT = 50;
+const bounded = (mentions: Mention[]) => {
+  const kept = mentions.filter((m) => m.name.length <= MAX_NAME && m.text.length <= MAX_NAME);
+  const strong = kept.filter((m) => m.strength === "strong");
+  return [...strong, ...kept.filter((m) => m.strength === "weak")].slice(0, MAX_MENTIONS_PER_FACT);
+};
 
 const NOTHING: ResolvedWrite = {
   plan: { created: [], aliases: [], retyped: [], metadata: [], reviews: [], links: [], outcomes: [] },
@@ -80,7 +92,7 @@ export class EntityResolver {
       },
       ...rows.map((row, i) => ({
         key: row.id,
-        mentions: [...(extracted[2 * i] ?? []), ...(extracted[2 * i + 1] ?? [])],
+        mentions: bounded([...(extracted[2 * i] ?? []), ...(extracted[2 * i + 1] ?? [])]),
         context: { ...context, authorityRank: row.authorityRank },
         provenance: {
           thread_id: writer.threadId,
