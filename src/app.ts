@@ -2,6 +2,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { entityRoutes } from "./api/entities.handlers";
 import { factRoutes } from "./api/facts.handlers";
 import { threadRoutes } from "./api/threads.handlers";
 import { traceRoutes } from "./api/traces.handlers";
@@ -24,6 +25,7 @@ function tenantRouter() {
   router.route("/", threadRoutes);
   router.route("/", factRoutes);
   router.route("/", traceRoutes);
+  router.route("/", entityRoutes);
   return router;
 }
 

@@ -20,7 +20,7 @@ export async function call(
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
   const url =
-    path.startsWith("/v1") || (!path.startsWith("/threads") && !path.startsWith("/facts"))
+    path.startsWith("/v1") || !/^\/(?:threads|facts|entities)\b/.test(path)
       ? path
       : `/v1/tenants/${tenant}${path}`;
   const response = await SELF.fetch(`https://tenure.test${url}`, {

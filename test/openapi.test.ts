@@ -14,6 +14,12 @@ describe("public, unauthenticated routes", () => {
     const doc = (await res.json()) as any;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/tenants/{tenant}/entities",
+      "/v1/tenants/{tenant}/entities/review",
+      "/v1/tenants/{tenant}/entities/review/{id}",
+      "/v1/tenants/{tenant}/entities/{id}",
+      "/v1/tenants/{tenant}/entities/{id}/merge",
+      "/v1/tenants/{tenant}/entities/{id}/split",
       "/v1/tenants/{tenant}/facts",
       "/v1/tenants/{tenant}/facts/{id}/history",
       "/v1/tenants/{tenant}/threads/{thread}",
@@ -31,6 +37,8 @@ describe("public, unauthenticated routes", () => {
       "highly_restricted",
     ]);
     expect(doc.components.schemas.ContextRequest.properties.budget_tokens.default).toBe(8000);
+    expect(doc.components.schemas.EntityType.enum).toContain("person");
+    expect(Object.keys(doc.paths["/v1/tenants/{tenant}/entities/{id}/merge"])).toEqual(["post"]);
   });
 
   it("serves a docs page", async () => {

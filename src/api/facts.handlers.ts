@@ -1,41 +1,21 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "../env";
-import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { decodeCursor } from "../facts/fact-cursor";
 import { historyFor, readFactPageAcross } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
-import { factGate, type Viewer } from "../facts/fact-visibility";
 import { toInstant } from "../facts/time";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
-import { projectDatabase } from "../tenancy/placement";
 import type { Tenant } from "../tenancy/registry";
 import { getFactHistory, listFacts } from "./facts.routes";
+import { databasesFor, viewerGate } from "./read-scope";
 import { MAX_FACT_PAGE } from "./schemas/facts";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
 
-/** The project's database when a read names one, else every database of the tenant. */
 async function repositoriesFor(tenant: Tenant, projectId: string | undefined): Promise<FactRepository[]> {
-  const databases = projectId
-    ? [await projectDatabase(tenant, projectId, "read-only")]
-    : [...tenant.databases.values()];
-  return databases.map((database) => new FactRepository(database));
-}
-
-/** The viewer a read names (README "Who sees what in reads"), gated by the tenant's ladder. */
-function gateOf(tenant: Tenant, query: { as_user?: string; roles?: string }) {
-  const viewer: Viewer = {
-    userId: query.as_user ?? null,
-    roles: query.roles
-      ? query.roles
-          .split(",")
-          .map((r) => r.trim())
-          .filter(Boolean)
-      : [],
-  };
-  return factGate(viewer, tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER);
+  return (await databasesFor(tenant, projectId)).map((database) => new FactRepository(database));
 }
 
 export const factRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -43,7 +23,7 @@ export const factRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
     const tenant = c.get("tenant");
-    const gate = gateOf(tenant, query);
+    const gate = viewerGate(tenant, query);
     const notFound = () => new ProblemError(404, "Fact not found", `No fact with id '${id}'.`);
     const repositories = await repositoriesFor(tenant, query.project_id);
     const found = await Promise.all(
@@ -78,7 +58,7 @@ export const factRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
         history: query.include_history === "true",
         userId: query.as_user ?? null,
       },
-      gateOf(tenant, query),
+      viewerGate(tenant, query),
       query.cursor ? decodeCursor(query.cursor) : undefined,
       query.limit ? Number(query.limit) : MAX_FACT_PAGE,
     );

@@ -1,13 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { invalidInput, problem, security, unauthorized } from "./route-parts";
 import { FactHistory, FactList, FactQuery, ViewerQuery } from "./schemas/facts";
-import { Problem } from "./schemas/problems";
 import { TenantParams } from "./schemas/threads";
-
-const problem = (description: string) => ({
-  content: { "application/problem+json": { schema: Problem } },
-  description,
-});
-const security = [{ bearer: [] }];
 
 export const getFactHistory = createRoute({
   method: "get",
@@ -26,8 +20,8 @@ export const getFactHistory = createRoute({
   },
   responses: {
     200: { content: { "application/json": { schema: FactHistory } }, description: "The fact's lineage" },
-    400: problem("Invalid input"),
-    401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
+    400: invalidInput,
+    401: unauthorized,
     404: problem("No such fact"),
     409: problem("The id exists in several projects; pass project_id"),
   },
@@ -41,7 +35,7 @@ export const listFacts = createRoute({
   request: { params: TenantParams, query: FactQuery },
   responses: {
     200: { content: { "application/json": { schema: FactList } }, description: "Matching fact versions" },
-    400: problem("Invalid input"),
-    401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
+    400: invalidInput,
+    401: unauthorized,
   },
 });

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import { ContextBody, ContextResponse } from "./schemas/context";
 import { IngestBody, IngestResult } from "./schemas/events";
-import { Problem } from "./schemas/problems";
 import {
   CreateThreadBody,
   ExpandedItemView,
@@ -11,18 +11,9 @@ import {
   ThreadView,
 } from "./schemas/threads";
 
-const json = <T>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-const problem = (description: string) => ({
-  content: { "application/problem+json": { schema: Problem } },
-  description,
-});
-const security = [{ bearer: [] }];
 const errors = {
-  400: problem("Invalid input; `errors` names each offending field"),
-  401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
+  400: invalidInput,
+  401: unauthorized,
   404: problem("Unknown thread"),
 };
 /** What a route that takes a JSON body may also answer. */

@@ -207,7 +207,12 @@ export class FactRepository {
    * and the storage allows one current version per slot (facts_one_current); either failing rolls the
    * whole batch back and throws StaleFactPlan, and the caller plans again against what won.
    */
-  async apply(projectId: string, plan: FactPlan): Promise<FactsWritten | undefined> {
+  async apply(
+    projectId: string,
+    plan: FactPlan,
+    /** Statements that belong to the same write (the entity registry's, src/entities), run after the facts'. */
+    alongside: BatchItem<"sqlite">[] = [],
+  ): Promise<FactsWritten | undefined> {
     const revision: SQL<number> = sql`(SELECT ${factRevisions.revision} FROM ${factRevisions} WHERE ${factRevisions.projectId} = ${projectId})`;
     const statements: BatchItem<"sqlite">[] = [];
     // Closures first, so that the slot is free when its new current version is inserted; then relinks,
@@ -289,6 +294,7 @@ export class FactRepository {
       .batch([
         bump,
         ...statements,
+        ...alongside,
         this.counter(projectId),
         this.db
           .select({ thread: factWatchers.thread, token: factWatchers.token })
@@ -458,6 +464,20 @@ export class FactRepository {
       .select()
       .from(facts)
       .where(projectId ? and(eq(facts.id, id), eq(facts.projectId, projectId)) : eq(facts.id, id));
+  }
+
+  /** Versions of one project by id, in id order (chunked under D1's parameter limit). */
+  async byIds(projectId: string, ids: readonly string[]): Promise<FactVersion[]> {
+    const rows: FactVersion[] = [];
+    for (const part of chunks([...new Set(ids)])) {
+      rows.push(
+        ...(await this.db
+          .select()
+          .from(facts)
+          .where(and(eq(facts.projectId, projectId), inArray(facts.id, part)))),
+      );
+    }
+    return rows.sort((a, b) => compareText(a.id, b.id));
   }
 
   async lineage(projectId: string, lineageId: string): Promise<FactVersion[]> {

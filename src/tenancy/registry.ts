@@ -51,6 +51,15 @@ const tenantEntry = z.object({
       }),
     )
     .optional(),
+  /**
+   * Seed 001's entity-resolution thresholds (src/entities): a match scoring at least `bind` binds to the
+   * existing entity, one above `review` (and below `bind`) becomes a pending node with a review item,
+   * anything lower a new entity. 0.95 and 0.70 when absent.
+   */
+  entity_thresholds: z
+    .object({ bind: z.number().gt(0).lte(1), review: z.number().gte(0).lt(1) })
+    .refine((t) => t.review < t.bind, { message: "review must be below bind", path: ["review"] })
+    .optional(),
 });
 
 const registrySchema = z.record(z.string().regex(TENANT_NAME), tenantEntry);

@@ -1,6 +1,7 @@
 /** Published request and response shapes, by area. The OpenAPI document is generated from these. */
 
 export * from "./context";
+export * from "./entities";
 export * from "./events";
 export * from "./facts";
 export * from "./problems";

@@ -1,6 +1,7 @@
 import type { FactEventInput, IngestOutput } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
+import { EntityResolver } from "../../entities/resolve-on-write";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
 import { FactCandidateCache } from "../../facts/fact-candidate-cache";
 import { type FactCandidates, searchTerms } from "../../facts/fact-candidates";
@@ -48,6 +49,8 @@ export type AnnounceTo = (
 export class ThreadFacts {
   /** The last few searches' candidates, valid while no newer project revision is announced. */
   private readonly cache = new FactCandidateCache();
+  /** Resolves the entities each fact names before it is written (src/entities). */
+  private readonly entities = new EntityResolver();
 
   constructor(private readonly announceTo: AnnounceTo) {}
 
@@ -74,7 +77,8 @@ export class ThreadFacts {
     countTokens: (text: string) => number,
   ): Promise<{ outcomes: IngestOutput["facts"]; written?: FactsWrittenTo }> {
     if (events.length === 0) return { outcomes: [] };
-    const repository = new FactRepository(await projectDatabase(tenant, record.project_id));
+    const database = await projectDatabase(tenant, record.project_id);
+    const repository = new FactRepository(database);
     const writer = {
       projectId: record.project_id,
       threadId: record.thread,
@@ -84,6 +88,7 @@ export class ThreadFacts {
       countTokens,
     };
     const rows = events.map((f) => prepareFact(f, writer));
+    const entities = await this.entities.resolve(database, writer, rows, tenant.entity_thresholds);
     const references = (r: FactVersion) => [
       ...(r.supersedes ? [r.supersedes] : []),
       ...(JSON.parse(r.dependsOnJson) as string[]),
@@ -100,7 +105,8 @@ export class ThreadFacts {
       const plan = planFactWrites(existing, rows, receivedAt);
       let written: FactsWritten | undefined;
       try {
-        written = await repository.apply(record.project_id, plan);
+        const inserted = new Set(plan.inserts.map((r) => r.id));
+        written = await repository.apply(record.project_id, plan, entities.writes(inserted));
       } catch (error) {
         if (!(error instanceof StaleFactPlan) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
         continue;

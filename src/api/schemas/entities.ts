@@ -1,0 +1,180 @@
+import { z } from "@hono/zod-openapi";
+import { ENTITY_EVENTS, ENTITY_STATUSES, ENTITY_TYPES, REVIEW_STATUSES } from "../../domain/entities";
+import { decodePosition } from "../../http/cursor";
+import { shortText, slugId } from "./common";
+import { StoredFact, ViewerQuery } from "./facts";
+
+/** The canonical entity registry (seed 001): entities, their aliases, facts and history, and reviews. */
+
+export const MAX_ENTITY_PAGE = 500;
+export const DEFAULT_ENTITY_PAGE = 100;
+
+export const EntityType = z.enum(ENTITY_TYPES).openapi("EntityType");
+export const EntityStatus = z.enum(ENTITY_STATUSES).openapi("EntityStatus");
+
+const pageLimit = z
+  .string()
+  .regex(/^\d{1,3}$/, "must be a whole number")
+  .refine((v) => Number(v) >= 1 && Number(v) <= MAX_ENTITY_PAGE, `must be between 1 and ${MAX_ENTITY_PAGE}`)
+  .optional()
+  .openapi({ description: `Per page, at most ${MAX_ENTITY_PAGE}; ${DEFAULT_ENTITY_PAGE} by default.` });
+
+const cursorOf = (length: number) =>
+  z
+    .string()
+    .max(2000)
+    .refine((v) => decodePosition(v, length) !== undefined, "is not a cursor this API issued")
+    .optional()
+    .openapi({ description: "`next_cursor` of the previous page, with the same filters." });
+
+const projectParam = slugId()
+  .optional()
+  .openapi({ description: "The project; without it, every project of the tenant is searched." });
+
+export const EntityParams = z.object({
+  tenant: z.string().openapi({ param: { name: "tenant", in: "path" }, example: "dev" }),
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+export const EntityListQuery = z.object({
+  project_id: projectParam,
+  type: EntityType.optional(),
+  name: shortText(200)
+    .optional()
+    .openapi({ description: "Entities any of whose names starts with this, compared normalised." }),
+  status: EntityStatus.optional().openapi({ description: "Active and pending entities when absent." }),
+  limit: pageLimit,
+  cursor: cursorOf(3),
+});
+
+export const EntityAliasView = z.object({
+  alias: z.string(),
+  norm: z.string().openapi({ description: "The normal form names are compared in." }),
+  source: z.string().openapi({ description: "canonical, observed, derived, metadata, review or merge" }),
+  added_at: z.string(),
+});
+
+export const EntityView = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    canonical_name: z.string(),
+    entity_type: EntityType,
+    status: EntityStatus,
+    merged_into: z.string().nullable(),
+    aliases: z.array(EntityAliasView),
+    metadata: z.record(z.string(), z.unknown()),
+    provenance: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Entity");
+
+export const EntityList = z
+  .object({
+    entities: z.array(EntityView),
+    next_cursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as `cursor` for the next page; null on the last." }),
+  })
+  .openapi("EntityList");
+
+export const ReviewView = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    entity_id: z.string().openapi({ description: "The pending node." }),
+    entity_name: z.string().nullable(),
+    candidate_id: z.string().openapi({ description: "The entity it may be." }),
+    candidate_name: z.string().nullable(),
+    runner_up_id: z.string().nullable().openapi({ description: "A close second candidate, if any." }),
+    score: z.number(),
+    features: z.record(z.string(), z.unknown()).openapi({ description: "The similarity score's parts." }),
+    status: z.enum(REVIEW_STATUSES),
+    reason: z.string().nullable(),
+    created_at: z.string(),
+    decided_at: z.string().nullable(),
+  })
+  .openapi("EntityReview");
+
+export const EntityHistoryEntry = z.object({
+  event: z.enum(ENTITY_EVENTS),
+  other_entity_id: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+  at: z.string(),
+});
+
+export const EntityDetail = EntityView.extend({
+  facts: z
+    .array(StoredFact)
+    .openapi({ description: "Fact versions that refer to the entity, as far as the viewer may see." }),
+  facts_truncated: z.boolean(),
+  history: z
+    .array(EntityHistoryEntry)
+    .openapi({ description: "Newest first: creation, aliases, merges, splits, reviews." }),
+  reviews: z.array(ReviewView),
+}).openapi("EntityDetail");
+
+export const EntityDetailQuery = ViewerQuery.extend({ project_id: projectParam });
+
+export const ProjectQuery = z.object({ project_id: projectParam });
+
+export const MergeBody = z
+  .object({
+    entity_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: "The entity merged into this one; it keeps its id, with status `merged`." }),
+    reason: shortText(500).optional(),
+  })
+  .openapi("EntityMerge");
+
+export const SplitBody = z
+  .object({
+    aliases: z.array(shortText(500)).min(1).max(100).openapi({
+      description: "Aliases of this entity that move to a new one, with the facts that used them.",
+    }),
+    canonical_name: shortText(500)
+      .optional()
+      .openapi({ description: "The new entity's name; the first alias by default." }),
+    entity_type: EntityType.optional().openapi({
+      description: "The new entity's type; this one's by default.",
+    }),
+  })
+  .openapi("EntitySplit");
+
+export const SplitResult = z.object({ entity: EntityView, created: EntityView }).openapi("EntitySplitResult");
+
+export const ReviewListQuery = z.object({
+  project_id: projectParam,
+  status: z.enum(REVIEW_STATUSES).optional().openapi({ description: "`open` by default." }),
+  limit: pageLimit,
+  cursor: cursorOf(3),
+});
+
+export const ReviewList = z
+  .object({ reviews: z.array(ReviewView), next_cursor: z.string().nullable() })
+  .openapi("EntityReviewList");
+
+export const ReviewDecisionBody = z
+  .object({
+    decision: z.enum(["accept", "reject"]).openapi({
+      description:
+        "`accept`: the pending node is merged into the candidate; `reject`: it becomes an entity of its own.",
+    }),
+    reason: shortText(500).optional(),
+  })
+  .openapi("EntityReviewDecision");
+
+export const ReviewDecisionResult = z
+  .object({
+    review: ReviewView,
+    entity: EntityView.openapi({ description: "The entity the mention now resolves to." }),
+  })
+  .openapi("EntityReviewResult");

@@ -1,0 +1,255 @@
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type { EntityMetadata, EntityStatus, EntityType, ReviewStatus } from "../domain/entities";
+import {
+  type EntityAliasRow,
+  type EntityHistoryRow,
+  type EntityReviewRow,
+  type EntityRow,
+  entities,
+  entityAliases,
+  entityHistory,
+  entityReviews,
+  factEntities,
+} from "./entity-schema";
+import { normalizeName } from "./names";
+import type { EntityAlias, RegistryEntity } from "./registry-entity";
+
+/** Candidates one write considers at most, and neighbours read per candidate. */
+export const CANDIDATE_LIMIT = 2000;
+const NEIGHBOUR_LIMIT = 50;
+/** Terms (and prefixes) per candidate statement. */
+const LOOKUP_CHUNK = 1000;
+
+/**
+ * The entities sharing a term with the lookups (one statement: the terms and prefixes travel as one JSON
+ * parameter each), with their aliases and neighbours (entities that facts referring to them also refer
+ * to). A prefix matches every term that starts with it: char(1114111) is above every character.
+ */
+const CANDIDATES_SQL = `WITH hit(entity_id) AS (
+    SELECT t.entity_id FROM json_each(?1) w
+      CROSS JOIN entity_terms t ON t.project_id = ?3 AND t.term = w.value
+    UNION
+    SELECT t.entity_id FROM json_each(?2) p
+      CROSS JOIN entity_terms t ON t.project_id = ?3 AND t.term >= p.value AND t.term < p.value || char(1114111)
+  )
+  SELECT e.*,
+    (SELECT json_group_array(json_object('alias', a.alias, 'norm', a.norm, 'source', a.source))
+       FROM entity_aliases a WHERE a.project_id = e.project_id AND a.entity_id = e.id) AS aliases_json,
+    (SELECT json_group_array(n.entity_id) FROM (
+       SELECT DISTINCT o.entity_id FROM fact_entities mine
+         CROSS JOIN fact_entities o ON o.project_id = mine.project_id AND o.fact_id = mine.fact_id
+         WHERE mine.project_id = e.project_id AND mine.entity_id = e.id AND o.entity_id <> e.id
+         LIMIT ${NEIGHBOUR_LIMIT}) n) AS neighbours_json
+  FROM (SELECT DISTINCT entity_id FROM hit LIMIT ?4) h
+  CROSS JOIN entities e ON e.project_id = ?3 AND e.id = h.entity_id
+  WHERE e.status <> 'merged'`;
+
+interface CandidateRow {
+  id: string;
+  canonical_name: string;
+  entity_type: EntityType;
+  status: EntityStatus;
+  metadata_json: string;
+  provenance_json: string;
+  aliases_json: string;
+  neighbours_json: string;
+}
+
+/** The order GET /entities pages in: (project_id, canonical_name, id), unique. */
+export interface EntityPosition {
+  projectId: string;
+  name: string;
+  id: string;
+}
+
+export interface EntityPageFilter {
+  projectId?: string;
+  type?: EntityType;
+  /** A prefix of any of the entity's names, normalised. */
+  name?: string;
+  statuses: EntityStatus[];
+}
+
+/** The order GET /entities/review pages in: (project_id, created_at, id). */
+export interface ReviewPosition {
+  projectId: string;
+  createdAt: string;
+  id: string;
+}
+
+/** Reads of one D1 database's entity registries. */
+export class EntityRepository {
+  readonly db: DrizzleD1Database;
+
+  constructor(readonly database: D1Database) {
+    this.db = drizzle(database);
+  }
+
+  async candidates(projectId: string, terms: string[], prefixes: string[]): Promise<RegistryEntity[]> {
+    // A large write looks up many terms: in parts, each one JSON parameter well under D1's bounds, one batch.
+    const parts: [string[], string[]][] = [];
+    for (let i = 0; i < Math.max(terms.length, prefixes.length); i += LOOKUP_CHUNK) {
+      parts.push([terms.slice(i, i + LOOKUP_CHUNK), prefixes.slice(i, i + LOOKUP_CHUNK)]);
+    }
+    if (parts.length === 0) return [];
+    const results = await this.database.batch<CandidateRow>(
+      parts.map(([t, p]) =>
+        this.database
+          .prepare(CANDIDATES_SQL)
+          .bind(JSON.stringify(t), JSON.stringify(p), projectId, CANDIDATE_LIMIT),
+      ),
+    );
+    const byId = new Map<string, CandidateRow>();
+    for (const result of results) for (const row of result.results) byId.set(row.id, row);
+    return [...byId.values()].map((row) => ({
+      id: row.id,
+      type: row.entity_type,
+      status: row.status,
+      canonicalName: row.canonical_name,
+      aliases: JSON.parse(row.aliases_json) as EntityAlias[],
+      metadata: JSON.parse(row.metadata_json) as EntityMetadata,
+      provenance: JSON.parse(row.provenance_json),
+      neighbours: JSON.parse(row.neighbours_json) as string[],
+    }));
+  }
+
+  /** One page of GET /entities after `after`, every filter applied before the limit. */
+  async page(
+    filter: EntityPageFilter,
+    after: EntityPosition | undefined,
+    limit: number,
+  ): Promise<EntityRow[]> {
+    const prefix = filter.name ? normalizeName(filter.name) : undefined;
+    const named: SQL | undefined = prefix
+      ? sql`EXISTS (SELECT 1 FROM ${entityAliases} a WHERE a.project_id = ${entities.projectId}
+          AND a.entity_id = ${entities.id} AND substr(a.norm, 1, ${prefix.length}) = ${prefix})`
+      : undefined;
+    return this.db
+      .select()
+      .from(entities)
+      .where(
+        and(
+          filter.projectId ? eq(entities.projectId, filter.projectId) : undefined,
+          filter.type ? eq(entities.entityType, filter.type) : undefined,
+          inArray(entities.status, filter.statuses),
+          named,
+          after
+            ? sql`(${entities.projectId}, ${entities.canonicalName}, ${entities.id}) > (${after.projectId}, ${after.name}, ${after.id})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(entities.projectId), asc(entities.canonicalName), asc(entities.id))
+      .limit(limit);
+  }
+
+  async find(id: string, projectId?: string): Promise<EntityRow[]> {
+    return this.db
+      .select()
+      .from(entities)
+      .where(and(eq(entities.id, id), projectId ? eq(entities.projectId, projectId) : undefined));
+  }
+
+  async aliases(projectId: string, entityId: string): Promise<EntityAliasRow[]> {
+    return this.db
+      .select()
+      .from(entityAliases)
+      .where(and(eq(entityAliases.projectId, projectId), eq(entityAliases.entityId, entityId)))
+      .orderBy(asc(entityAliases.addedAt), asc(entityAliases.norm));
+  }
+
+  /** The aliases of several entities at once (a page of them), in one statement. */
+  async aliasesFor(keys: readonly { projectId: string; id: string }[]): Promise<EntityAliasRow[]> {
+    if (keys.length === 0) return [];
+    const pairs = JSON.stringify(keys.map((k) => [k.projectId, k.id]));
+    return this.db
+      .select()
+      .from(entityAliases)
+      .where(
+        sql`(${entityAliases.projectId}, ${entityAliases.entityId}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${pairs}))`,
+      )
+      .orderBy(asc(entityAliases.addedAt), asc(entityAliases.norm));
+  }
+
+  /** The fact versions that refer to an entity, newest id last, and the names they used (bounded). */
+  async factLinks(
+    projectId: string,
+    entityId: string,
+    limit: number,
+  ): Promise<{ factId: string; mention: string }[]> {
+    return this.db
+      .select({ factId: factEntities.factId, mention: factEntities.mention })
+      .from(factEntities)
+      .where(and(eq(factEntities.projectId, projectId), eq(factEntities.entityId, entityId)))
+      .orderBy(asc(factEntities.factId))
+      .limit(limit);
+  }
+
+  async history(projectId: string, entityId: string, limit: number): Promise<EntityHistoryRow[]> {
+    return this.db
+      .select()
+      .from(entityHistory)
+      .where(and(eq(entityHistory.projectId, projectId), eq(entityHistory.entityId, entityId)))
+      .orderBy(desc(entityHistory.at), desc(entityHistory.id))
+      .limit(limit);
+  }
+
+  /** Reviews the entity is part of, as the pending node or as the candidate, open ones first. */
+  async reviewsOf(projectId: string, entityId: string): Promise<EntityReviewRow[]> {
+    return this.db
+      .select()
+      .from(entityReviews)
+      .where(
+        and(
+          eq(entityReviews.projectId, projectId),
+          sql`(${entityReviews.entityId} = ${entityId} OR ${entityReviews.candidateId} = ${entityId})`,
+        ),
+      )
+      .orderBy(sql`${entityReviews.status} <> 'open'`, desc(entityReviews.createdAt))
+      .limit(100);
+  }
+
+  async reviewPage(
+    filter: { projectId?: string; status: ReviewStatus },
+    after: ReviewPosition | undefined,
+    limit: number,
+  ): Promise<EntityReviewRow[]> {
+    return this.db
+      .select()
+      .from(entityReviews)
+      .where(
+        and(
+          filter.projectId ? eq(entityReviews.projectId, filter.projectId) : undefined,
+          eq(entityReviews.status, filter.status),
+          after
+            ? sql`(${entityReviews.projectId}, ${entityReviews.createdAt}, ${entityReviews.id}) > (${after.projectId}, ${after.createdAt}, ${after.id})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(entityReviews.projectId), asc(entityReviews.createdAt), asc(entityReviews.id))
+      .limit(limit);
+  }
+
+  async review(id: string, projectId?: string): Promise<EntityReviewRow[]> {
+    return this.db
+      .select()
+      .from(entityReviews)
+      .where(and(eq(entityReviews.id, id), projectId ? eq(entityReviews.projectId, projectId) : undefined));
+  }
+
+  /** Entities by id, merged ones included (a review may name one merged since). */
+  async byIds(projectId: string, ids: string[]): Promise<EntityRow[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .select()
+      .from(entities)
+      .where(and(eq(entities.projectId, projectId), inArray(entities.id, ids)));
+  }
+
+  /** Runs a registry batch (entity-edits.ts) as one transaction. */
+  async run(statements: BatchItem<"sqlite">[]): Promise<void> {
+    const [first, ...rest] = statements;
+    if (first) await this.db.batch([first, ...rest]);
+  }
+}

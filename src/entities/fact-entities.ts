@@ -1,0 +1,60 @@
+import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds } from "../domain/entities";
+import { factMentionInputs } from "./fact-mentions";
+import type { MemoryRegistry } from "./memory-registry";
+import { keyWords } from "./mentions/key-mentions";
+import { ruleMentions } from "./mentions/rule-mention-extractor";
+import type { PlacedMention } from "./mentions/text-mentions";
+import { decide } from "./resolution/decide";
+import { scoreCandidate } from "./resolution/score";
+
+/**
+ * What a fact is about, for slot matching: the canonical entities its key and value name, and the
+ * attribute its key states of them. "project_atlas_budget" and "atlas_budget" in a project whose
+ * registry knows Project Atlas (alias "Atlas") both read { entityIds: [Project Atlas], attribute:
+ * "budget" }: one entity and attribute, so one slot. A key that names no registered entity keeps its
+ * words as the attribute ("discount_cap" → "discount_cap").
+ *
+ * Pure and read-only: mentions are found by the offline rules and bound only where seed 001 binds (at or
+ * above `thresholds.bind`, unambiguous); nothing is created or reviewed, so it can run on any copy of the
+ * registry, at write time or in a compile. Pending entities a mention binds to are listed apart
+ * (`pendingIds`): seed 001 keeps them out of high-authority constraints until they are resolved.
+ */
+export interface FactEntities {
+  /** Active canonical entities the fact names, sorted. */
+  entityIds: string[];
+  /** Pending (unreviewed) entities the fact names, sorted. */
+  pendingIds: string[];
+  /** The key's words that name no entity, joined by "_". */
+  attribute: string;
+}
+
+export function factEntities(
+  fact: { key: string; value: unknown },
+  registry: MemoryRegistry,
+  thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+): FactEntities {
+  const [keyInput, valueInput] = factMentionInputs(fact.key, fact.value);
+  const active = new Set<string>();
+  const pending = new Set<string>();
+  const keySpans: { start: number; end: number }[] = [];
+  for (const input of [keyInput, valueInput]) {
+    if (!input) continue;
+    for (const mention of ruleMentions(input) as PlacedMention[]) {
+      const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
+      const decision = decide(mention, scored, thresholds);
+      if (decision.kind !== "bind") continue;
+      const entity = decision.best.entity;
+      (entity.status === "pending" ? pending : active).add(entity.id);
+      if (input.origin === "fact_key") keySpans.push({ start: mention.start, end: mention.end });
+    }
+  }
+  const words = keyWords(fact.key);
+  const named = new Set<number>();
+  for (const span of keySpans) for (let i = span.start; i < span.end; i++) named.add(i);
+  const rest = words.filter((_, i) => !named.has(i));
+  return {
+    entityIds: [...active].sort(),
+    pendingIds: [...pending].sort(),
+    attribute: (rest.length ? rest : words).join("_"),
+  };
+}

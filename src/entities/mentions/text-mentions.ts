@@ -1,0 +1,278 @@
+import type { EntityMetadata, EntityType, Mention, MentionOrigin } from "../../domain/entities";
+import { DESCRIPTOR_AFTER_DETERMINER, DESCRIPTOR_CAPITALISED, descriptorName } from "./descriptors";
+import { ROLE_ABBREVIATIONS, ROLE_FORM, roleName } from "./roles";
+import {
+  COMMON_ACRONYMS,
+  COMMON_CAPITALISED,
+  HONORIFICS,
+  ORGANISATION_ENDINGS,
+  PERSON_VERBS,
+  PLACE_ENDINGS,
+} from "./words";
+
+/**
+ * The offline rules that find entity mentions in text (a fact's value, a message, tool output). Each
+ * rule claims the characters it matched, in order from the most to the least specific, so "the prompt
+ * repo" is one system and not a capitalised word besides. Kinds of language, not lists of names:
+ * addresses and handles, paths and URLs, document ids, role descriptions, "the X team/repo/office",
+ * "Project X", capitalised names (typed by their endings and the words around them) and acronyms.
+ */
+
+/** A mention and where in its text it stands. */
+export type PlacedMention = Mention & { start: number; end: number };
+
+const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/g;
+const EMAIL = /(?<![\w.+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
+const HANDLE = /(?<![\w@.])@([A-Za-z][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])/g;
+const ABSOLUTE_PATH = /(?<![\w:/.@-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+\/?/g;
+const RELATIVE_PATH = /(?<![\w/.@-])[\w-]+(?:\/[\w.-]+)*\/[\w-]+\.[A-Za-z]{1,5}\b/g;
+const DOCUMENT_ID = /\b[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]+)*-\d+[A-Z0-9]*\b/g;
+const SYSTEM_CODE = /\b[A-Z]{2,}(?:-[A-Z0-9]{1,8}){2,}\b/g;
+const ROLE = new RegExp(
+  `\\b(?:our|the|my|your|their|his|her)\\s+(?:(?:new|former|acting|interim|deputy)\\s+)?(${ROLE_FORM.source})\\b`,
+  "gi",
+);
+const BARE_ROLE = new RegExp(`\\b(${Object.keys(ROLE_ABBREVIATIONS).join("|").toUpperCase()})\\b`, "g");
+const PROJECT =
+  /\b(?:Project|Operation|Initiative|Programme|Program)\s+([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2})/g;
+const NAME_WORD = "\\p{Lu}[\\p{L}'’]*(?:-\\p{L}+)*";
+const CAPITALISED = new RegExp(
+  `(?<![\\p{L}\\p{N}-])${NAME_WORD}(?:[ \\t]+(?:(?:of|de|van|von|der|da|di|&)[ \\t]+)?${NAME_WORD})*(?![\\p{N}-])`,
+  "gu",
+);
+
+/** Prefixes of codes that are standards, not documents ("UTF-8", "SHA-256"). */
+const STANDARD_PREFIXES = /^(?:UTF|SHA|ISO|MD|TLS|SSL|HTTP|IPV|UTC|GMT|AES|RSA|COVID|GPT|ES|PEP|RFC)-/;
+
+/** Local parts of shared mailboxes: a team, not a person. */
+const SHARED_MAILBOXES =
+  /^(?:support|info|help|billing|sales|admin|noreply|no-reply|team|ops|security|hr|finance|legal|contact|hello)$/i;
+
+class Claims {
+  private readonly spans: { start: number; end: number }[] = [];
+  free(start: number, end: number): boolean {
+    return this.spans.every((s) => end <= s.start || start >= s.end);
+  }
+  claim(start: number, end: number): void {
+    this.spans.push({ start, end });
+  }
+}
+
+interface Scan {
+  text: string;
+  origin: MentionOrigin;
+  claims: Claims;
+  found: PlacedMention[];
+}
+
+function add(
+  scan: Scan,
+  start: number,
+  text: string,
+  fields: {
+    name: string;
+    type: EntityType;
+    strength?: "strong" | "weak";
+    aliases?: string[];
+    metadata?: EntityMetadata;
+  },
+): boolean {
+  const end = start + text.length;
+  if (!scan.claims.free(start, end)) return false;
+  scan.claims.claim(start, end);
+  scan.found.push({
+    text,
+    name: fields.name,
+    type: fields.type,
+    strength: fields.strength ?? "strong",
+    aliases: fields.aliases ?? [],
+    metadata: fields.metadata ?? {},
+    origin: scan.origin,
+    start,
+    end,
+  });
+  return true;
+}
+
+function addresses(scan: Scan): void {
+  for (const m of scan.text.matchAll(URL)) {
+    const url = m[0].replace(/[.,;:!?]+$/, "");
+    add(scan, m.index, url, { name: url, type: "document", metadata: { url } });
+  }
+  for (const m of scan.text.matchAll(EMAIL)) {
+    const email = m[0].replace(/\.+$/, "").toLowerCase();
+    const domain = (m[2] as string).replace(/\.+$/, "").toLowerCase();
+    const type = SHARED_MAILBOXES.test(m[1] as string) ? "team" : "person";
+    add(scan, m.index, m[0].replace(/\.+$/, ""), {
+      name: email,
+      type,
+      metadata: { email, email_domain: domain },
+    });
+  }
+  for (const m of scan.text.matchAll(HANDLE)) {
+    const handle = `@${(m[1] as string).toLowerCase()}`;
+    add(scan, m.index, m[0], { name: handle, type: "person", metadata: { handle } });
+  }
+  for (const pattern of [ABSOLUTE_PATH, RELATIVE_PATH]) {
+    for (const m of scan.text.matchAll(pattern)) {
+      add(scan, m.index, m[0], { name: m[0], type: "document", metadata: { path: m[0] } });
+    }
+  }
+}
+
+function codes(scan: Scan): void {
+  for (const m of scan.text.matchAll(DOCUMENT_ID)) {
+    if (STANDARD_PREFIXES.test(m[0])) {
+      scan.claims.claim(m.index, m.index + m[0].length);
+      continue;
+    }
+    add(scan, m.index, m[0], { name: m[0], type: "document", metadata: { document_id: m[0] } });
+  }
+  for (const m of scan.text.matchAll(SYSTEM_CODE)) {
+    add(scan, m.index, m[0], { name: m[0], type: "system", metadata: { document_id: m[0] } });
+  }
+}
+
+function roles(scan: Scan): void {
+  for (const m of scan.text.matchAll(ROLE)) {
+    const words = m[1] as string;
+    const role = roleName(words);
+    if (!role) continue;
+    const at = m.index + m[0].length - words.length;
+    add(scan, at, words, {
+      name: role.name,
+      type: "role",
+      aliases: role.abbreviation ? [role.abbreviation] : [],
+    });
+  }
+  for (const m of scan.text.matchAll(BARE_ROLE)) {
+    const role = roleName(m[0]) as { name: string; abbreviation?: string };
+    add(scan, m.index, m[0], { name: role.name, type: "role", aliases: [m[0]] });
+  }
+}
+
+function descriptors(scan: Scan): void {
+  for (const pattern of [DESCRIPTOR_AFTER_DETERMINER, DESCRIPTOR_CAPITALISED]) {
+    for (const m of scan.text.matchAll(pattern)) {
+      const qualifier = m[1] as string;
+      const described = descriptorName(qualifier, m[2] as string);
+      if (!described) continue;
+      const words = `${qualifier}${m[2]}`;
+      const at = m.index + m[0].length - words.length;
+      add(scan, at, words, {
+        name: described.name,
+        type: described.type,
+        aliases: described.type === "project" ? [described.core] : [],
+      });
+    }
+  }
+  for (const m of scan.text.matchAll(PROJECT)) {
+    const core = m[1] as string;
+    add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", aliases: [core] });
+  }
+}
+
+/** The type a capitalised run's own words and its neighbours give it. */
+function typeOfName(scan: Scan, words: string[], start: number, end: number, hint?: EntityType): EntityType {
+  const last = (words.at(-1) as string).toLowerCase().replace(/\.$/, "");
+  if (ORGANISATION_ENDINGS.has(last)) return "organization";
+  if (PLACE_ENDINGS.has(last)) return "place";
+  const before = scan.text.slice(Math.max(0, start - 6), start);
+  if (/\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+$/.test(before)) return "person";
+  const next = /^[ \t]+([a-z]+)/.exec(scan.text.slice(end))?.[1];
+  const titleCase = words.every((w) => /^\p{Lu}\p{Ll}/u.test(w));
+  if (titleCase && words.length <= 3 && next && PERSON_VERBS.has(next)) return "person";
+  return hint ?? "other";
+}
+
+/** A role stated beside a name: "Dana Whitfield, our CFO" or "Dana Whitfield (head of finance)". */
+function appositiveRole(scan: Scan, end: number): string | undefined {
+  const after = scan.text.slice(end, end + 60);
+  const form = new RegExp(`^\\s*[,(]\\s*(?:(?:our|the|my|their)\\s+)?(${ROLE_FORM.source})\\b`, "i").exec(
+    after,
+  );
+  return form ? roleName(form[1] as string)?.name : undefined;
+}
+
+/**
+ * "Marisol Reed <marisol@tidewater.io>": the address is the named person's, so its mention is folded
+ * into the name's (as metadata) rather than standing as a person of its own.
+ */
+function addressBeside(scan: Scan, end: number): EntityMetadata | undefined {
+  const bracket = /^[ \t]*[<(]/.exec(scan.text.slice(end));
+  if (!bracket) return undefined;
+  const at = end + bracket[0].length;
+  const index = scan.found.findIndex((m) => m.start === at && m.metadata.email);
+  if (index < 0) return undefined;
+  const [address] = scan.found.splice(index, 1);
+  return address?.metadata;
+}
+
+function capitalised(scan: Scan, hint?: EntityType): void {
+  for (const m of scan.text.matchAll(CAPITALISED)) {
+    let words = m[0].split(/[ \t]+/);
+    let start = m.index;
+    // Sentence openers and honorifics in front of a name are not part of it.
+    while (
+      words.length &&
+      COMMON_CAPITALISED.has((words[0] as string).toLowerCase().split(/['’]/)[0] as string)
+    ) {
+      start += (words[0] as string).length;
+      start += /^[ \t]*/.exec(scan.text.slice(start))?.[0].length ?? 0;
+      words = words.slice(1);
+    }
+    if (words.length === 0) continue;
+    const text = scan.text.slice(start, m.index + m[0].length).replace(/['’]s$/, "");
+    const end = start + text.length;
+    words = text.split(/[ \t]+/);
+    if (words.length === 1) {
+      single(scan, text, start, end, hint);
+      continue;
+    }
+    const role = appositiveRole(scan, end);
+    const address = addressBeside(scan, end);
+    const type = role || address ? "person" : typeOfName(scan, words, start, end, hint);
+    add(scan, start, text, {
+      name: text,
+      type,
+      metadata: { ...address, ...(role ? { roles: [role] } : {}) },
+    });
+  }
+}
+
+/**
+ * One capitalised word ("Atlas", "Sam") or an acronym ("AWS"): a weak mention, never a new entity alone.
+ * After an honorific it is a person ("Mr Olsen"); at the start of a sentence, only when a person verb
+ * follows ("Sam approved") or the text names a person ("owner: Sam"), as sentences open with
+ * capitalised verbs ("Ask", "Meet").
+ */
+function single(scan: Scan, word: string, start: number, end: number, hint?: EntityType): void {
+  if (word.length < 2 || HONORIFICS.has(word.toLowerCase())) return;
+  const acronym = /^\p{Lu}{2,6}$/u.test(word);
+  if (acronym && COMMON_ACRONYMS.has(word.toLowerCase())) return;
+  const before = scan.text.slice(Math.max(0, start - 6), start);
+  if (/\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+$/.test(before)) {
+    add(scan, start, word, { name: word, type: "person" });
+    return;
+  }
+  const next = /^[ \t]+([a-z]+)/.exec(scan.text.slice(end))?.[1];
+  const speaks = next !== undefined && PERSON_VERBS.has(next);
+  const opensSentence = /(?:^|[.!?:;]\s+|\n\s*)$/.test(scan.text.slice(0, start));
+  if (!acronym && !speaks && hint !== "person" && opensSentence) return;
+  const type = acronym ? "other" : speaks ? "person" : (hint ?? "other");
+  add(scan, start, word, { name: word, type, strength: "weak" });
+}
+
+/**
+ * The mentions in one text. `hint` types the names the words leave untyped: the value of an `owner` key
+ * names a person.
+ */
+export function textMentions(text: string, origin: MentionOrigin, hint?: EntityType): PlacedMention[] {
+  const scan: Scan = { text, origin, claims: new Claims(), found: [] };
+  addresses(scan);
+  codes(scan);
+  roles(scan);
+  descriptors(scan);
+  capitalised(scan, hint);
+  return scan.found.sort((a, b) => a.start - b.start);
+}

@@ -1,0 +1,122 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds, type Mention } from "../domain/entities";
+import type { FactVersion } from "../domain/fact-version";
+import type { Identity } from "../domain/identity";
+import type { MentionExtractor } from "../ports/mention-extractor";
+import { resolutionWrites } from "./entity-edits";
+import { EntityRepository } from "./entity-repository";
+import { factMentionInputs } from "./fact-mentions";
+import { MemoryRegistry } from "./memory-registry";
+import { identityMentions } from "./mentions/identity-mentions";
+import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
+import { type RegistryPlan, type ResolutionSource, resolveMentions } from "./resolution/resolve";
+import { mentionLookup } from "./resolution/terms";
+import { withStableIds } from "./stable-ids";
+
+/** Who is writing: the thread, its project and identity. */
+export interface Writer {
+  projectId: string;
+  threadId: string;
+  identity: Identity;
+}
+
+/** A batch's resolution, ready to join the fact write's D1 batch. */
+export interface ResolvedWrite {
+  plan: RegistryPlan;
+  /** The registry statements, keeping references only for the facts the write inserted. */
+  writes(insertedFacts: ReadonlySet<string>): BatchItem<"sqlite">[];
+}
+
+/**
+ * What one fact may add to the registry: names are short, so a longer "name" is a run of capitalised
+ * text, not an entity; and a fact naming more than this many things is a document, indexed by its first.
+ */
+const MAX_NAME = 200;
+const MAX_MENTIONS_PER_FACT = 50;
+const bounded = (mentions: Mention[]) => {
+  const kept = mentions.filter((m) => m.name.length <= MAX_NAME && m.text.length <= MAX_NAME);
+  const strong = kept.filter((m) => m.strength === "strong");
+  return [...strong, ...kept.filter((m) => m.strength === "weak")].slice(0, MAX_MENTIONS_PER_FACT);
+};
+
+const NOTHING: ResolvedWrite = {
+  plan: { created: [], aliases: [], retyped: [], metadata: [], reviews: [], links: [], outcomes: [] },
+  writes: () => [],
+};
+
+/**
+ * Resolution before memory writes (seed 001): the mentions of each fact's key and value, and of the
+ * writer's identity, are resolved against the project's registry before the facts are written, and the
+ * registry's changes and the facts' references are written in the facts' own batch. One D1 read for the
+ * whole batch (every mention's candidate terms at once), pure resolution, no write of its own.
+ *
+ * A failure here never fails the fact write: it is logged and the facts are written without references
+ * (they can be resolved again later); the registry is an index over the facts, not their owner.
+ */
+export class EntityResolver {
+  constructor(private readonly extractor: MentionExtractor = new RuleMentionExtractor()) {}
+
+  async resolve(
+    database: D1Database,
+    writer: Writer,
+    rows: readonly FactVersion[],
+    thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+  ): Promise<ResolvedWrite> {
+    try {
+      return await this.plan(new EntityRepository(database), writer, rows, thresholds);
+    } catch (error) {
+      console.error(
+        "entity resolution failed; facts written without entity references",
+        writer.projectId,
+        error,
+      );
+      return NOTHING;
+    }
+  }
+
+  private async plan(
+    repository: EntityRepository,
+    writer: Writer,
+    rows: readonly FactVersion[],
+    thresholds: EntityThresholds,
+  ): Promise<ResolvedWrite> {
+    const inputs = rows.flatMap((row) => factMentionInputs(row.key, JSON.parse(row.valueJson)));
+    const extracted = await this.extractor.extract(inputs);
+    const context = { threadId: writer.threadId, userId: writer.identity.user_id };
+    const sources: ResolutionSource[] = [
+      {
+        key: "identity",
+        mentions: identityMentions(writer.identity),
+        context,
+        provenance: { thread_id: writer.threadId, user_id: writer.identity.user_id, origin: "identity" },
+      },
+      ...rows.map((row, i) => ({
+        key: row.id,
+        mentions: bounded([...(extracted[2 * i] ?? []), ...(extracted[2 * i + 1] ?? [])]),
+        context: { ...context, authorityRank: row.authorityRank },
+        provenance: {
+          thread_id: writer.threadId,
+          user_id: row.userId,
+          fact_id: row.id,
+          origin: "fact",
+          extractor: this.extractor.name,
+        },
+      })),
+    ];
+    const lookups = sources.flatMap((s) => s.mentions.map(mentionLookup));
+    const candidates = await repository.candidates(
+      writer.projectId,
+      [...new Set(lookups.flatMap((l) => l.terms))],
+      [...new Set(lookups.flatMap((l) => l.prefixes))],
+    );
+    const plan = withStableIds(
+      resolveMentions(sources, new MemoryRegistry(candidates), thresholds),
+      writer.projectId,
+    );
+    const at = new Date().toISOString();
+    return {
+      plan,
+      writes: (inserted) => resolutionWrites(repository.db, writer.projectId, plan, inserted, at),
+    };
+  }
+}

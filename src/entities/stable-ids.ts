@@ -1,0 +1,24 @@
+import { sha256Hex } from "../items/sha256";
+
+/**
+ * Resolution plans name what they create by provisional ids ("new:person:dana whitfield",
+ * "review:new:…"), and the write path gives each a stable one: a UUID from the SHA-256 of the project
+ * and the provisional id. Two threads that meet the same new name at once therefore create the same
+ * entity (the second insert is a no-op) rather than two, and a retried write reuses its ids.
+ */
+const PROVISIONAL = /^(?:new|review):/;
+const ID_FIELDS = new Set(["id", "entityId", "candidateId", "runnerUpId"]);
+
+export function stableId(projectId: string, provisional: string): string {
+  const hex = sha256Hex(`${projectId}\n${provisional}`);
+  // Shaped as a version 5 (name-based) UUID, as seed 001's canonical_entity_ids are UUIDs.
+  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A copy of `value` with every provisional id in an id field replaced by its stable id. */
+export function withStableIds<T>(value: T, projectId: string): T {
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    ID_FIELDS.has(key) && typeof v === "string" && PROVISIONAL.test(v) ? stableId(projectId, v) : v,
+  ) as T;
+}

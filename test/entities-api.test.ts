@@ -1,0 +1,396 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, fact, newThread } from "./helpers";
+
+/**
+ * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
+ * written (their mentions bind to, review against, or create canonical entities), and the registry is
+ * read, merged, split and reviewed through /v1/tenants/:t/entities.
+ */
+
+type EntityView = {
+  id: string;
+  canonical_name: string;
+  entity_type: string;
+  status: string;
+  merged_into: string | null;
+  aliases: { alias: string; source: string }[];
+};
+type Review = {
+  id: string;
+  entity_id: string;
+  candidate_id: string;
+  entity_name: string;
+  candidate_name: string;
+  status: string;
+  score: number;
+};
+
+async function entities(project: string, query = "", tenant: "acme" | "globex" | "initech" = "acme") {
+  const res = await call("GET", `/v1/tenants/${tenant}/entities?project_id=${project}${query}`, undefined, {
+    tenant,
+  });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.entities as EntityView[];
+}
+const named = (list: EntityView[], name: string) => {
+  const found = list.find((e) => e.canonical_name === name);
+  if (!found) throw new Error(`no entity '${name}' in ${list.map((e) => e.canonical_name).join(", ")}`);
+  return found;
+};
+async function reviews(project: string, status = "open", tenant: "acme" | "globex" = "acme") {
+  const res = await call(
+    "GET",
+    `/v1/tenants/${tenant}/entities/review?project_id=${project}&status=${status}`,
+    undefined,
+    { tenant },
+  );
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.reviews as Review[];
+}
+/** An entity's page read as the test threads' user, who may see their own facts. */
+const detail = async (id: string, query = "") => {
+  const res = await call("GET", `/entities/${id}?as_user=u1${query}`);
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json;
+};
+
+describe("resolution before writes", () => {
+  it("registers what facts name, one entity per name whatever key or wording names it", async () => {
+    const t = await newThread({
+      user_id: "u1",
+      user_name: "Ines Varga",
+      authority: "manager",
+      organization: "Tidewater",
+    });
+    const res = await t.events([
+      fact("project_heron_budget", "$40,000", { id: "b1" }),
+      fact("heron_launch", "Slips to June; Marisol Reed signs off", { id: "l1" }),
+      fact("vendor", "Quarry Holdings", { id: "v1" }),
+    ]);
+    expect(res.status).toBe(200);
+    const list = await entities(t.project);
+    expect(list.map((e) => [e.canonical_name, e.entity_type, e.status]).sort()).toEqual([
+      ["Ines Varga", "person", "active"],
+      ["Marisol Reed", "person", "active"],
+      ["Project Heron", "project", "active"],
+      ["Quarry Holdings", "organization", "active"],
+      ["Tidewater", "organization", "active"],
+    ]);
+    const heron = await detail(named(list, "Project Heron").id);
+    expect(heron.aliases.map((a: { alias: string }) => a.alias)).toEqual(["Heron", "Project Heron"]);
+    expect(heron.facts.map((f: { id: string }) => f.id)).toEqual(["b1", "l1"]);
+    expect(heron.history.map((h: { event: string }) => h.event)).toEqual(["created"]);
+    // The user and their organisation are registered from the thread identity.
+    expect(named(list, "Ines Varga")).toMatchObject({
+      metadata: { user_id: "u1" },
+      provenance: { origin: "identity" },
+    });
+  });
+
+  it("binds later mentions to the entity and adds their new words as aliases", async () => {
+    const t = await newThread();
+    await t.events([fact("owner", "Marisol Reed", { id: "o1" })]);
+    await t.events([fact("approver", "Marisol Reed <marisol@tidewater.io>", { id: "a1" })]);
+    const list = await entities(t.project);
+    const reed = await detail(named(list, "Marisol Reed").id);
+    expect(reed.entity_type).toBe("person");
+    expect(reed.facts.map((f: { id: string }) => f.id)).toEqual(["a1", "o1"]);
+    // The address beside the name is the same person's: an alias and metadata, not an entity of its own.
+    expect(reed.aliases.map((a: { alias: string }) => a.alias)).toEqual([
+      "Marisol Reed",
+      "marisol@tidewater.io",
+    ]);
+    expect(reed.metadata).toMatchObject({ email: "marisol@tidewater.io", email_domain: "tidewater.io" });
+    expect(list.map((e) => e.canonical_name)).toEqual(["Ada", "Marisol Reed"]);
+  });
+
+  it("keeps near-miss names apart: another spelling goes to review, a shared word makes a new entity", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("owner", "Marisol Reed", { id: "o1" }),
+      fact("project_atlas_status", "green", { id: "s1" }),
+    ]);
+    await t.events([
+      fact("reviewer", "Marisol Reid", { id: "r1" }),
+      fact("supplier", "Atlas Copco", { id: "s2" }),
+    ]);
+    const list = await entities(t.project);
+    expect(named(list, "Marisol Reid").status).toBe("pending");
+    expect(named(list, "Atlas Copco").status).toBe("active");
+    expect(named(list, "Atlas Copco").id).not.toBe(named(list, "Project Atlas").id);
+    const open = await reviews(t.project);
+    expect(open.map((r) => [r.entity_name, r.candidate_name])).toEqual([["Marisol Reid", "Marisol Reed"]]);
+    expect(open[0]?.score).toBeGreaterThan(0.7);
+    expect(open[0]?.score).toBeLessThan(0.95);
+    const reed = await detail(named(list, "Marisol Reed").id);
+    expect(reed.facts.map((f: { id: string }) => f.id)).toEqual(["o1"]);
+  });
+
+  it("follows the tenant's thresholds", async () => {
+    for (const tenant of ["acme", "globex"] as const) {
+      const t = await newThread(undefined, { tenant });
+      await t.events([fact("owner", "Marisol Reed", { id: "o1" })]);
+      await t.events([fact("backup_owner", "Marisol", { id: "o2" })]);
+      const list = await entities(t.project, "", tenant);
+      const reed = named(list, "Marisol Reed");
+      if (tenant === "globex") {
+        expect(reed.aliases.map((a) => a.alias)).toContain("Marisol");
+        expect(await reviews(t.project, "open", tenant)).toEqual([]);
+      } else {
+        expect(reed.aliases.map((a) => a.alias)).not.toContain("Marisol");
+        expect((await reviews(t.project, "open", tenant)).map((r) => r.candidate_id)).toEqual([reed.id]);
+      }
+    }
+  });
+
+  it("writes a fact whatever its text, keeping runs of capitals and long keys out of the registry", async () => {
+    const t = await newThread();
+    const shouting = Array.from({ length: 3000 }, (_, i) => `Word${String.fromCharCode(97 + (i % 26))}`).join(
+      " ",
+    );
+    const key = Array.from({ length: 30 }, (_, i) => `part${i}`).join("_");
+    const res = await t.events([fact(key, `${shouting}. Ask Oskar Brandt.`, { id: "long" })]);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const names = (await entities(t.project)).map((e) => e.canonical_name);
+    expect(names).toEqual(["Ada", "Oskar Brandt"]);
+  });
+
+  it("keeps the registry with the project's database when a tenant has several", async () => {
+    const run = Math.random().toString(36).slice(2, 8);
+    const projects = [`ent-${run}-a`, `ent-${run}-b`, `ent-${run}-c`, `ent-${run}-d`];
+    for (const project of projects) {
+      const t = await newThread(undefined, { tenant: "initech", project });
+      await t.events([fact("project_osprey_phase", "pilot", { id: "p1" })]);
+    }
+    const counts = await Promise.all(
+      [env.TENANT_INITECH_DB, env.TENANT_INITECH_DB_2].map(async (db) =>
+        Promise.all(
+          projects.map(
+            async (p) =>
+              (
+                await db
+                  .prepare("SELECT count(*) AS n FROM entities WHERE project_id = ?")
+                  .bind(p)
+                  .first<{ n: number }>()
+              )?.n ?? 0,
+          ),
+        ),
+      ),
+    );
+    // Each project's entities are in exactly one of the two databases: the one holding its facts.
+    for (const [i] of projects.entries()) {
+      expect([counts[0]?.[i] ?? 0, counts[1]?.[i] ?? 0].filter((n) => n > 0)).toHaveLength(1);
+    }
+    const all = await call("GET", "/v1/tenants/initech/entities?name=project%20osprey&limit=500", undefined, {
+      tenant: "initech",
+    });
+    const found = (all.json.entities as { project_id: string }[])
+      .map((e) => e.project_id)
+      .filter((p) => projects.includes(p));
+    expect(found.sort()).toEqual(projects);
+  });
+});
+
+describe("GET /entities", () => {
+  it("pages by name with a cursor, and filters by type, name and status", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("team", "the billing squad", { id: "f1" }),
+      fact("office", "the Lisbon office", { id: "f2" }),
+      fact("project_kite_lead", "Oskar Brandt", { id: "f3" }),
+      fact("repo", "the invoices repo", { id: "f4" }),
+      fact("doc", "see OPS-4471", { id: "f5" }),
+    ]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: { json: { entities: EntityView[]; next_cursor: string | null } } = await call(
+        "GET",
+        `/entities?project_id=${t.project}&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      seen.push(...res.json.entities.map((e) => e.canonical_name));
+      cursor = res.json.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual([
+      "Ada",
+      "Billing squad",
+      "Invoices repo",
+      "Lisbon office",
+      "OPS-4471",
+      "Oskar Brandt",
+      "Project Kite",
+    ]);
+    expect(pages).toBe(4);
+    expect((await entities(t.project, "&type=place")).map((e) => e.canonical_name)).toEqual([
+      "Lisbon office",
+    ]);
+    expect((await entities(t.project, "&name=KITE")).map((e) => e.canonical_name)).toEqual(["Project Kite"]);
+    expect(await entities(t.project, "&status=merged")).toEqual([]);
+  });
+
+  it("refuses a cursor it did not issue, an unknown type and a limit out of range, naming the field", async () => {
+    for (const [query, field] of [
+      ["cursor=abc", "query.cursor"],
+      ["type=planet", "query.type"],
+      ["limit=0", "query.limit"],
+    ]) {
+      const res = await call("GET", `/entities?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    }
+    expect((await call("GET", "/entities/no-such-entity")).status).toBe(404);
+  });
+
+  it("lists only the facts the viewer may see on an entity's page", async () => {
+    const t = await newThread({ user_id: "u1", user_name: "Ada", authority: "employee" });
+    await t.events([
+      fact("project_kite_budget", "$9,000", { id: "open" }),
+      fact("project_kite_salary_band", "L5", { id: "hr", allow_roles: ["hr"] }),
+    ]);
+    const kite = named(await entities(t.project), "Project Kite");
+    expect((await detail(kite.id)).facts.map((f: { id: string }) => f.id)).toEqual(["open"]);
+    expect((await detail(kite.id, "&roles=hr")).facts.map((f: { id: string }) => f.id)).toEqual([
+      "hr",
+      "open",
+    ]);
+  });
+});
+
+/** A thread whose facts name two companies, registered apart: Quarry Holdings and QH Group. */
+async function twoCompanies() {
+  const t = await newThread();
+  await t.events([
+    fact("vendor", "Quarry Holdings", { id: "v1" }),
+    fact("supplier", "QH Group", { id: "v2" }),
+  ]);
+  const list = await entities(t.project);
+  return { t, quarry: named(list, "Quarry Holdings"), qh: named(list, "QH Group") };
+}
+
+describe("merge, split and review", () => {
+  it("merges one entity into another: aliases and facts move, the absorbed one is kept as merged, and the history says so", async () => {
+    const { t, quarry, qh } = await twoCompanies();
+    const merged = await call("POST", `/entities/${quarry.id}/merge?as_user=u1`, {
+      entity_id: qh.id,
+      reason: "same company",
+    });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.aliases.map((a: { alias: string }) => a.alias).sort()).toEqual([
+      "QH Group",
+      "Quarry Holdings",
+    ]);
+    expect(merged.json.facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2"]);
+    expect(merged.json.history[0]).toMatchObject({
+      event: "absorbed",
+      other_entity_id: qh.id,
+      detail: { reason: "same company" },
+    });
+    const absorbed = await detail(qh.id);
+    expect(absorbed).toMatchObject({ status: "merged", merged_into: quarry.id, aliases: [], facts: [] });
+    expect(absorbed.history[0]).toMatchObject({ event: "merged_into", other_entity_id: quarry.id });
+    // A later mention of the absorbed name binds to the survivor.
+    await t.events([fact("carrier", "QH Group", { id: "v3" })]);
+    expect((await detail(quarry.id)).facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2", "v3"]);
+    expect((await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id })).status).toBe(409);
+  });
+
+  it("refuses a merge with itself, an unknown entity or a missing field, naming the field", async () => {
+    const t = await newThread();
+    await t.events([fact("vendor", "Quarry Holdings", { id: "v1" })]);
+    const quarry = named(await entities(t.project), "Quarry Holdings");
+    const self = await call("POST", `/entities/${quarry.id}/merge`, { entity_id: quarry.id });
+    expect([self.status, self.json.errors]).toEqual([
+      400,
+      [{ field: "entity_id", message: "must name another entity" }],
+    ]);
+    const unknown = await call("POST", `/entities/${quarry.id}/merge`, { entity_id: "nobody" });
+    expect([unknown.status, unknown.json.errors[0].field]).toEqual([404, "entity_id"]);
+    const missing = await call("POST", `/entities/${quarry.id}/merge`, {});
+    expect([missing.status, missing.json.errors[0].field]).toEqual([400, "entity_id"]);
+  });
+
+  it("splits aliases, with the facts that used them, into a new entity", async () => {
+    const { quarry, qh } = await twoCompanies();
+    await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id });
+    const split = await call("POST", `/entities/${quarry.id}/split`, {
+      aliases: ["qh group"],
+      entity_type: "organization",
+    });
+    expect(split.status, JSON.stringify(split.json)).toBe(201);
+    expect(split.json.created).toMatchObject({
+      canonical_name: "QH Group",
+      entity_type: "organization",
+      status: "active",
+    });
+    expect(split.json.entity.aliases.map((a: { alias: string }) => a.alias)).toEqual(["Quarry Holdings"]);
+    expect((await detail(split.json.created.id)).facts.map((f: { id: string }) => f.id)).toEqual(["v2"]);
+    expect((await detail(quarry.id)).facts.map((f: { id: string }) => f.id)).toEqual(["v1"]);
+    expect((await detail(quarry.id)).history[0]).toMatchObject({
+      event: "split",
+      other_entity_id: split.json.created.id,
+    });
+    const notAlias = await call("POST", `/entities/${quarry.id}/split`, {
+      aliases: ["Quarry Holdings", "Granite"],
+    });
+    expect([notAlias.status, notAlias.json.errors[0].field]).toEqual([400, "aliases.1"]);
+    const everything = await call("POST", `/entities/${quarry.id}/split`, { aliases: ["Quarry Holdings"] });
+    expect([everything.status, everything.json.errors[0].field]).toEqual([400, "aliases"]);
+  });
+
+  it("accepts a review: the pending node is merged into its candidate, with its facts and name", async () => {
+    const t = await newThread();
+    await t.events([fact("owner", "Marisol Reed", { id: "o1" })]);
+    await t.events([fact("backup_owner", "Marisol", { id: "o2" })]);
+    const [review] = await reviews(t.project);
+    if (!review) throw new Error("expected a review");
+    const res = await call("POST", `/entities/review/${review.id}`, {
+      decision: "accept",
+      reason: "same person",
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.review).toMatchObject({ status: "accepted", reason: "same person" });
+    expect(res.json.entity.id).toBe(review.candidate_id);
+    expect(res.json.entity.aliases.map((a: { alias: string }) => a.alias)).toContain("Marisol");
+    const reed = await detail(review.candidate_id);
+    expect(reed.facts.map((f: { id: string }) => f.id)).toEqual(["o1", "o2"]);
+    expect(
+      reed.history
+        .map((h: { event: string }) => h.event)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["absorbed", "review_accepted"]);
+    expect(await reviews(t.project)).toEqual([]);
+    expect((await reviews(t.project, "accepted")).map((r) => r.id)).toEqual([review.id]);
+    // The accepted name now binds without review.
+    await t.events([fact("escalation_contact", "Marisol", { id: "o3" })]);
+    expect(await reviews(t.project)).toEqual([]);
+    const again = await call("POST", `/entities/review/${review.id}`, { decision: "reject" });
+    expect(again.status).toBe(409);
+  });
+
+  it("rejects a review: the pending node becomes an entity of its own", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("owner", "Marisol Reed", { id: "o1" }),
+      fact("reviewer", "Marisol Reid", { id: "r1" }),
+    ]);
+    const [review] = await reviews(t.project);
+    if (!review) throw new Error("expected a review");
+    const res = await call("POST", `/entities/review/${review.id}`, { decision: "reject" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.review.status).toBe("rejected");
+    expect(res.json.entity).toMatchObject({
+      id: review.entity_id,
+      canonical_name: "Marisol Reid",
+      status: "active",
+    });
+    expect((await detail(review.entity_id)).facts.map((f: { id: string }) => f.id)).toEqual(["r1"]);
+    const bad = await call("POST", `/entities/review/${review.id}`, { decision: "maybe" });
+    expect([bad.status, bad.json.errors[0].field]).toEqual([400, "decision"]);
+    expect((await call("POST", "/entities/review/none", { decision: "accept" })).status).toBe(404);
+  });
+});
