@@ -80,6 +80,7 @@ const claimList = fc
           reason: "superseded",
           objectId: `c${i}`,
           diedAt: c.diedAt,
+          spokenIn: null,
           figures: [],
         }),
       )

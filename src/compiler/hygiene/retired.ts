@@ -35,7 +35,15 @@ export function withRetired(
       if (!distinctive(text) || known.has(lower)) continue;
       if (heldLive(lower)) continue;
       known.add(lower);
-      added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
+      added.push({
+        text,
+        lower,
+        reason: "superseded",
+        objectId: id,
+        diedAt: ts,
+        spokenIn: null,
+        figures: [],
+      });
     }
   }
   if (!added.length) return dead;

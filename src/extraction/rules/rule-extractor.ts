@@ -7,7 +7,7 @@ import type {
   MessageScope,
 } from "../../items/types";
 import { AssistantTurns } from "./assistant-turns";
-import { classifyText } from "./classification";
+import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
 import { type OpenScope, ScopeTracker } from "./scope-tracker";
@@ -98,7 +98,7 @@ class Run {
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);
-    const classification = classifyText(text);
+    const handling = classifyMessage(text);
     const markers = readMarkers(text);
     const markerScope: OpenScope | null = markers.scope
       ? { scope: markers.scope, scope_id: markers.scopeLabel ?? null }
@@ -132,7 +132,8 @@ class Run {
         message,
         scope,
         authority: attribution.authority ?? messageAuthority,
-        classification,
+        // The message's handling covers each statement; a secret or a sensitive topic only its own.
+        classification: strictest(handling, classifyText(sentence)),
         question: isQuestion(sentence),
         hypothetical,
         tentative: isTentative(core),
