@@ -139,7 +139,9 @@ const steps: Partial<CompileInput>[] = [
         validFrom: "2026-01-01T00:00:00.000Z",
       }),
     ],
-    messages: [assistantTurn("m3", "2025-06-02T00:00:00.000Z", "Noted: the codename is Bluebird Falcon Seven")],
+    messages: [
+      assistantTurn("m3", "2025-06-02T00:00:00.000Z", "Noted: the codename is Bluebird Falcon Seven"),
+    ],
     statedClaims: new Map(),
   },
   { requestRoles: ["engineer"] },
