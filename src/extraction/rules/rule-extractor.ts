@@ -15,6 +15,7 @@ import { type SentenceContext, sentenceScope } from "./sentence-context";
 import { splitClauses, splitSentences } from "./sentences";
 import {
   changeSignal,
+  framesHypothetical,
   isHistorical,
   isHypothetical,
   isQuestion,
@@ -25,6 +26,8 @@ import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
 import { cleanText, stripAdverbial, stripFillers } from "./text";
+import { substantive, TurnScope } from "./turn-scope";
+import { figures } from "./values";
 
 /**
  * The offline, deterministic extractor: the default adapter of the Extractor port. Pure and
@@ -109,7 +112,7 @@ class Run {
     const firstFact = facts.length;
     const firstItem = items.length;
     let messageHypothetical = false;
-    let messageScope: OpenScope | null = null;
+    const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
 
     const sentences = splitSentences(body);
@@ -126,7 +129,6 @@ class Run {
       const draft = DRAFT_SENTENCE.test(core);
 
       const scope = sentenceScope(observed.scope, markerScope, hypothetical, draft, message.id);
-      messageScope = messageScope ?? scope;
 
       const ctx: SentenceContext = {
         message,
@@ -157,11 +159,18 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
+      turnScope.sentence({
+        shared: observed.scope ?? markerScope,
+        scope,
+        framed: framesHypothetical(lead) || draft,
+        substantive: !observed.changed && substantive(core, keys.length > 0),
+      });
     }
 
     // "OK, enough brainstorming, let's talk about real commitments" states nothing of its own: it is
     // the brainstorm's last word, and naming the brainstorm must not bring it back into view.
     const saysNothing = facts.length === firstFact && items.length === firstItem;
+    let messageScope = turnScope.scope(facts.length > firstFact || figures(body).length > 0);
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });

@@ -20,12 +20,25 @@ export interface OpenScope {
   scope_id: string | null;
 }
 
+/**
+ * Openers need a statement about the conversation itself, not a topic word: "this is just
+ * exploratory", "let's brainstorm", "let's do some contingency planning". "Let's explore the old town"
+ * or "the rough estimate is three weeks" open nothing.
+ */
 const META_HYPOTHETICAL =
-  /\b(?:this|it|that|all this|everything here)(?:'s| is| are) (?:just |only |purely |all |merely |strictly )?(?:exploratory|hypothetical|speculative|theoretical|a thought experiment|brainstorming|not (?:a )?(?:commitment|committed|binding|final|real))\b|\bjust (?:exploring|brainstorming|spitballing|thinking out loud|speculating|hypothesizing|playing with (?:numbers|ideas))\b|\bhypothetically speaking\b|\bfor the sake of argument\b|\bthought experiment\b|\bnothing (?:here )?is (?:committed|final|binding)\b/i;
-const ACTIVITY_HYPOTHETICAL =
-  /\b(?:contingency planning|scenario planning|what-if (?:scenario|analysis|exercise|session|planning)s?|rough estimat(?:e|es|ion|ions)|back[- ]of[- ](?:the[- ])?envelope|brainstorm(?:ing)? session|sandbox (?:mode|session|exercise|environment)|war[- ]gam(?:e|ing))\b/i;
-const LETS_HYPOTHETICAL =
-  /\b(?:let'?s|let us|we (?:could|can|should)|i (?:want|'d like) to|time to)\s+(?:do\s+(?:a|an|some)\s+|have\s+(?:a|an|some)\s+|run\s+(?:a|an|some)\s+|start\s+(?:a|an)?\s*|try\s+(?:a|an|some)\s+|play\s+(?:a|an|some)?\s*)?(?:[a-z'-]+\s+){0,3}?(?:brainstorm\w*|explor\w*|estimat\w*|speculat\w*|imagin\w*|pretend|hypothesi\w*|play (?:it )?out|war[- ]gam\w*|sandbox\w*|contingenc\w*|scenario\w*|what-if)\b/i;
+  /\b(?:this|it|that|all this|everything here)(?:'s| is| are) (?:just |only |purely |all |merely |strictly )?(?:exploratory|hypothetical|speculative|theoretical|a thought experiment|brainstorming|not (?:a )?(?:commitment|committed|binding|final))\b|\bjust (?:exploring|brainstorming|spitballing|thinking out loud|speculating|hypothesizing)(?=\s*(?:[.,;:!?)]|$|here\b|for now\b|(?:some |a few |the )?(?:ideas|options|possibilities|alternatives|scenarios)\b))|\bjust playing with (?:numbers|ideas)\b|\bhypothetically speaking\b|\bfor the sake of argument\b|\bthought experiment\b|\bnothing (?:here )?is (?:committed|final|binding)\b/i;
+/** A proposal to the other speaker ("let's", "time for"), the frame an activity opener needs. */
+const PROPOSAL = String.raw`\b(?:let'?s|let us|time (?:to|for)|how about)\s+`;
+/** Activities that are suppositions by nature, proposed: "let's do some contingency planning". */
+const ACTIVITY_HYPOTHETICAL = new RegExp(
+  String.raw`${PROPOSAL}(?:(?:do|have|run|start|try|play)\s+)?(?:(?:a|an|some|the|our)\s+)?(?:[a-z'-]+\s+){0,3}?(?:contingency planning|scenario planning|what-if (?:scenario|analysis|exercise|session|planning)s?|rough estimat(?:e|es|ion|ions)|estimat(?:e|es|ion|ions)|exploration|back[- ]of[- ](?:the[- ])?envelope|brainstorm(?:ing)?(?: session)?|sandbox (?:mode|session|exercise|environment)|thought experiment|war[- ]gam(?:e|es|ing))\b`,
+  "i",
+);
+/** Verbs that are suppositions by nature, proposed: "let's brainstorm", "let's imagine". */
+const LETS_HYPOTHETICAL = new RegExp(
+  String.raw`${PROPOSAL}(?:just\s+)?(?:brainstorm\w*|speculat\w*|imagin\w*|pretend|hypothesi[sz]\w*|play (?:it |this |that )?out|war[- ]gam\w*|spitball\w*)\b`,
+  "i",
+);
 const DRAFT_OPEN =
   /\b(?:let'?s|let us|we (?:could|can|should)|i (?:want|'d like) to|time to)\s+(?:start\s+(?:a\s+)?|do\s+(?:a|an|some)\s+|work on\s+(?:a|the)\s+)?(?:[a-z'-]+\s+){0,2}?draft(?:ing)?\b|\b(?:this is|it's) (?:just |only )?a (?:rough )?draft\b|\bdraft mode\b|^drafting\b/i;
 const TASK_OPEN =
