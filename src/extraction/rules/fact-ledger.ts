@@ -2,6 +2,7 @@ import { holdsRedactionPlaceholder } from "../../domain/redaction";
 import type { Confidence, ExtractedFact, ItemScope, RetiredValue } from "../../items/types";
 import { strictest } from "./classification";
 import { resolveTarget, STRONG_VIA } from "./fact-target";
+import type { OpenScope } from "./scope-tracker";
 import { readingScope, type SentenceContext, scopeKeyOf } from "./sentence-context";
 import { GLOBAL, type SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
@@ -107,6 +108,21 @@ export class FactLedger {
     this.push(fact);
     this.registry.set(key, value, scopeKeyOf(scope));
     return { key, replacedValue: supersedes ? previousValue : null };
+  }
+
+  /**
+   * A scope adopted by the turn `ctx` is in ("let's go with that"): each value the scope stated
+   * becomes the slot's current value, said by this turn, replacing a different current one.
+   */
+  adopt(scope: OpenScope, ctx: SentenceContext): void {
+    for (const slot of this.registry.ownSlots(scopeKeyOf(scope))) {
+      const value = slot.value as string;
+      const current = this.registry.get(slot.key, GLOBAL)?.value ?? null;
+      if (current !== null && sameValue(current, value)) continue;
+      const supersedes = current !== null ? slot.key : null;
+      this.push({ ...this.restatement(slot.key, value, ctx), supersedes, confidence: "high" });
+      this.registry.set(slot.key, value, GLOBAL);
+    }
   }
 
   private restatement(key: string, value: string, ctx: SentenceContext): ExtractedFact {

@@ -1,5 +1,6 @@
 import { readMarkers } from "../../facts/markers";
 import type {
+  CarriedScope,
   ExtractionInput,
   ExtractionMessage,
   ExtractionOutput,
@@ -11,7 +12,7 @@ import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
 import { type OpenScope, ScopeTracker } from "./scope-tracker";
-import { type SentenceContext, sentenceScope } from "./sentence-context";
+import { type SentenceContext, scopeKeyOf, sentenceScope } from "./sentence-context";
 import { splitClauses, splitSentences } from "./sentences";
 import {
   changeSignal,
@@ -27,7 +28,7 @@ import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
 import { cleanText, stripAdverbial, stripFillers } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
-import { figures } from "./values";
+import { DATE } from "./values";
 
 /**
  * The offline, deterministic extractor: the default adapter of the Extractor port. Pure and
@@ -65,6 +66,8 @@ import { figures } from "./values";
  */
 
 const DRAFT_SENTENCE = /^draft\b/i;
+/** A figure, a time or a date: what a supposition could pass off as real state. */
+const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
 const MARKER_BRACKETS =
   /\[(?:RESTRICTED|CONFIDENTIAL|HIGHLY[ _]RESTRICTED|SCOPE|INTERNAL|PUBLIC|SECRET|PRIVATE)\b[^\]]*\]\s*:?/gi;
@@ -77,15 +80,19 @@ class Run {
   readonly assistant = new AssistantTurns();
   /** Messages spoken inside a non-global scope, so the transcript tail can be gated like facts. */
   readonly messageScopes: MessageScope[] = [];
+  /** Scopes a turn adopted: what they said is current from that turn on. */
+  readonly adoptedScopes: string[] = [];
 
   constructor(input: ExtractionInput) {
-    this.facts = new FactLedger(new SlotRegistry(input.existingFacts ?? []));
+    const registry = new SlotRegistry(input.existingFacts ?? []);
+    if (input.openScope) registry.seed(input.openScopeFacts ?? [], scopeKeyOf(input.openScope));
+    this.facts = new FactLedger(registry);
     this.tracker = new ScopeTracker(input.openScope);
     this.items = new ItemLedger(input.existing ?? []);
   }
 
-  openScope(): OpenScope | null {
-    return this.tracker.current();
+  openScope(): CarriedScope | null {
+    return this.tracker.carried();
   }
 
   message(message: ExtractionMessage): void {
@@ -116,6 +123,7 @@ class Run {
     let closedScope: OpenScope | null = null;
 
     const sentences = splitSentences(body);
+    this.tracker.begin(message.ts, sentences[0] ?? "");
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
       const observed = this.tracker.observe(sentence, body, message.id);
@@ -143,6 +151,10 @@ class Run {
         draft,
         changeWords: changeSignal(core).trigger !== null,
       };
+      if (observed.adopted) {
+        this.facts.adopt(observed.adopted, ctx);
+        if (observed.adopted.scope_id) this.adoptedScopes.push(observed.adopted.scope_id);
+      }
 
       const keys: string[] = [];
       let replaced: string | null = null;
@@ -170,7 +182,9 @@ class Run {
     // "OK, enough brainstorming, let's talk about real commitments" states nothing of its own: it is
     // the brainstorm's last word, and naming the brainstorm must not bring it back into view.
     const saysNothing = facts.length === firstFact && items.length === firstItem;
-    let messageScope = turnScope.scope(facts.length > firstFact || figures(body).length > 0);
+    const supposesValue = facts.length > firstFact || STATES_VALUE.test(body);
+    let messageScope = turnScope.scope(supposesValue);
+    this.tracker.finish(message.ts, message.id, turnScope.supposition(supposesValue));
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });
@@ -198,6 +212,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     dropped: run.facts.dropped,
     openScope: run.openScope(),
     messageScopes: run.messageScopes,
+    adoptedScopes: run.adoptedScopes,
     messageEchoes: run.assistant.messageEchoes,
     retiredValues: run.facts.retiredValues,
   };

@@ -1,4 +1,5 @@
-import type { ItemScope } from "../../items/types";
+import type { CarriedScope, ItemScope } from "../../items/types";
+import { inferred, overBefore, verdictOn } from "./scope-lifetime";
 import { snake } from "./text";
 
 /**
@@ -104,19 +105,35 @@ export function detectClose(sentence: string, open: OpenScope): boolean {
 }
 
 /**
- * Tracks the open scope across the sentences of a run. `observe` is called once per user sentence in
- * order and returns the scope that sentence belongs to: a closing sentence already belongs to the
- * global scope, an opening sentence already belongs to the new scope.
+ * Tracks the open scope across the sentences of a run. Per user turn: `begin`, then `frame`, then
+ * `observe` once per sentence in order, then `finish`. `observe` returns the scope the sentence belongs
+ * to: a closing sentence already belongs to the global scope, an opening sentence already to the new
+ * scope. An inferred scope also ends by itself (scope-lifetime.ts).
  */
 export class ScopeTracker {
-  private open: OpenScope | null;
+  private open: CarriedScope | null = null;
+  /** The last turn's own supposition, which the next user turn may adopt or turn down. */
+  private proposal: CarriedScope | null = null;
 
-  constructor(initial: OpenScope | null) {
-    this.open = initial && initial.scope !== "global" ? { ...initial } : null;
+  constructor(initial: CarriedScope | null) {
+    if (!initial || initial.scope === "global") return;
+    if (initial.proposal) this.proposal = { ...initial };
+    else this.open = { ...initial };
   }
 
   current(): OpenScope | null {
-    return this.open ? { ...this.open } : null;
+    return this.open ? { scope: this.open.scope, scope_id: this.open.scope_id } : null;
+  }
+
+  /** What the next run starts from: the open scope, or the last turn's supposition. */
+  carried(): CarriedScope | null {
+    const carried = this.open ?? this.proposal;
+    return carried ? { ...carried } : null;
+  }
+
+  /** A user turn starts: an inferred scope it comes after the end of is over. */
+  begin(ts: string, opening: string): void {
+    if (this.open && overBefore(this.open, ts, opening)) this.open = null;
   }
 
   /**
@@ -137,18 +154,27 @@ export class ScopeTracker {
   }
 
   /**
-   * Returns the sentence's scope, whether the sentence only opened or closed a scope, and the scope
-   * it closed, if any.
+   * Returns the sentence's scope, whether the sentence only opened or closed a scope, the scope it
+   * closed, if any, and the one it adopted ("let's go with that"), if any.
    */
   observe(
     sentence: string,
     message: string,
     messageId: string,
-  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null } {
+  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null; adopted: OpenScope | null } {
     let changed = false;
     let closed: OpenScope | null = null;
-    if (this.open && detectClose(sentence, this.open)) {
-      closed = this.open;
+    let adopted: OpenScope | null = null;
+    const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
+    const verdict = supposition ? verdictOn(sentence) : null;
+    if (supposition && verdict) {
+      if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
+      if (supposition === this.open) closed = this.current();
+      this.open = supposition === this.open ? null : this.open;
+      this.proposal = null;
+      changed = true;
+    } else if (this.open && detectClose(sentence, this.open)) {
+      closed = this.current();
       this.open = null;
       changed = true;
     }
@@ -159,6 +185,18 @@ export class ScopeTracker {
       }
       changed = true;
     }
-    return { scope: this.current(), changed, closed };
+    return { scope: this.current(), changed, closed, adopted };
+  }
+
+  /**
+   * A user turn ends: the open scope counts it (unless the turn opened it) and dates it; a turn that
+   * supposed a value on its own (`supposed`, its own scope) is what the next turn may adopt.
+   */
+  finish(ts: string, messageId: string, supposed: OpenScope | null): void {
+    if (this.open) {
+      const openedHere = this.open.scope_id?.endsWith(`@${messageId}`) ?? false;
+      this.open = { ...this.open, last_ts: ts, turns: (this.open.turns ?? 0) + (openedHere ? 0 : 1) };
+    }
+    this.proposal = supposed && !this.open ? { ...supposed, last_ts: ts, proposal: true } : null;
   }
 }

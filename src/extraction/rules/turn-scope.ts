@@ -30,7 +30,12 @@ export class TurnScope {
 
   /** The turn's scope, once all its sentences are read; `supposesValue`: it states a value or a figure. */
   scope(supposesValue: boolean): OpenScope | null {
-    if (this.shared) return this.shared;
+    return this.shared ?? this.supposition(supposesValue);
+  }
+
+  /** The turn's own supposition, when it is one by itself (no scope of the conversation covers it). */
+  supposition(supposesValue: boolean): OpenScope | null {
+    if (this.shared) return null;
     const wholly = this.sentences > 0 && this.scopedSentences === this.sentences;
     return wholly && this.framed && supposesValue ? this.own : null;
   }
