@@ -148,15 +148,7 @@ describe("dead claims settled in parts", () => {
           if (text.length < 6 || !/[\s\d$%]/.test(text) || known.has(lower)) continue;
           if (liveClaims.some((c) => c.includes(lower) || lower.includes(c))) continue;
           known.add(lower);
-          added.push({
-            text,
-            lower,
-            reason: "superseded",
-            objectId: id,
-            diedAt: ts,
-            spokenIn: null,
-            figures: [],
-          });
+          added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
         }
       }
       return [...dead, ...added].sort((a, b) => b.text.length - a.text.length);

@@ -80,7 +80,6 @@ const claimList = fc
           reason: "superseded",
           objectId: `c${i}`,
           diedAt: c.diedAt,
-          spokenIn: null,
           figures: [],
         }),
       )

@@ -60,7 +60,7 @@ function candidatesOf(omitted: Omission[], validFrom: Map<string, string>, memos
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
-      spokenIn: spokenInOf(o),
+      ...spokenInOf(o),
     });
   }
   return found;

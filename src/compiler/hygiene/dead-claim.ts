@@ -26,9 +26,9 @@ export interface DeadClaim {
   diedAt: string | null;
   /**
    * For a claim out of scope, the message whose own scope it was spoken in (extraction names a
-   * hypothetical or draft scope `<label>@<message id>`); null otherwise.
+   * hypothetical or draft scope `<label>@<message id>`); absent otherwise.
    */
-  spokenIn: string | null;
+  spokenIn?: string;
   /** Its amounts and percentages that no live claim states outside an aside. */
   figures: string[];
 }
@@ -67,11 +67,11 @@ export const sameClaim = (c: Candidate, d: Candidate) =>
     c.spokenIn === d.spokenIn);
 
 /** Where an omitted object's claim was spoken, when a scope of one message hid it (DeadClaim.spokenIn). */
-export function spokenInOf(o: Omission): string | null {
+export function spokenInOf(o: Omission): Pick<DeadClaim, "spokenIn"> {
   const { scope, scopeId } = o.object;
-  if (o.reason !== "out_of_scope" || (scope !== "hypothetical" && scope !== "draft") || !scopeId) return null;
-  const at = scopeId.lastIndexOf("@");
-  return at === -1 ? null : scopeId.slice(at + 1) || null;
+  if (o.reason !== "out_of_scope" || (scope !== "hypothetical" && scope !== "draft") || !scopeId) return {};
+  const spokenIn = scopeId.slice(scopeId.lastIndexOf("@") + 1);
+  return scopeId.includes("@") && spokenIn ? { spokenIn } : {};
 }
 
 export const sameCandidates = (a: Candidate[], b: Candidate[]) =>

@@ -41,8 +41,15 @@ export function deadClaims(
     if (liveClaims.has(lower)) continue;
     const successor = o.object.supersededBy;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
-    const objectId = o.object.objectId;
-    claims.push({ text, lower, reason: o.reason, objectId, diedAt, spokenIn: spokenInOf(o), figures: [] });
+    claims.push({
+      text,
+      lower,
+      reason: o.reason,
+      objectId: o.object.objectId,
+      diedAt,
+      ...spokenInOf(o),
+      figures: [],
+    });
   }
   claims.sort((a, b) => b.text.length - a.text.length);
   // A figure is dead only if no live claim still states it in its own words: quotations of dead

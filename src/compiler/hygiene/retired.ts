@@ -35,15 +35,7 @@ export function withRetired(
       if (!distinctive(text) || known.has(lower)) continue;
       if (heldLive(lower)) continue;
       known.add(lower);
-      added.push({
-        text,
-        lower,
-        reason: "superseded",
-        objectId: id,
-        diedAt: ts,
-        spokenIn: null,
-        figures: [],
-      });
+      added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
     }
   }
   if (!added.length) return dead;

@@ -7,11 +7,12 @@ import { snake } from "./text";
  * about real commitments ("Let's do some contingency planning. This is just exploratory.") and close
  * it later ("OK, enough contingency planning, let's talk about real commitments."). Everything said
  * in between belongs to that scope and carries its scope_id; an unclosed scope is handed to the next
- * extraction run.
+ * extraction run, and ends by itself when nobody closes it (scope-lifetime.ts).
  *
  * Openers are meta-statements about the conversation, not topics: "brainstorm" opens a scope only as
  * "let's brainstorm" / "brainstorming session", "sandbox" only as "sandbox mode/session" or with
- * "let's". A one-off "What if …?" makes its own message hypothetical but opens nothing lasting.
+ * "let's". A one-off "What if …?" makes its own message hypothetical (turn-scope.ts) but opens nothing
+ * lasting; the next turn may still adopt it.
  *
  * scope_id is `<label>@<message id>`: the label names the activity ("pricing-exploration") and the
  * message id keeps two separate brainstorms apart.
