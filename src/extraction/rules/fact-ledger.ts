@@ -6,6 +6,7 @@ import type { OpenScope } from "./scope-tracker";
 import { readingScope, type SentenceContext, scopeKeyOf } from "./sentence-context";
 import { GLOBAL, type SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
+import { normalizeValue } from "./text";
 import { isTimeSensitive, sameFigures, sameValue, valueKind } from "./values";
 
 /**
@@ -17,6 +18,8 @@ import { isTimeSensitive, sameFigures, sameValue, valueKind } from "./values";
 export class FactLedger {
   readonly facts: ExtractedFact[] = [];
   readonly retiredValues: RetiredValue[] = [];
+  /** What `retiredValues` holds, as (message, key, normalized value): a long turn retires many steps. */
+  private readonly retired = new Set<string>();
   /** Readings no slot could be found for. */
   dropped = 0;
 
@@ -142,7 +145,9 @@ export class FactLedger {
   }
 
   private retire(id: string, key: string, value: string): void {
-    if (!this.retiredValues.some((r) => r.id === id && r.key === key && sameValue(r.value, value))) {
+    const entry = `${id}\u0000${key}\u0000${normalizeValue(value)}`;
+    if (!this.retired.has(entry)) {
+      this.retired.add(entry);
       this.retiredValues.push({ id, key, value });
     }
   }
