@@ -36,7 +36,7 @@ export function standingGate(c: ContextObject, ctx: Omit<GateContext, "now">): V
 /**
  * A turn the caller spoke. Permission and classification protect other users' and other roles' words;
  * a user's own turn is never hidden from them (secrets in it are still redacted for a caller without
- * clearance, pass 8), nor hidden or masked for restating a claim they may not see (dead-claims.ts).
+ * clearance, pass 8), nor hidden or masked for restating a claim they may not see (claims-against.ts).
  */
 export function ownWords(c: ContextObject, caller: { userId: string }): boolean {
   return c.kind === "message" && c.userId !== null && c.userId === caller.userId;
