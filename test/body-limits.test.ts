@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { MAX_MESSAGE_CHARS } from "../src/api/schemas/common";
 import { createApp } from "../src/app";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/http/body-limits";
 import { call, KEYS, message, newThread } from "./helpers";
@@ -101,7 +102,7 @@ describe("JSON depth is bounded before parsing", () => {
 describe("body size is bounded before parsing", () => {
   const LIMIT = DEFAULT_MAX_BODY_BYTES;
   const bodyOf = (bytes: number) => {
-    // Messages of 50,000 characters (the schema allows 100,000) until the body reaches `bytes`.
+    // Messages of 50,000 characters (the schema allows 1 MiB) until the body reaches `bytes`.
     const events = [];
     let size = 20;
     while (size < bytes) {
@@ -162,5 +163,49 @@ describe("body size is bounded before parsing", () => {
     const deep = await request(factBody(nested(6)));
     expect(deep.status).toBe(400);
     expect((await deep.json<any>()).errors[0].field).toBe("events.0.value.a.a.a.a.a");
+  });
+});
+
+describe("a message holds up to 1 MiB of text", () => {
+  /** Log-like text of exactly `chars` characters that ends with the given words. */
+  const longText = (chars: number, ending: string) => {
+    const line = (i: number) => `worker ${i % 13} handled request ${i} in ${i % 97} ms, status ok\n`;
+    let text = "";
+    for (let i = 0; text.length < chars; i++) text += line(i);
+    return `${text.slice(0, chars - ending.length - 1)} ${ending}`;
+  };
+
+  it("a message of exactly the limit is stored and indexed to its last word", async () => {
+    const t = await newThread();
+    const big = longText(MAX_MESSAGE_CHARS, "the quokka migration finished.");
+    expect(big.length).toBe(MAX_MESSAGE_CHARS);
+    const res = await t.events([message(big, { id: "big-log", ts: "2025-03-01T09:00:00Z" })]);
+    expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBe(200);
+    // Later turns, days later, push it out of the recent tail and out of their session: only its
+    // own words can bring it back.
+    const later = (i: number) => `2025-03-04T09:${String(i).padStart(2, "0")}:00Z`;
+    await t.events(
+      Array.from({ length: 15 }, (_, i) => message(`Short turn ${i}.`, { id: `s${i}`, ts: later(i) })),
+    );
+
+    const ctx = await t.context({ query: "Where did the quokka migration go?", budget_tokens: 2000 });
+    expect(ctx.status).toBe(200);
+    const seen = [...ctx.json.trace.compiled, ...ctx.json.trace.omitted].map((e: any) => e.object_id ?? e.id);
+    expect(seen).toContain("big-log");
+  });
+
+  it("a longer message is a 413 problem naming its field, and nothing of the batch is stored", async () => {
+    const t = await newThread();
+    const res = await post(
+      `/threads/${t.thread}/events`,
+      JSON.stringify({
+        events: [message("A short turn before it."), message(longText(MAX_MESSAGE_CHARS + 1, "over."))],
+      }),
+    );
+    expectProblem(res, 413);
+    expect(res.json.errors[0].field).toBe("events.1.content");
+    expect(res.json.errors[0].message).toContain(String(MAX_MESSAGE_CHARS));
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.message_count).toBe(0);
   });
 });

@@ -9,7 +9,13 @@ import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { factRow } from "./support/context-objects";
 
-const origin: Origin = { tenantId: "t", projectId: "p", threadId: "t1", topRank: 5 };
+const origin: Origin = {
+  tenantId: "t",
+  projectId: "p",
+  threadId: "t1",
+  topRank: 5,
+  user: { id: "u1", name: null },
+};
 
 const row = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
   const content = `${key}: ${value}`;
@@ -26,6 +32,11 @@ const row = (id: string, key: string, value: string, extra: Partial<FactVersion>
 const message = (id: string, ts: string, content: string): MessageRecord => {
   const line = `[${ts}] Ada (user): ${content}`;
   return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
+};
+/** A turn of someone else in the thread: what it restates is weighed as any text but the caller's own. */
+const assistantTurn = (id: string, ts: string, content: string): MessageRecord => {
+  const line = `[${ts}] assistant: ${content}`;
+  return { id, ts, role: "assistant", speaker: null, content, line, tokens: countTokens(line) };
 };
 
 const item = (uid: string, text: string, extra: Partial<StateItemRecord["item"]> = {}): StateItemRecord => {
@@ -128,7 +139,9 @@ const steps: Partial<CompileInput>[] = [
         validFrom: "2026-01-01T00:00:00.000Z",
       }),
     ],
-    messages: [message("m3", "2025-06-02T00:00:00.000Z", "Remember the codename is Bluebird Falcon Seven")],
+    messages: [
+      assistantTurn("m3", "2025-06-02T00:00:00.000Z", "Noted: the codename is Bluebird Falcon Seven"),
+    ],
     statedClaims: new Map(),
   },
   { requestRoles: ["engineer"] },

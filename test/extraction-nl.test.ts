@@ -142,12 +142,16 @@ describe("conversation scope", () => {
 });
 
 describe("classification", () => {
+  // Said in the employee's thread by someone else (a colleague's turn in a shared chat): the marking
+  // protects it from the employee. The employee's own words are theirs (test/own-words.test.ts).
+  const BRIEFER = { speaker: "Vera" };
+
   it.each([["$30,000"], ["$30k"]])(
     "[RESTRICTED: … VP+] %s is hidden from an employee, in facts and transcript, and shown to a VP",
     async (value) => {
       const text = `[RESTRICTED: pricing floor restricted to VP+] The floor is ${value}.`;
       const employee = await newThread(EMPLOYEE);
-      await employee.events([message(text, { id: "r1", ts: at(1) })]);
+      await employee.events([message(text, { id: "r1", ts: at(1), ...BRIEFER })]);
       const low = await employee.context({ query: "What is the pricing floor?" });
       expect(low.json.context).not.toContain(value);
       expect(low.json.trace.omitted).toContainEqual(
@@ -155,7 +159,7 @@ describe("classification", () => {
       );
 
       const vp = await newThread(VP);
-      await vp.events([message(text, { id: "r1", ts: at(1) })]);
+      await vp.events([message(text, { id: "r1", ts: at(1), ...BRIEFER })]);
       const high = await vp.context({ query: "What is the pricing floor?" });
       expect(high.json.context).toContain(value);
     },
@@ -166,7 +170,7 @@ describe("classification", () => {
     ["do not share outside", "The acquisition budget is $4,000,000. Do not share this outside leadership."],
   ])("a '%s' marking keeps the statement from an employee", async (_name, text) => {
     const t = await newThread(EMPLOYEE);
-    await t.events([message(text, { id: "c1", ts: at(1) })]);
+    await t.events([message(text, { id: "c1", ts: at(1), ...BRIEFER })]);
     const ctx = await t.context({ query: "What is the acquisition budget?" });
     expect(ctx.json.context).not.toContain("$4,000,000");
     expect(ctx.json.trace.omitted).toContainEqual(

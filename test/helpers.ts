@@ -67,6 +67,22 @@ export async function newThread(
   };
 }
 
+/** A thread's compile for `query`: the context, and why an object was left out (undefined: it was not). */
+export async function ask(
+  t: Awaited<ReturnType<typeof newThread>>,
+  query: string,
+  extra: Record<string, unknown> = {},
+) {
+  const ctx = await t.context({ query, ...extra });
+  if (ctx.status !== 200) throw new Error(`compile failed: ${ctx.status} ${JSON.stringify(ctx.json)}`);
+  const omitted = new Map<string, string>(ctx.json.trace.omitted.map((o: any) => [o.object_id, o.reason]));
+  return {
+    context: ctx.json.context as string,
+    trace: ctx.json.trace,
+    reasonFor: (id: string) => omitted.get(id),
+  };
+}
+
 export const fact = (key: string, value: unknown, extra: Record<string, unknown> = {}) => ({
   type: "fact",
   key,

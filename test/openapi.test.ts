@@ -39,6 +39,10 @@ describe("public, unauthenticated routes", () => {
     expect(doc.components.schemas.ContextRequest.properties.budget_tokens.default).toBe(8000);
     expect(doc.components.schemas.EntityType.enum).toContain("person");
     expect(Object.keys(doc.paths["/v1/tenants/{tenant}/entities/{id}/merge"])).toEqual(["post"]);
+    // The bound a message's content is held to, and the 413 that names it.
+    expect(doc.components.schemas.MessageEvent.properties.content).toMatchObject({ maxLength: 1_048_576 });
+    const events = doc.paths["/v1/tenants/{tenant}/threads/{thread}/events"].post;
+    expect(events.responses["413"].description).toContain("content");
   });
 
   it("serves a docs page", async () => {

@@ -25,7 +25,7 @@ import { factRow, contextObject as object } from "./support/context-objects";
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
 const memos = new CompilerMemos();
 
-const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5 };
+const origin = { tenantId: "t", projectId: "p", threadId: "th", topRank: 5, user: { id: "u1", name: null } };
 const NOW = "2025-06-01T00:00:00.000Z";
 
 /** Pass 7 with only the lists a test names; the rest empty, the whole budget open to facts. */

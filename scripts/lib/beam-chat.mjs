@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-/** The schema's bound on a message's content; a longer turn is cut to it (and scored as cut). */
-const MAX_CONTENT = 100_000;
+/** The schema's bound on a message's content (1 MiB of text); a longer turn is cut to it (and scored as cut). */
+const MAX_CONTENT = 1_048_576;
 
 /** "March-15-2024" → epoch ms (UTC). */
 function parseAnchor(text) {

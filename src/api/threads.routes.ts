@@ -54,7 +54,9 @@ export const postEvents = createRoute({
     409: problem(
       "Other writers kept replacing the facts the batch writes; nothing was stored, send it again",
     ),
-    413: problem("The body is over the size limit"),
+    413: problem(
+      "The body is over the size limit, or a message's content is over 1 MiB of text (1,048,576 characters); `errors` names the field, e.g. `events.3.content`",
+    ),
   },
 });
 

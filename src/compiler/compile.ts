@@ -5,7 +5,7 @@ import type { ContextObject, Omission } from "./context-object";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
-import { clockGate, clockHoldsNone, type GateContext, standingGate } from "./passes/gate";
+import { clockGate, clockHoldsNone, type GateContext, ownWords, standingGate } from "./passes/gate";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
@@ -40,6 +40,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
       1,
       ...(input.ladder.length ? input.ladder : DEFAULT_AUTHORITY_LADDER).map((t) => t.rank),
     ),
+    user: { id: input.identity.user_id, name: input.identity.user_name?.trim() || null },
   };
 
   cache.begin(origin);
@@ -140,8 +141,15 @@ export function compileContext(compileInput: CompileInput): Envelope {
     facts: (memo) => settleFacts(admitted, gatedState, memos, memo),
     items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims, memos),
   });
-  const settled = settleTranscript(state, admitted, gated, input.statedClaims, memos, (dead) =>
-    cache.sameDead(dead),
+  const ownTurn = (message: ContextObject) => ownWords(message, gateContext.caller);
+  const settled = settleTranscript(
+    state,
+    admitted,
+    gated,
+    input.statedClaims,
+    memos,
+    (dead) => cache.sameDead(dead),
+    ownTurn,
   );
   const omitted = [...settled.omitted];
 
@@ -229,6 +237,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     messages: messagesG ?? [],
     background: backgroundG ?? [],
     dead: settled.dead,
+    ownTurn,
     count: input.countTokens,
     memos,
   });
@@ -275,6 +284,7 @@ function callerKey(ctx: GateContext): string {
   return JSON.stringify([
     ctx.threadId,
     ctx.taskId ?? null,
+    ctx.caller.userId,
     [...ctx.caller.roles],
     ctx.caller.rank,
     [...ctx.caller.clearances],

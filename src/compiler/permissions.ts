@@ -6,6 +6,8 @@ import { type AuthorityTier, authorityRank } from "../facts/authority";
  * authority rank. Request roles can only narrow this set, never add to it.
  */
 export interface Caller {
+  /** The user asking: their own words are never hidden from them (gate.ts). */
+  userId: string;
   roles: Set<string>;
   rank: number;
   clearances: Set<string>;
@@ -29,7 +31,7 @@ export function callerFrom(identity: Identity, ladder: AuthorityTier[], requestR
       .filter((p) => p.startsWith("clearance:"))
       .map((p) => p.slice("clearance:".length)),
   );
-  return { roles, rank, clearances };
+  return { userId: identity.user_id, roles, rank, clearances };
 }
 
 /** Minimum rank each classification needs when no role grants it explicitly. */

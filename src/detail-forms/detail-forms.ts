@@ -14,10 +14,18 @@ export const SUMMARY_TOKENS = 80;
 export const MICRO_TOKENS = 24;
 const ELLIPSIS = "…";
 
+/**
+ * A token is rarely longer than a few characters, so no prefix of `limit` tokens reaches past this
+ * many characters per token: a long message (up to 1 MiB) is shortened from its head alone.
+ */
+const MAX_CHARS_PER_TOKEN = 32;
+
 /** The longest prefix of whole words, cut at a sentence end when one is close, that fits `limit`. */
 export function truncateToTokens(text: string, limit: number, count: (text: string) => number): string {
-  const trimmed = text.trim();
-  if (count(trimmed) <= limit) return trimmed;
+  const whole = text.trim();
+  const reach = limit * MAX_CHARS_PER_TOKEN;
+  if (whole.length <= reach && count(whole) <= limit) return whole;
+  const trimmed = whole.slice(0, reach);
   const sentences = trimmed.match(/[^.!?]+[.!?]+(?=\s|$)|[^.!?]+$/g) ?? [trimmed];
   let kept = "";
   for (const sentence of sentences) {

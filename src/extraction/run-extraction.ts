@@ -1,10 +1,10 @@
 import { holdsRedactionPlaceholder } from "../domain/redaction";
 import { reconcile } from "../items/reconcile";
 import type {
+  CarriedScope,
   ExtractedFact,
   ExtractionMessage,
   Extractor,
-  ItemScope,
   MessageEcho,
   MessageScope,
   RetiredValue,
@@ -39,14 +39,18 @@ export interface ExtractionRunInput {
   clientReplaced?: ClientReplaced[];
   /** Extractor key → stored fact key, learned from earlier restatements. */
   slotAliases: Record<string, string>;
-  openScope: { scope: ItemScope; scope_id: string | null } | null;
+  openScope: CarriedScope | null;
+  /** The values stated inside `openScope`, for a turn that adopts it (ExtractionInput.openScopeFacts). */
+  openScopeFacts?: { key: string; value: string }[];
 }
 
 export interface ExtractionRunOutput {
   items: StateItem[];
   vectors: Map<string, number[]>;
   facts: ExtractedFact[];
-  openScope: { scope: ItemScope; scope_id: string | null } | null;
+  openScope: CarriedScope | null;
+  /** Scopes a turn adopted: their turns become ordinary turns (their items are among `items`). */
+  adoptedScopes: string[];
   through: WatermarkPosition;
   result: ExtractResult;
   slotAliases: Record<string, string>;
@@ -55,6 +59,20 @@ export interface ExtractionRunOutput {
   messageClaims: MessageClaim[];
   /** Values messages themselves said a slot no longer holds, so no other text revives them. */
   retiredValues: RetiredValue[];
+}
+
+/**
+ * The run's item upserts, with every item of an adopted scope, from this run or an earlier one, made
+ * an item of the conversation: what the scope said is the current state now.
+ */
+export function withAdopted(upserts: StateItem[], existing: StateItem[], adopted: string[]): StateItem[] {
+  if (!adopted.length) return upserts;
+  const inAdopted = (item: StateItem) => item.scope_id !== null && adopted.includes(item.scope_id);
+  const adopt = (item: StateItem): StateItem =>
+    inAdopted(item) ? { ...item, scope: "global", scope_id: null } : item;
+  const upserted = new Set(upserts.map((item) => item.uid));
+  const earlier = existing.filter((item) => inAdopted(item) && !upserted.has(item.uid));
+  return [...upserts, ...earlier].map(adopt);
 }
 
 export interface MessageClaim {
@@ -222,6 +240,7 @@ export async function runExtraction(
       vectors: new Map(),
       facts: [],
       openScope: input.openScope,
+      adoptedScopes: [],
       through,
       slotAliases: input.slotAliases,
       messageScopes: [],
@@ -241,6 +260,7 @@ export async function runExtraction(
       existing: input.existing.filter((i) => i.status !== "superseded"),
       existingFacts: input.existingFacts,
       openScope: input.openScope,
+      openScopeFacts: input.openScopeFacts,
     }),
     limits.timeoutMs,
   );
@@ -275,11 +295,13 @@ export async function runExtraction(
   );
   const echoed = echoClaims(claims, output.messageEchoes ?? []);
   const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));
+  const adoptedScopes = output.adoptedScopes ?? [];
   return {
-    items: reconciled.upserts,
+    items: withAdopted(reconciled.upserts, input.existing, adoptedScopes),
     vectors: itemVectors,
     facts,
     openScope: output.openScope,
+    adoptedScopes,
     through,
     slotAliases: aliases,
     messageScopes: output.messageScopes ?? [],

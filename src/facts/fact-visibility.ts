@@ -35,6 +35,7 @@ export function factGate(viewer: Viewer, ladder: AuthorityTier[]): FactGate {
   const roles = viewer.roles.map(lower).filter(Boolean);
   const named = roles.filter((r) => !r.includes(":"));
   const caller: Caller = {
+    userId: viewer.userId ?? "",
     roles: new Set(named),
     // The viewer ranks as the highest title among its roles; naming none, as the lowest member.
     rank: named.length ? Math.max(...named.map((r) => authorityRank(r, ladder))) : 0,

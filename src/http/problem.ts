@@ -38,8 +38,19 @@ export function fieldErrors(error: ZodError, prefix: string): FieldError[] {
   }));
 }
 
+/**
+ * The params a schema's refinement gives an issue when a field is too large rather than malformed
+ * (a message's content over its bound): the request is then a 413, as a body over the limit is.
+ */
+export const TOO_LARGE = { status: 413 } as const;
+
+const tooLarge = (issue: ZodError["issues"][number]) =>
+  issue.code === "custom" && issue.params?.status === TOO_LARGE.status;
+
 export function validationProblem(error: ZodError, target: string): ProblemError {
   const errors = fieldErrors(error, target === "json" ? "" : target);
   const named = errors.map((e) => e.field || "(body)").join(", ");
+  if (error.issues.some(tooLarge))
+    return new ProblemError(413, "Payload too large", `Too large: ${named}`, errors);
   return new ProblemError(400, "Invalid request", `Invalid field(s): ${named}`, errors);
 }

@@ -91,7 +91,30 @@ export interface ExtractionInput {
   /** Current slot facts of the thread's project (key → value), for implicit supersession. */
   existingFacts: { key: string; value: string }[];
   /** Scope still open at the end of the previous run ("contingency planning" not yet closed). */
-  openScope: { scope: ItemScope; scope_id: string | null } | null;
+  openScope: CarriedScope | null;
+  /**
+   * The values stated inside `openScope` (slot key → its last value there), so that a turn adopting it
+   * ("let's go with that") can make them current. Extractors may ignore it.
+   */
+  openScopeFacts?: { key: string; value: string }[];
+}
+
+/**
+ * The conversation's open scope, carried from one extraction run to the next, with what its end
+ * depends on (src/extraction/rules/scope-lifetime.ts).
+ */
+export interface CarriedScope {
+  scope: ItemScope;
+  scope_id: string | null;
+  /** When the last user turn inside it was spoken. */
+  last_ts?: string;
+  /** User turns spoken inside it after the one that opened it. */
+  turns?: number;
+  /**
+   * A single turn that supposed a value ("What if the deposit were $900?"): it covers no later turn,
+   * but the next user turn may adopt it or turn it down.
+   */
+  proposal?: boolean;
 }
 
 export interface ExtractionOutput {
@@ -100,7 +123,12 @@ export interface ExtractionOutput {
   /** Items or facts the extractor produced but had to drop as invalid. */
   dropped: number;
   /** Scope still open after the last message, carried into the next run. */
-  openScope: { scope: ItemScope; scope_id: string | null } | null;
+  openScope: CarriedScope | null;
+  /**
+   * Scope ids a turn adopted ("let's go with that"): their turns and items become current, and the
+   * extractor restated their values as facts of the adopting turn (extractors may omit).
+   */
+  adoptedScopes?: string[];
   /** Messages spoken inside a hypothetical, draft, task or session scope (extractors may omit). */
   messageScopes?: MessageScope[];
   /**

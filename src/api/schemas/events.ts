@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { FactContext as DomainFactContext, FactEvent as DomainFactEvent } from "../../domain/facts";
 import type { SameType } from "../../domain/type-checks";
-import { isoDateTime, roleList, shortText, slugId } from "./common";
+import { isoDateTime, MAX_MESSAGE_CHARS, payloadText, roleList, shortText, slugId } from "./common";
 import { Watermark } from "./threads";
 import {
   Classification,
@@ -24,7 +24,7 @@ export const MessageEvent = z
     id: eventId.optional(),
     role: z.enum(["user", "assistant", "system", "tool"]),
     speaker: shortText(200).optional(),
-    content: z.string().min(1).max(100_000),
+    content: payloadText(MAX_MESSAGE_CHARS),
     ts: isoDateTime.optional(),
   })
   .openapi("MessageEvent");

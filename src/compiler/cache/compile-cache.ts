@@ -84,7 +84,9 @@ export class CompileCache {
 
   /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
   begin(origin: Origin): void {
-    const key = `${origin.tenantId}\u0000${origin.projectId}\u0000${origin.threadId}\u0000${origin.topRank}`;
+    const key = [origin.tenantId, origin.projectId, origin.threadId, origin.topRank, origin.user.id].join(
+      "\u0000",
+    );
     if (key !== this.origin) {
       for (const table of Object.values(this.objects)) table.clear();
       this.settled = undefined;

@@ -1,5 +1,6 @@
 import type { ContextObject, Omission } from "../context-object";
 import type { ClaimIndex } from "../hygiene/claim-index";
+import type { ClaimsAgainst } from "../hygiene/claims-against";
 import type { DeadBasis } from "../hygiene/dead-basis";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import type { LiveClaims } from "../hygiene/live-claims";
@@ -68,6 +69,7 @@ export class CompilerMemos
   readonly replacedFigures = new WeakMap<DeadClaim[], Map<string, DeadClaim[]>>();
   readonly rewordables = new WeakMap<DeadClaim[], Map<string, Rewordable[]>>();
   readonly maskedTexts = new WeakMap<DeadClaim[], BoundedMap<string, string>>();
+  readonly claimsAgainst = new WeakMap<DeadClaim[], ClaimsAgainst>();
   readonly slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
 
   // Pass 4, temporal validity (src/compiler/passes/temporal/).

@@ -9,6 +9,7 @@ import {
   sameCandidates,
   sameSet,
   sameStrings,
+  spokenInOf,
 } from "./dead-claim";
 import { type DeadClaimsMemos, ownFiguresIn } from "./dead-claims";
 import { FIGURE_PRESENT, figuresOf } from "./figures";
@@ -59,6 +60,7 @@ function candidatesOf(omitted: Omission[], validFrom: Map<string, string>, memos
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
+      ...spokenInOf(o),
     });
   }
   return found;

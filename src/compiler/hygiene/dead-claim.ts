@@ -1,5 +1,5 @@
 import type { OmitReasonName } from "../../domain/omissions";
-import type { ContextObject } from "../context-object";
+import type { ContextObject, Omission } from "../context-object";
 
 /**
  * Dead claims must not come back as live text by another route. A message that restates a value the
@@ -24,6 +24,11 @@ export interface DeadClaim {
   objectId: string;
   /** When the claim stopped being current; null when it was never current for this caller. */
   diedAt: string | null;
+  /**
+   * For a claim out of scope, the message whose own scope it was spoken in (extraction names a
+   * hypothetical or draft scope `<label>@<message id>`); absent otherwise.
+   */
+  spokenIn?: string;
   /** Its amounts and percentages that no live claim states outside an aside. */
   figures: string[];
 }
@@ -58,7 +63,16 @@ export const sameClaim = (c: Candidate, d: Candidate) =>
     c.lower === d.lower &&
     c.reason === d.reason &&
     c.objectId === d.objectId &&
-    c.diedAt === d.diedAt);
+    c.diedAt === d.diedAt &&
+    c.spokenIn === d.spokenIn);
+
+/** Where an omitted object's claim was spoken, when a scope of one message hid it (DeadClaim.spokenIn). */
+export function spokenInOf(o: Omission): Pick<DeadClaim, "spokenIn"> {
+  const { scope, scopeId } = o.object;
+  if (o.reason !== "out_of_scope" || (scope !== "hypothetical" && scope !== "draft") || !scopeId) return {};
+  const spokenIn = scopeId.slice(scopeId.lastIndexOf("@") + 1);
+  return scopeId.includes("@") && spokenIn ? { spokenIn } : {};
+}
 
 export const sameCandidates = (a: Candidate[], b: Candidate[]) =>
   a.length === b.length && a.every((c, i) => sameClaim(c, b[i] as Candidate));

@@ -1,7 +1,14 @@
 import { perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
 import { type ClaimIndexMemos, groupsIn } from "./claim-index";
-import { type ClaimMemos, DEAD_REASONS, type DeadClaim, distinctive, lowerClaim } from "./dead-claim";
+import {
+  type ClaimMemos,
+  DEAD_REASONS,
+  type DeadClaim,
+  distinctive,
+  lowerClaim,
+  spokenInOf,
+} from "./dead-claim";
 import { ASIDE, FIGURE_PRESENT, type FigureMemos, figuresOf } from "./figures";
 
 /** The memo tables this file reads (CompilerMemos holds them). */
@@ -34,7 +41,15 @@ export function deadClaims(
     if (liveClaims.has(lower)) continue;
     const successor = o.object.supersededBy;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
-    claims.push({ text, lower, reason: o.reason, objectId: o.object.objectId, diedAt, figures: [] });
+    claims.push({
+      text,
+      lower,
+      reason: o.reason,
+      objectId: o.object.objectId,
+      diedAt,
+      ...spokenInOf(o),
+      figures: [],
+    });
   }
   claims.sort((a, b) => b.text.length - a.text.length);
   // A figure is dead only if no live claim still states it in its own words: quotations of dead

@@ -27,9 +27,19 @@ export function standingGate(c: ContextObject, ctx: Omit<GateContext, "now">): V
   if (c.disputed) return { reason: "disputed", detail: "a higher-authority fact holds this slot" };
   const scope = scopeGate(c, ctx);
   if (scope) return { reason: "out_of_scope", detail: scope };
+  if (ownWords(c, ctx.caller)) return undefined;
   const permission = isPermitted(c, ctx.caller, ctx.ladder);
   if (!permission.ok) return { reason: "not_permitted", detail: permission.detail };
   return undefined;
+}
+
+/**
+ * A turn the caller spoke. Permission and classification protect other users' and other roles' words;
+ * a user's own turn is never hidden from them (secrets in it are still redacted for a caller without
+ * clearance, pass 8), nor hidden or masked for restating a claim they may not see (claims-against.ts).
+ */
+export function ownWords(c: ContextObject, caller: { userId: string }): boolean {
+  return c.kind === "message" && c.userId !== null && c.userId === caller.userId;
 }
 
 /** Valid time against the present. */

@@ -15,6 +15,8 @@ export interface Origin {
   threadId: string;
   /** Highest rank on the tenant's authority ladder, to scale a writer's rank to 0–1. */
   topRank: number;
+  /** The thread's user (its identity is fixed when the thread is created): whose turns are whose. */
+  user: { id: string; name: string | null };
 }
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
@@ -283,6 +285,8 @@ function unscreened(
     tokens: message.tokens,
     forms: message.forms ?? null,
     ts: message.ts,
+    // A turn the thread's user spoke is theirs, as a user-memory fact is (see gate.ts, ownWords).
+    userId: spokenByThreadUser(message, origin) ? origin.user.id : null,
     // A message is this session's own unless extraction found it inside another scope.
     scope: message.scope ?? "session",
     scopeId: message.scope ? (message.scope_id ?? null) : null,
@@ -304,6 +308,16 @@ function unscreened(
     refs: [message.id],
     ...transcriptOf(message),
   };
+}
+
+/**
+ * A user turn is the thread user's own unless it names another speaker: in a conversation of several
+ * people (a group chat replayed into one thread) only the turns under the user's name are theirs.
+ */
+function spokenByThreadUser(message: MessageRecord, origin: Origin): boolean {
+  if (message.role !== "user") return false;
+  const speaker = message.speaker?.trim().toLowerCase();
+  return !speaker || speaker === origin.user.id.toLowerCase() || speaker === origin.user.name?.toLowerCase();
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
 import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
+import { type ClaimsAgainstMemos, claimsAgainst } from "../hygiene/claims-against";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { type MaskMemos, maskClaims } from "../hygiene/mask";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, phrase } from "./compress";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
+import type { OwnTurn } from "./temporal/settle-transcript";
 
 /**
  * Pass 7, continued: layered budgets in the spirit of seed 004. Layers are filled in order and what a
@@ -51,7 +53,7 @@ export interface UndatedForm {
 }
 
 /** The memo tables this file reads (CompilerMemos holds them). */
-export interface PackMemos extends MaskMemos, TranscriptMemos {
+export interface PackMemos extends MaskMemos, TranscriptMemos, ClaimsAgainstMemos {
   /**
    * `- ` and the text, as the same string object for the same text: a warm compile places mostly the
    * lines it placed last time, and later passes look each line up in their own memos, which costs a
@@ -92,6 +94,8 @@ export interface PackInput {
   messages: Ranked[];
   background: Ranked[];
   dead: DeadClaim[];
+  /** Whether a message is the caller's own turn: dead claims weigh on it differently (claims-against.ts). */
+  ownTurn?: OwnTurn;
   count: (text: string) => number;
   memos: PackMemos;
 }
@@ -116,7 +120,11 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   const { memos } = input;
   const render = (r: Ranked, form: { text: string; tokens: number }) => {
     const step = ladderStep(r);
-    const body = phrase(step, r.object, maskClaims(form.text, input.dead, memos));
+    const dead =
+      r.object.kind === "message"
+        ? claimsAgainst(r.object, input.ownTurn?.(r.object) ?? false, input.dead, memos)
+        : input.dead;
+    const body = phrase(step, r.object, maskClaims(form.text, dead, memos));
     const line = r.object.kind === "message" ? body : bulleted(body, memos);
     // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
     return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };

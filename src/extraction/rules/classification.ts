@@ -10,6 +10,9 @@ import type { ItemClassification } from "../../items/types";
  * 3. secret-looking values (API keys, access keys, tokens, passwords, card and social security
  *    numbers), which make the statement `highly_restricted`.
  * Personnel matters (salary, medical, disciplinary) are confidential to HR.
+ * Markers and handling instructions ("This is confidential", "Do not share outside HR") speak for the
+ * whole message; a secret, a personnel matter or a sensitive word in passing ("the restricted API")
+ * only for the statement it is in, so one code sample's placeholder key never classifies the rest.
  */
 
 export interface ClassificationHint {
@@ -37,9 +40,17 @@ export function strictest(a: ClassificationHint, b: ClassificationHint): Classif
 }
 
 const HIGHLY = /\b(?:strictly confidential|highly confidential|top secret|eyes only|highly restricted)\b/i;
-const CONFIDENTIAL =
-  /\b(?:confidential|do not share|don'?t share|do not forward|don'?t forward|do not disclose|don'?t disclose|keep (?:this|it) (?:between us|private|quiet|confidential)|off the record|need[- ]to[- ]know|not for distribution|privileged)\b/i;
-const RESTRICTED = /\b(?:internal(?: use)? only|for internal use|not for external|not public|restricted)\b/i;
+/**
+ * Handling instructions: what a message says of itself as a whole ("Do not share this", "This is
+ * confidential", a leading "Confidential:"). They cover every statement of the message.
+ */
+const CONFIDENTIAL_HANDLING =
+  /\b(?:do not share|don'?t share|do not forward|don'?t forward|do not disclose|don'?t disclose|keep (?:this|it) (?:between us|private|quiet|confidential)|off the record|not for distribution|(?:this|it|that)(?:'s| is) (?:strictly |highly )?(?:confidential|private|privileged|need[- ]to[- ]know))\b|^\s*confidential\b/im;
+const RESTRICTED_HANDLING =
+  /\b(?:internal(?: use)? only|for internal use|not for external|not public|(?:this|it|that)(?:'s| is) (?:restricted|internal))\b|^\s*(?:restricted|internal)\s*[:-]/im;
+/** The same words inside a statement about something else classify that statement alone. */
+const CONFIDENTIAL_WORD = /\b(?:confidential|need[- ]to[- ]know|privileged)\b/i;
+const RESTRICTED_WORD = /\brestricted\b/i;
 const SHARE_OUTSIDE =
   /\b(?:do not|don'?t|never) (?:share|forward|disclose|discuss)(?: this| it| that)? (?:outside(?: of)?|beyond|with anyone outside(?: of)?) (?:the |our )?([a-z][a-z+&-]*(?: [a-z][a-z+&-]*)?)/i;
 const ONLY_FOR =
@@ -158,14 +169,26 @@ function group(raw: string | undefined): string | null {
   return null;
 }
 
-/** The classification a text asks for, from markers, handling phrases and secrets. */
+/**
+ * What a message asks for as a whole: its markers and its handling instructions. A single sensitive
+ * word, a secret or a personnel matter classifies only the statement it is in (classifyText).
+ */
+export function classifyMessage(text: string): ClassificationHint {
+  return classify(text, false);
+}
+
+/** The classification one statement asks for, from markers, handling phrases, secrets and its topic. */
 export function classifyText(text: string): ClassificationHint {
+  return classify(text, true);
+}
+
+function classify(text: string, statement: boolean): ClassificationHint {
   let hint: ClassificationHint = PUBLIC;
   const markers = readMarkers(text);
   if (markers.classification) {
     hint = { classification: markers.classification, allow_roles: markers.allowRoles ?? [] };
   }
-  if (findSecrets(text).length || redactsSomething(text))
+  if (statement && (findSecrets(text).length || redactsSomething(text)))
     hint = strictest(hint, { classification: "highly_restricted", allow_roles: [] });
   if (HIGHLY.test(text)) hint = strictest(hint, { classification: "highly_restricted", allow_roles: [] });
   if (!markers.classification) {
@@ -174,12 +197,13 @@ export function classifyText(text: string): ClassificationHint {
     const roles = [group(outside?.[1]), group(only?.[1]), group(only?.[2]), group(only?.[3])].filter(
       (r): r is string => r !== null,
     );
-    if (CONFIDENTIAL.test(text) || outside) {
+    if (CONFIDENTIAL_HANDLING.test(text) || outside || (statement && CONFIDENTIAL_WORD.test(text))) {
       hint = strictest(hint, { classification: "confidential", allow_roles: roles });
-    } else if (RESTRICTED.test(text) || roles.length) {
+    } else if (RESTRICTED_HANDLING.test(text) || roles.length || (statement && RESTRICTED_WORD.test(text))) {
       hint = strictest(hint, { classification: "restricted", allow_roles: roles });
     }
   }
-  if (PERSONNEL.test(text)) hint = strictest(hint, { classification: "confidential", allow_roles: ["hr"] });
+  if (statement && PERSONNEL.test(text))
+    hint = strictest(hint, { classification: "confidential", allow_roles: ["hr"] });
   return hint;
 }

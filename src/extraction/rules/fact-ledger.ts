@@ -2,9 +2,11 @@ import { holdsRedactionPlaceholder } from "../../domain/redaction";
 import type { Confidence, ExtractedFact, ItemScope, RetiredValue } from "../../items/types";
 import { strictest } from "./classification";
 import { resolveTarget, STRONG_VIA } from "./fact-target";
+import type { OpenScope } from "./scope-tracker";
 import { readingScope, type SentenceContext, scopeKeyOf } from "./sentence-context";
 import { GLOBAL, type SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
+import { normalizeValue } from "./text";
 import { isTimeSensitive, sameFigures, sameValue, valueKind } from "./values";
 
 /**
@@ -16,6 +18,8 @@ import { isTimeSensitive, sameFigures, sameValue, valueKind } from "./values";
 export class FactLedger {
   readonly facts: ExtractedFact[] = [];
   readonly retiredValues: RetiredValue[] = [];
+  /** What `retiredValues` holds, as (message, key, normalized value): a long turn retires many steps. */
+  private readonly retired = new Set<string>();
   /** Readings no slot could be found for. */
   dropped = 0;
 
@@ -109,6 +113,21 @@ export class FactLedger {
     return { key, replacedValue: supersedes ? previousValue : null };
   }
 
+  /**
+   * A scope adopted by the turn `ctx` is in ("let's go with that"): each value the scope stated
+   * becomes the slot's current value, said by this turn, replacing a different current one.
+   */
+  adopt(scope: OpenScope, ctx: SentenceContext): void {
+    for (const slot of this.registry.ownSlots(scopeKeyOf(scope))) {
+      const value = slot.value as string;
+      const current = this.registry.get(slot.key, GLOBAL)?.value ?? null;
+      if (current !== null && sameValue(current, value)) continue;
+      const supersedes = current !== null ? slot.key : null;
+      this.push({ ...this.restatement(slot.key, value, ctx), supersedes, confidence: "high" });
+      this.registry.set(slot.key, value, GLOBAL);
+    }
+  }
+
   private restatement(key: string, value: string, ctx: SentenceContext): ExtractedFact {
     return {
       key,
@@ -126,7 +145,9 @@ export class FactLedger {
   }
 
   private retire(id: string, key: string, value: string): void {
-    if (!this.retiredValues.some((r) => r.id === id && r.key === key && sameValue(r.value, value))) {
+    const entry = `${id}\u0000${key}\u0000${normalizeValue(value)}`;
+    if (!this.retired.has(entry)) {
+      this.retired.add(entry);
       this.retiredValues.push({ id, key, value });
     }
   }

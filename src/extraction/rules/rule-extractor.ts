@@ -1,5 +1,6 @@
 import { readMarkers } from "../../facts/markers";
 import type {
+  CarriedScope,
   ExtractionInput,
   ExtractionMessage,
   ExtractionOutput,
@@ -7,14 +8,15 @@ import type {
   MessageScope,
 } from "../../items/types";
 import { AssistantTurns } from "./assistant-turns";
-import { classifyText } from "./classification";
+import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
 import { type OpenScope, ScopeTracker } from "./scope-tracker";
-import { type SentenceContext, sentenceScope } from "./sentence-context";
+import { type SentenceContext, scopeKeyOf, sentenceScope } from "./sentence-context";
 import { splitClauses, splitSentences } from "./sentences";
 import {
   changeSignal,
+  framesHypothetical,
   isHistorical,
   isHypothetical,
   isQuestion,
@@ -25,6 +27,8 @@ import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
 import { cleanText, stripAdverbial, stripFillers } from "./text";
+import { substantive, TurnScope } from "./turn-scope";
+import { DATE } from "./values";
 
 /**
  * The offline, deterministic extractor: the default adapter of the Extractor port. Pure and
@@ -62,6 +66,8 @@ import { cleanText, stripAdverbial, stripFillers } from "./text";
  */
 
 const DRAFT_SENTENCE = /^draft\b/i;
+/** A figure, a time or a date: what a supposition could pass off as real state. */
+const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
 const MARKER_BRACKETS =
   /\[(?:RESTRICTED|CONFIDENTIAL|HIGHLY[ _]RESTRICTED|SCOPE|INTERNAL|PUBLIC|SECRET|PRIVATE)\b[^\]]*\]\s*:?/gi;
@@ -74,15 +80,19 @@ class Run {
   readonly assistant = new AssistantTurns();
   /** Messages spoken inside a non-global scope, so the transcript tail can be gated like facts. */
   readonly messageScopes: MessageScope[] = [];
+  /** Scopes a turn adopted: what they said is current from that turn on. */
+  readonly adoptedScopes: string[] = [];
 
   constructor(input: ExtractionInput) {
-    this.facts = new FactLedger(new SlotRegistry(input.existingFacts ?? []));
+    const registry = new SlotRegistry(input.existingFacts ?? []);
+    if (input.openScope) registry.seed(input.openScopeFacts ?? [], scopeKeyOf(input.openScope));
+    this.facts = new FactLedger(registry);
     this.tracker = new ScopeTracker(input.openScope);
     this.items = new ItemLedger(input.existing ?? []);
   }
 
-  openScope(): OpenScope | null {
-    return this.tracker.current();
+  openScope(): CarriedScope | null {
+    return this.tracker.carried();
   }
 
   message(message: ExtractionMessage): void {
@@ -98,7 +108,7 @@ class Run {
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);
-    const classification = classifyText(text);
+    const handling = classifyMessage(text);
     const markers = readMarkers(text);
     const markerScope: OpenScope | null = markers.scope
       ? { scope: markers.scope, scope_id: markers.scopeLabel ?? null }
@@ -109,10 +119,11 @@ class Run {
     const firstFact = facts.length;
     const firstItem = items.length;
     let messageHypothetical = false;
-    let messageScope: OpenScope | null = null;
+    const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
 
     const sentences = splitSentences(body);
+    this.tracker.begin(message.ts, sentences[0] ?? "");
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
       const observed = this.tracker.observe(sentence, body, message.id);
@@ -126,13 +137,13 @@ class Run {
       const draft = DRAFT_SENTENCE.test(core);
 
       const scope = sentenceScope(observed.scope, markerScope, hypothetical, draft, message.id);
-      messageScope = messageScope ?? scope;
 
       const ctx: SentenceContext = {
         message,
         scope,
         authority: attribution.authority ?? messageAuthority,
-        classification,
+        // The message's handling covers each statement; a secret or a sensitive topic only its own.
+        classification: strictest(handling, classifyText(sentence)),
         question: isQuestion(sentence),
         hypothetical,
         tentative: isTentative(core),
@@ -140,6 +151,10 @@ class Run {
         draft,
         changeWords: changeSignal(core).trigger !== null,
       };
+      if (observed.adopted) {
+        this.facts.adopt(observed.adopted, ctx);
+        if (observed.adopted.scope_id) this.adoptedScopes.push(observed.adopted.scope_id);
+      }
 
       const keys: string[] = [];
       let replaced: string | null = null;
@@ -156,11 +171,20 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
+      turnScope.sentence({
+        shared: observed.scope ?? markerScope,
+        scope,
+        framed: framesHypothetical(lead) || draft,
+        substantive: !observed.changed && substantive(core, keys.length > 0),
+      });
     }
 
     // "OK, enough brainstorming, let's talk about real commitments" states nothing of its own: it is
     // the brainstorm's last word, and naming the brainstorm must not bring it back into view.
     const saysNothing = facts.length === firstFact && items.length === firstItem;
+    const supposesValue = facts.length > firstFact || STATES_VALUE.test(body);
+    let messageScope = turnScope.scope(supposesValue);
+    this.tracker.finish(message.ts, message.id, turnScope.supposition(supposesValue));
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });
@@ -188,6 +212,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     dropped: run.facts.dropped,
     openScope: run.openScope(),
     messageScopes: run.messageScopes,
+    adoptedScopes: run.adoptedScopes,
     messageEchoes: run.assistant.messageEchoes,
     retiredValues: run.facts.retiredValues,
   };

@@ -1,4 +1,5 @@
-import type { ItemScope } from "../../items/types";
+import type { CarriedScope, ItemScope } from "../../items/types";
+import { inferred, overBefore, verdictOn } from "./scope-lifetime";
 import { snake } from "./text";
 
 /**
@@ -6,11 +7,12 @@ import { snake } from "./text";
  * about real commitments ("Let's do some contingency planning. This is just exploratory.") and close
  * it later ("OK, enough contingency planning, let's talk about real commitments."). Everything said
  * in between belongs to that scope and carries its scope_id; an unclosed scope is handed to the next
- * extraction run.
+ * extraction run, and ends by itself when nobody closes it (scope-lifetime.ts).
  *
  * Openers are meta-statements about the conversation, not topics: "brainstorm" opens a scope only as
  * "let's brainstorm" / "brainstorming session", "sandbox" only as "sandbox mode/session" or with
- * "let's". A one-off "What if …?" makes its own message hypothetical but opens nothing lasting.
+ * "let's". A one-off "What if …?" makes its own message hypothetical (turn-scope.ts) but opens nothing
+ * lasting; the next turn may still adopt it.
  *
  * scope_id is `<label>@<message id>`: the label names the activity ("pricing-exploration") and the
  * message id keeps two separate brainstorms apart.
@@ -20,12 +22,25 @@ export interface OpenScope {
   scope_id: string | null;
 }
 
+/**
+ * Openers need a statement about the conversation itself, not a topic word: "this is just
+ * exploratory", "let's brainstorm", "let's do some contingency planning". "Let's explore the old town"
+ * or "the rough estimate is three weeks" open nothing.
+ */
 const META_HYPOTHETICAL =
-  /\b(?:this|it|that|all this|everything here)(?:'s| is| are) (?:just |only |purely |all |merely |strictly )?(?:exploratory|hypothetical|speculative|theoretical|a thought experiment|brainstorming|not (?:a )?(?:commitment|committed|binding|final|real))\b|\bjust (?:exploring|brainstorming|spitballing|thinking out loud|speculating|hypothesizing|playing with (?:numbers|ideas))\b|\bhypothetically speaking\b|\bfor the sake of argument\b|\bthought experiment\b|\bnothing (?:here )?is (?:committed|final|binding)\b/i;
-const ACTIVITY_HYPOTHETICAL =
-  /\b(?:contingency planning|scenario planning|what-if (?:scenario|analysis|exercise|session|planning)s?|rough estimat(?:e|es|ion|ions)|back[- ]of[- ](?:the[- ])?envelope|brainstorm(?:ing)? session|sandbox (?:mode|session|exercise|environment)|war[- ]gam(?:e|ing))\b/i;
-const LETS_HYPOTHETICAL =
-  /\b(?:let'?s|let us|we (?:could|can|should)|i (?:want|'d like) to|time to)\s+(?:do\s+(?:a|an|some)\s+|have\s+(?:a|an|some)\s+|run\s+(?:a|an|some)\s+|start\s+(?:a|an)?\s*|try\s+(?:a|an|some)\s+|play\s+(?:a|an|some)?\s*)?(?:[a-z'-]+\s+){0,3}?(?:brainstorm\w*|explor\w*|estimat\w*|speculat\w*|imagin\w*|pretend|hypothesi\w*|play (?:it )?out|war[- ]gam\w*|sandbox\w*|contingenc\w*|scenario\w*|what-if)\b/i;
+  /\b(?:this|it|that|all this|everything here)(?:'s| is| are) (?:just |only |purely |all |merely |strictly )?(?:exploratory|hypothetical|speculative|theoretical|a thought experiment|brainstorming|not (?:a )?(?:commitment|committed|binding|final))\b|\bjust (?:exploring|brainstorming|spitballing|thinking out loud|speculating|hypothesizing)(?=\s*(?:[.,;:!?)]|$|here\b|for now\b|(?:some |a few |the )?(?:ideas|options|possibilities|alternatives|scenarios)\b))|\bjust playing with (?:numbers|ideas)\b|\bhypothetically speaking\b|\bfor the sake of argument\b|\bthought experiment\b|\bnothing (?:here )?is (?:committed|final|binding)\b/i;
+/** A proposal to the other speaker ("let's", "time for"), the frame an activity opener needs. */
+const PROPOSAL = String.raw`\b(?:let'?s|let us|time (?:to|for)|how about)\s+`;
+/** Activities that are suppositions by nature, proposed: "let's do some contingency planning". */
+const ACTIVITY_HYPOTHETICAL = new RegExp(
+  String.raw`${PROPOSAL}(?:(?:do|have|run|start|try|play)\s+)?(?:(?:a|an|some|the|our)\s+)?(?:[a-z'-]+\s+){0,3}?(?:contingency planning|scenario planning|what-if (?:scenario|analysis|exercise|session|planning)s?|rough estimat(?:e|es|ion|ions)|estimat(?:e|es|ion|ions)|exploration|back[- ]of[- ](?:the[- ])?envelope|brainstorm(?:ing)?(?: session)?|sandbox (?:mode|session|exercise|environment)|thought experiment|war[- ]gam(?:e|es|ing))\b`,
+  "i",
+);
+/** Verbs that are suppositions by nature, proposed: "let's brainstorm", "let's imagine". */
+const LETS_HYPOTHETICAL = new RegExp(
+  String.raw`${PROPOSAL}(?:just\s+)?(?:brainstorm\w*|speculat\w*|imagin\w*|pretend|hypothesi[sz]\w*|play (?:it |this |that )?out|war[- ]gam\w*|spitball\w*)\b`,
+  "i",
+);
 const DRAFT_OPEN =
   /\b(?:let'?s|let us|we (?:could|can|should)|i (?:want|'d like) to|time to)\s+(?:start\s+(?:a\s+)?|do\s+(?:a|an|some)\s+|work on\s+(?:a|the)\s+)?(?:[a-z'-]+\s+){0,2}?draft(?:ing)?\b|\b(?:this is|it's) (?:just |only )?a (?:rough )?draft\b|\bdraft mode\b|^drafting\b/i;
 const TASK_OPEN =
@@ -91,19 +106,35 @@ export function detectClose(sentence: string, open: OpenScope): boolean {
 }
 
 /**
- * Tracks the open scope across the sentences of a run. `observe` is called once per user sentence in
- * order and returns the scope that sentence belongs to: a closing sentence already belongs to the
- * global scope, an opening sentence already belongs to the new scope.
+ * Tracks the open scope across the sentences of a run. Per user turn: `begin`, then `frame`, then
+ * `observe` once per sentence in order, then `finish`. `observe` returns the scope the sentence belongs
+ * to: a closing sentence already belongs to the global scope, an opening sentence already to the new
+ * scope. An inferred scope also ends by itself (scope-lifetime.ts).
  */
 export class ScopeTracker {
-  private open: OpenScope | null;
+  private open: CarriedScope | null = null;
+  /** The last turn's own supposition, which the next user turn may adopt or turn down. */
+  private proposal: CarriedScope | null = null;
 
-  constructor(initial: OpenScope | null) {
-    this.open = initial && initial.scope !== "global" ? { ...initial } : null;
+  constructor(initial: CarriedScope | null) {
+    if (!initial || initial.scope === "global") return;
+    if (initial.proposal) this.proposal = { ...initial };
+    else this.open = { ...initial };
   }
 
   current(): OpenScope | null {
-    return this.open ? { ...this.open } : null;
+    return this.open ? { scope: this.open.scope, scope_id: this.open.scope_id } : null;
+  }
+
+  /** What the next run starts from: the open scope, or the last turn's supposition. */
+  carried(): CarriedScope | null {
+    const carried = this.open ?? this.proposal;
+    return carried ? { ...carried } : null;
+  }
+
+  /** A user turn starts: an inferred scope it comes after the end of is over. */
+  begin(ts: string, opening: string): void {
+    if (this.open && overBefore(this.open, ts, opening)) this.open = null;
   }
 
   /**
@@ -124,18 +155,27 @@ export class ScopeTracker {
   }
 
   /**
-   * Returns the sentence's scope, whether the sentence only opened or closed a scope, and the scope
-   * it closed, if any.
+   * Returns the sentence's scope, whether the sentence only opened or closed a scope, the scope it
+   * closed, if any, and the one it adopted ("let's go with that"), if any.
    */
   observe(
     sentence: string,
     message: string,
     messageId: string,
-  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null } {
+  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null; adopted: OpenScope | null } {
     let changed = false;
     let closed: OpenScope | null = null;
-    if (this.open && detectClose(sentence, this.open)) {
-      closed = this.open;
+    let adopted: OpenScope | null = null;
+    const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
+    const verdict = supposition ? verdictOn(sentence) : null;
+    if (supposition && verdict) {
+      if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
+      if (supposition === this.open) closed = this.current();
+      this.open = supposition === this.open ? null : this.open;
+      this.proposal = null;
+      changed = true;
+    } else if (this.open && detectClose(sentence, this.open)) {
+      closed = this.current();
       this.open = null;
       changed = true;
     }
@@ -146,6 +186,18 @@ export class ScopeTracker {
       }
       changed = true;
     }
-    return { scope: this.current(), changed, closed };
+    return { scope: this.current(), changed, closed, adopted };
+  }
+
+  /**
+   * A user turn ends: the open scope counts it (unless the turn opened it) and dates it; a turn that
+   * supposed a value on its own (`supposed`, its own scope) is what the next turn may adopt.
+   */
+  finish(ts: string, messageId: string, supposed: OpenScope | null): void {
+    if (this.open) {
+      const openedHere = this.open.scope_id?.endsWith(`@${messageId}`) ?? false;
+      this.open = { ...this.open, last_ts: ts, turns: (this.open.turns ?? 0) + (openedHere ? 0 : 1) };
+    }
+    this.proposal = supposed && !this.open ? { ...supposed, last_ts: ts, proposal: true } : null;
   }
 }

@@ -65,6 +65,18 @@ export function isHypothetical(sentence: string): boolean {
   );
 }
 
+/**
+ * An explicit hypothetical frame: the sentence says it supposes ("what if", "hypothetically",
+ * "suppose", "imagine", "in theory", "for the sake of argument"). A hedge ("maybe", "could be",
+ * "might") or a bare "if" makes a sentence's facts hypothetical, but is no evidence that the turn as a
+ * whole is a supposition.
+ */
+const HYPOTHETICAL_FRAME =
+  /^(?:what if|suppose|supposing|imagine|hypothetically|theoretically|in theory|say we|let'?s (?:say|pretend|imagine))\b|\b(?:what if|hypothetical(?:ly)?|theoretical(?:ly)?|in theory|for the sake of argument|thought experiment)\b/i;
+export function framesHypothetical(sentence: string): boolean {
+  return HYPOTHETICAL_FRAME.test(sentence.trim());
+}
+
 /** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */
 const HYPOTHETICAL_LEAD =
   /^(?:what if|hypothetically|suppose|supposing|imagine|let'?s (?:say|pretend|imagine))\b/i;

@@ -149,6 +149,17 @@ export class SlotRegistry {
     );
   }
 
+  /** Values already stated in a scope before this run (a scope carried over from the last run). */
+  seed(facts: { key: string; value: string }[], scopeKey: string): void {
+    for (const fact of facts) this.set(fact.key, String(fact.value ?? ""), scopeKey);
+  }
+
+  /** The slots holding a value in exactly this scope, oldest first. */
+  ownSlots(scopeKey: string): Slot[] {
+    const slots = [...(this.scopes.get(scopeKey)?.values() ?? [])];
+    return slots.filter((s) => s.value !== null).sort((a, b) => a.seq - b.seq);
+  }
+
   /** The slot's own state in exactly this scope. */
   own(key: string, scopeKey: string): Slot | undefined {
     return this.scopes.get(scopeKey)?.get(key);

@@ -3,7 +3,7 @@ import type { MessageClaim } from "../../extraction/run-extraction";
 import type { ExtractResult, WatermarkPosition } from "../../extraction/run-result";
 import { computeUid } from "../../items/items";
 import { renderItemLine } from "../../items/render";
-import type { RetiredValue, StateItem } from "../../items/types";
+import type { CarriedScope, RetiredValue, StateItem } from "../../items/types";
 import { compareBinary } from "../binary-collation";
 import { deepFreeze } from "../deep-freeze";
 import type { SqlHost } from "../host";
@@ -72,8 +72,8 @@ export class ExtractionStore {
     return this.meta.get<number>("extracted_seq");
   }
 
-  openScope(): { scope: StateItem["scope"]; scope_id: string | null } | null {
-    return this.meta.get<{ scope: StateItem["scope"]; scope_id: string | null } | null>("open_scope") ?? null;
+  openScope(): CarriedScope | null {
+    return this.meta.get<CarriedScope | null>("open_scope") ?? null;
   }
 
   slotAliases(): Record<string, string> {
@@ -258,7 +258,7 @@ export class ExtractionStore {
     result: ExtractResult,
     through: WatermarkPosition,
     throughSeq: number,
-    openScope: { scope: StateItem["scope"]; scope_id: string | null } | null,
+    openScope: CarriedScope | null,
     slotAliases: Record<string, string>,
     messageClaims: MessageClaim[],
     retiredValues: RetiredValue[] = [],

@@ -1,11 +1,12 @@
 import type { WatermarkView } from "../../api/schemas";
+import type { FactVersion } from "../../domain/fact-version";
 import { factEventFrom } from "../../extraction/fact-events";
 import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../../extraction/run-extraction";
 import type { ExtractResult } from "../../extraction/run-result";
 import { EXTRACTION_QUERY_TERMS } from "../../facts/fact-candidates";
 import { valueText } from "../../facts/prepare-fact";
 import { renderItemLine } from "../../items/render";
-import type { ExtractionMessage, Extractor } from "../../items/types";
+import type { CarriedScope, ExtractionMessage, Extractor } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import type { Tenant } from "../../tenancy/registry";
@@ -109,6 +110,7 @@ export class ThreadExtraction {
         ? [{ value: valueText(JSON.parse(f.valueJson)), from: by.validFrom }]
         : [];
     });
+    const openScope = this.store.openScope();
     const run = await runExtraction(
       {
         runId: `${messages[0]?.id}..${messages.at(-1)?.id}`,
@@ -124,7 +126,8 @@ export class ThreadExtraction {
         deadValues,
         clientReplaced,
         slotAliases: this.store.slotAliases(),
-        openScope: this.store.openScope(),
+        openScope,
+        openScopeFacts: valuesIn(openScope, current),
       },
       { extractor, embedder },
       limits,
@@ -154,6 +157,7 @@ export class ThreadExtraction {
         run.retiredValues,
       );
       this.transcript.rescope(run.messageScopes);
+      this.transcript.adopt(run.adoptedScopes);
     });
     // No other I/O intervenes, so these writes coalesce with the commit above.
     await this.vectors.upsert(
@@ -169,6 +173,15 @@ export class ThreadExtraction {
     );
     return { result: run.result, written };
   }
+}
+
+/** The values facts stated inside the open scope, oldest first, for a turn that adopts it. */
+function valuesIn(scope: CarriedScope | null, current: FactVersion[]): { key: string; value: string }[] {
+  if (!scope?.scope_id) return [];
+  return current
+    .filter((f) => f.scopeId === scope.scope_id)
+    .sort((a, b) => a.validFrom.localeCompare(b.validFrom))
+    .map((f) => ({ key: f.key, value: valueText(JSON.parse(f.valueJson)) }));
 }
 
 /** Where extraction indexes a thread's state items, one namespace per embedder. */

@@ -171,6 +171,20 @@ export class Transcript {
     this.episodes.rescoped(scopes);
   }
 
+  /**
+   * Turns spoken inside an adopted scope ("let's go with that") become the session's ordinary turns.
+   * Call inside extraction's commit, after `rescope`.
+   */
+  adopt(scopeIds: readonly string[]): void {
+    const ids = scopeIds.flatMap((scopeId) =>
+      this.sql
+        .exec<{ id: string }>("SELECT id FROM message_scopes WHERE scope_id = ?", scopeId)
+        .toArray()
+        .map((row) => row.id),
+    );
+    this.rescope(ids.map((id) => ({ id, scope: "session", scope_id: null })));
+  }
+
   /** The last `limit` messages, oldest first, frozen records in the caller's own array. */
   tail(limit: number): MessageRecord[] {
     return this.episodes.tail(limit);

@@ -1,4 +1,5 @@
 import type { ContextObject, Omission } from "../../context-object";
+import type { ClaimsAgainstMemos } from "../../hygiene/claims-against";
 import type { DeadBasis } from "../../hygiene/dead-basis";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import type { DeadClaimsMemos } from "../../hygiene/dead-claims";
@@ -8,7 +9,12 @@ import type { RetiredMemos } from "../../hygiene/retired";
 import type { FactSettlement } from "./settlement";
 
 /** The memo tables pass 4 reads, its own and hygiene's (CompilerMemos holds them). */
-export interface TemporalMemos extends DeadClaimsMemos, RestatementMemos, RetiredMemos, OutdatedMemos {
+export interface TemporalMemos
+  extends DeadClaimsMemos,
+    RestatementMemos,
+    RetiredMemos,
+    OutdatedMemos,
+    ClaimsAgainstMemos {
   /**
    * Whether an item speaks from a state dead before items were weighed, per dead list and item: both are
    * never changed, and a warm thread's facts' part, with its list, stands while new items arrive.

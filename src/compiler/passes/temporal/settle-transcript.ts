@@ -1,5 +1,6 @@
 import { perList } from "../../cache/memo-tables";
 import type { ContextObject, Omission } from "../../context-object";
+import { claimsAgainst } from "../../hygiene/claims-against";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { maskClaims, worthKeeping } from "../../hygiene/mask";
 import { outdatedMessages } from "../../hygiene/outdated";
@@ -21,6 +22,7 @@ export function settleTranscript(
   statedClaims: Map<string, StatedClaims>,
   memos: TemporalMemos,
   sameDead: (dead: DeadClaim[]) => DeadClaim[] = (dead) => dead,
+  ownTurn: OwnTurn = () => false,
 ): TemporalResult {
   const { facts, working, environment, items } = state;
   const dead = sameDead(withRetired(state.dead, statedClaims, state.live, memos));
@@ -28,7 +30,7 @@ export function settleTranscript(
   const outdated = outdatedMessages(statedClaims, facts, memos);
   for (const [id, replacedBy] of state.outdatedSources) outdated.set(id, replacedBy);
   const omitted = [...earlier, ...state.omitted];
-  const hygiene = messageHygiene(dead, outdated, memos);
+  const hygiene = messageHygiene(dead, outdated, memos, ownTurn);
   const transcript = (list: ContextObject[]) =>
     list.filter((message) => {
       const verdict = hygiene(message);
@@ -50,12 +52,21 @@ export function settleTranscript(
   };
 }
 
+/** Whether a message is the caller's own turn (gate.ts, ownWords). */
+export type OwnTurn = (message: ContextObject) => boolean;
+
 /**
  * The message filter, shared by the recent tail and retrieved episodes: a message that stated a value
  * since replaced, or that speaks from a dead state, leaves; one that merely quotes a dead claim stays
- * with the quotation masked when enough of it remains.
+ * with the quotation masked when enough of it remains. Each message is weighed against the dead
+ * claims that bear on it (claims-against.ts).
  */
-export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>, memos: TemporalMemos) {
+export function messageHygiene(
+  dead: DeadClaim[],
+  outdated: Map<string, string>,
+  memos: TemporalMemos,
+  ownTurn: OwnTurn = () => false,
+) {
   return (message: ContextObject): Omission | undefined => {
     const replacedBy = outdated.get(message.objectId);
     if (replacedBy) {
@@ -65,7 +76,8 @@ export function messageHygiene(dead: DeadClaim[], outdated: Map<string, string>,
         detail: `stated a value since replaced by ${replacedBy}`,
       };
     }
-    return deadStateVerdict(message, dead, memos) ?? undefined;
+    const against = claimsAgainst(message, ownTurn(message), dead, memos);
+    return deadStateVerdict(message, against, memos) ?? undefined;
   };
 }
 

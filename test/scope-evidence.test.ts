@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { ask, message, newThread } from "./helpers";
+
+/**
+ * Issue 16, items 1 and 2, through the public API with the offline rule extractor: a gate that hides
+ * content needs strong, specific evidence, and a scope inferred from the conversation closes itself.
+ */
+
+const at = (minute: number) => new Date(Date.UTC(2025, 4, 6, 10, minute)).toISOString();
+
+/** A fresh thread that heard these user turns, `[id, text]`, a minute apart. */
+async function heard(...turns: [string, string][]) {
+  const t = await newThread();
+  await t.events(turns.map(([id, text], i) => message(text, { id, ts: at(i + 1) })));
+  return t;
+}
+
+describe("gates weigh evidence", () => {
+  it("a hedge in one sentence scopes that sentence's value, never the rest of the turn", async () => {
+    const t = await heard(
+      ["k1", "The kickoff is May 5."],
+      ["k2", "The caterer called back this morning. The kickoff would be May 12 if the hall is free."],
+    );
+    const ctx = await ask(t, "What did the caterer say about the kickoff?");
+    expect(ctx.reasonFor("k2")).toBeUndefined();
+    expect(ctx.context).toContain("The caterer called back this morning.");
+    // The supposed date is still no fact: the kickoff stays May 5.
+    expect(ctx.reasonFor("x:k2:kickoff")).toBe("out_of_scope");
+    expect(ctx.reasonFor("x:k1:kickoff")).toBeUndefined();
+  });
+
+  it("a topic word is no opener: 'let's explore' the canal paths hides nothing that follows", async () => {
+    const t = await heard(
+      ["c1", "Let's explore the canal paths near Utrecht this weekend."],
+      ["c2", "I booked the bike rental for Saturday at 9."],
+      ["c3", "The rental shop is next to the station."],
+    );
+    const ctx = await ask(t, "When is the bike rental?");
+    for (const id of ["c1", "c2", "c3"]) expect(ctx.reasonFor(id)).not.toBe("out_of_scope");
+    expect(ctx.context).toContain("I booked the bike rental for Saturday at 9.");
+  });
+
+  it("a turn that frames a supposed value explicitly stays out of a real answer", async () => {
+    const t = await heard(
+      ["d1", "The security deposit is $650."],
+      ["d2", "What if the deposit were $900 instead?"],
+    );
+    const ctx = await ask(t, "How much is the security deposit?");
+    expect(ctx.context).toContain("$650");
+    expect(ctx.context).not.toContain("$900");
+    expect(ctx.reasonFor("d2")).toBe("out_of_scope");
+  });
+
+  it("a question about a scenario, with no value supposed, stays in the conversation", async () => {
+    const t = await heard(
+      ["e1", "The export job writes one CSV per warehouse."],
+      ["e2", "What if a warehouse has no orders that day, does the job still write an empty file?"],
+    );
+    const ctx = await ask(t, "Does the export job write an empty file for a warehouse?");
+    expect(ctx.reasonFor("e2")).toBeUndefined();
+    expect(ctx.context).toContain("does the job still write an empty file?");
+  });
+});
+
+describe("scopes close themselves", () => {
+  const brainstorm: [string, string] = [
+    "b1",
+    "Let's brainstorm names for the bakery. This is just exploratory.",
+  ];
+
+  it("an exploratory stretch nobody closes ends with its sitting", async () => {
+    const t = await heard(brainstorm, ["b2", "Crumb and Company could work as a name."]);
+    const nextDay = new Date(Date.UTC(2025, 4, 7, 9, 0)).toISOString();
+    await t.events([message("We signed the lease for the Elm Street shop.", { id: "b3", ts: nextDay })]);
+    const ctx = await ask(t, "Which shop did we sign the lease for?");
+    expect(ctx.reasonFor("b2")).toBe("out_of_scope");
+    expect(ctx.reasonFor("b3")).toBeUndefined();
+    expect(ctx.context).toContain("We signed the lease for the Elm Street shop.");
+  });
+
+  it("an exploratory stretch ends after a few turns", async () => {
+    const ideas = ["Flour Power", "The Daily Loaf", "Knead to Know", "Rise and Shine", "Proof Positive"];
+    const t = await heard(
+      brainstorm,
+      ...ideas.map((idea, i): [string, string] => [`n${i + 2}`, `Maybe ${idea} as a name.`]),
+      ["n7", "Or something with sourdough in it."],
+      ["n8", "The oven delivery is booked for June 2."],
+    );
+    const ctx = await ask(t, "When is the oven delivery?");
+    expect(ctx.reasonFor("n2")).toBe("out_of_scope");
+    expect(ctx.reasonFor("n8")).toBeUndefined();
+  });
+
+  it("an exploratory stretch ends at a change of topic", async () => {
+    const t = await heard(
+      brainstorm,
+      ["m2", "Maybe The Daily Loaf."],
+      ["m3", "Anyway, the plumber comes Thursday at 8."],
+    );
+    const ctx = await ask(t, "When does the plumber come?");
+    expect(ctx.reasonFor("m2")).toBe("out_of_scope");
+    expect(ctx.reasonFor("m3")).toBeUndefined();
+    expect(ctx.context).toContain("the plumber comes Thursday at 8.");
+  });
+
+  it("a stretch adopted later becomes current: its turns come back and its values are facts", async () => {
+    const t = await heard(
+      ["v1", "The venue deposit is $1,200."],
+      ["v2", "Let's brainstorm venues. This is just exploratory."],
+      ["v3", "The deposit would be $1,750 for the riverside barn."],
+    );
+    const before = await ask(t, "What is the venue deposit?");
+    expect(before.reasonFor("v3")).toBe("out_of_scope");
+    expect(before.context).not.toContain("$1,750");
+
+    // A later turn, extracted in a run of its own, adopts what the stretch said.
+    await t.events([message("Let's go with that.", { id: "v4", ts: at(4) })]);
+    const after = await ask(t, "What is the venue deposit?");
+    expect(after.reasonFor("v3")).toBeUndefined();
+    expect(after.context).toContain("$1,750");
+    expect(after.reasonFor("x:v1:venue_deposit")).toBe("superseded");
+  });
+
+  it("a single supposition can be adopted by the next turn, or turned down", async () => {
+    const dinner: [string, string][] = [
+      ["o1", "Dinner with the Okafors is at 7pm."],
+      ["o2", "What if we moved dinner to 8:30pm?"],
+    ];
+    const adopted = await ask(await heard(...dinner, ["o3", "Yes, let's do that."]), "When is dinner?");
+    expect(adopted.reasonFor("o2")).toBeUndefined();
+    expect(adopted.context).toContain("8:30pm");
+
+    const declined = await ask(
+      await heard(...dinner, ["o3", "Never mind, the kids need to be in bed by nine."]),
+      "When is dinner?",
+    );
+    expect(declined.reasonFor("o2")).toBe("out_of_scope");
+    expect(declined.context).not.toContain("8:30pm");
+  });
+});
