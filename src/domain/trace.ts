@@ -24,6 +24,8 @@ export interface CompileTrace {
     facts?: FactCandidateCounts;
     /** Whether a source's bound left versions out (named in `facts.truncated`). */
     truncated?: boolean;
+    /** The registered entities the query names, whose facts were searched for (issue 17, seed 001). */
+    entities?: QueryEntity[];
   };
   /** How many values of each kind were redacted; the values themselves never appear. */
   redactions?: Partial<Record<RedactionKind, number>>;
@@ -37,15 +39,24 @@ export interface CompileTrace {
 }
 
 /** The sources of a compile's candidate facts (src/facts/fact-candidates.ts), and those a bound cut. */
-export const FACT_CANDIDATE_SOURCES = ["recent", "matched", "standing", "history"] as const;
+export const FACT_CANDIDATE_SOURCES = ["recent", "standing", "matched", "entity", "history"] as const;
 export type FactCandidateSource = (typeof FACT_CANDIDATE_SOURCES)[number];
 
 export interface FactCandidateCounts {
   recent: number;
-  matched: number;
   standing: number;
+  matched: number;
+  entity: number;
   history: number;
   truncated: FactCandidateSource[];
+}
+
+/** A canonical entity a query names: its id and name, the words that named it, and whether it is pending. */
+export interface QueryEntity {
+  id: string;
+  name: string;
+  mention: string;
+  pending: boolean;
 }
 
 export interface CompiledEntry {

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
-import type { FactRead } from "../domain/trace";
+import type { FactRead, QueryEntity } from "../domain/trace";
 import type { FactCandidates } from "./fact-candidates";
 import type { FactRepository, FactWatcher } from "./fact-repository";
 
@@ -51,6 +51,7 @@ export class FactCandidateCache {
     reader: { projectId: string; userId: string; thread: string },
     terms: readonly string[],
     now = Date.now(),
+    named: () => Promise<QueryEntity[]> = async () => [],
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const { projectId, userId } = reader;
     const key = `${userId}\u0000${terms.join(" ")}`;
@@ -76,10 +77,21 @@ export class FactCandidateCache {
       : undefined;
     // A project that fitted its recent window last time is read in one round trip, without searching;
     // should it have grown past the window since, the search follows.
-    let found = await repository.candidates(projectId, userId, this.fitsInRecent ? [] : terms, watcher);
+    // The entities the text names are looked up beside the first read, not after it.
+    const entities = named().catch((error: unknown) => {
+      console.error("could not look up the entities a search names", projectId, error);
+      return [];
+    });
+    let found = await repository.candidates(
+      projectId,
+      userId,
+      this.fitsInRecent ? [] : terms,
+      watcher,
+      entities,
+    );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
-      found = await repository.candidates(projectId, userId, terms, undefined);
+      found = await repository.candidates(projectId, userId, terms, undefined, entities);
     }
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;

@@ -1,5 +1,5 @@
 import type { FactVersion } from "../domain/fact-version";
-import type { FactCandidateSource } from "../domain/trace";
+import { FACT_CANDIDATE_SOURCES, type FactCandidateSource, type QueryEntity } from "../domain/trace";
 import { matchExpression, queryTerms } from "../retrieval/query-terms";
 
 /**
@@ -12,16 +12,19 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
  * - `matched`: current facts whose key or text matches the query's terms (FTS5, porter, bm25 order).
  * - `standing`: current constraints and rules, highest authority first, whatever the query asks:
  *   a rule applies whether or not the query names it.
- * - `history`: earlier versions of the slots found by `matched` and `standing` outside the recent
- *   window, and versions they depend on, so supersession and dead values are judged as over the whole.
+ * - `entity`: current facts that refer to a registered entity the query names (the entity registry,
+ *   src/entities: "Where is Atlas hosted?" finds what was written of Project Atlas in any words).
+ * - `history`: earlier versions of the slots found by `matched`, `entity` and `standing` outside the
+ *   recent window, and versions they depend on, so supersession and dead values are judged as over the whole.
  *
  * Each bound is explicit, ranked (recency, bm25, authority) and reported in the trace when it cut
  * anything (`trace.candidates.facts`).
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
-  matched: 200,
   standing: 200,
+  matched: 200,
+  entity: 200,
   history: 500,
 };
 
@@ -37,6 +40,8 @@ export interface FactCandidates {
   truncated: FactCandidateSource[];
   /** The project revision the candidates are current as of. */
   revision: number;
+  /** The registered entities the search named, whose facts it read. */
+  entities: QueryEntity[];
 }
 
 /** The words a search looks for: runs of letters and digits, stopwords dropped (query-terms.ts). */
@@ -95,11 +100,12 @@ export function assembleCandidates(
   read: Record<FactCandidateSource, readonly FactVersion[]>,
   revision: number,
   matchesCut = false,
+  entities: QueryEntity[] = [],
 ): FactCandidates {
   const byId = new Map<string, FactVersion>();
-  const counts = { recent: 0, matched: 0, standing: 0, history: 0 };
+  const counts = { recent: 0, standing: 0, matched: 0, entity: 0, history: 0 };
   const truncated: FactCandidateSource[] = matchesCut ? ["matched"] : [];
-  for (const source of ["recent", "standing", "matched", "history"] as const) {
+  for (const source of FACT_CANDIDATE_SOURCES) {
     // A version a source read twice (history finds a slot both by key and by id) counts once.
     const rows = [...new Map(read[source].map((row) => [row.id, row])).values()];
     const limit = FACT_CANDIDATE_LIMITS[source];
@@ -110,7 +116,6 @@ export function assembleCandidates(
       counts[source]++;
     }
   }
-  const order = Object.keys(FACT_CANDIDATE_LIMITS);
-  truncated.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-  return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision };
+  truncated.sort((a, b) => FACT_CANDIDATE_SOURCES.indexOf(a) - FACT_CANDIDATE_SOURCES.indexOf(b));
+  return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision, entities };
 }

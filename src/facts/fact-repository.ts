@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { FactVersion } from "../domain/fact-version";
+import type { QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   assembleCandidates,
@@ -62,28 +63,44 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
     LIMIT ${bind(limit)}`;
 }
 
+/** Which part of the second read a row belongs to. */
+type FoundAs = "matched" | "entity" | "history";
+
 /**
- * One statement for the second read: the search's matches (`found_as` "matched"), and every version the
- * reader may know of in the slots they fill and in those of the standing rules outside the newest
- * versions, with the versions those rules depend on (`found_as` "history", newest first, one past the
- * bound; a version found both ways comes twice, and assembleCandidates keeps one). The matches are
- * computed once (MATERIALIZED) and serve both. Slots are looked up by key
- * (CROSS JOIN from the keys, so each is an index seek); the standing keys and ids travel as one JSON
- * parameter each, whatever their number.
+ * One statement for the second read: the search's matches (`found_as` "matched"), the current facts that
+ * refer to the entities the text names ("entity", newest first), and every version the reader may know
+ * of in the slots those fill and in those of the standing rules outside the newest versions, with the
+ * versions those rules depend on ("history", newest first); each one past its bound. A version found
+ * two ways comes twice, and assembleCandidates keeps one. The matches and the entity facts are computed
+ * once (MATERIALIZED) and serve the history too. Slots are looked up by key (CROSS JOIN from the keys, so
+ * each is an index seek); lists travel as one JSON parameter each, whatever their length.
  */
 function foundSql(
-  search: MatchSearch | undefined,
-  outside: { keys: string[]; ids: string[] },
-  projectId: string,
-  userId: string,
+  read: {
+    search: MatchSearch | undefined;
+    entityIds: string[];
+    outside: { keys: string[]; ids: string[] };
+    projectId: string;
+    userId: string;
+  },
   bind: (value: unknown) => string,
 ): string {
+  const { search, entityIds, outside } = read;
   const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
-  const project = bind(projectId);
-  const visible = `(f.user_id IS NULL OR f.user_id = ${bind(userId)})`;
+  const project = bind(read.projectId);
+  const visible = `(f.user_id IS NULL OR f.user_id = ${bind(read.userId)})`;
   return `WITH matched AS MATERIALIZED (${matches}),
+    entity AS MATERIALIZED (
+      SELECT * FROM (
+        SELECT DISTINCT f.* FROM json_each(${bind(JSON.stringify(entityIds))}) e
+          CROSS JOIN fact_entities fe ON fe.project_id = ${project} AND fe.entity_id = e.value
+          CROSS JOIN facts f ON f.project_id = fe.project_id AND f.id = fe.fact_id
+          WHERE f.tx_end IS NULL AND ${visible}
+      ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.entity + 1)}
+    ),
     slot_keys(key) AS (
-      SELECT key FROM matched UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
+      SELECT key FROM matched UNION SELECT key FROM entity
+      UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
     ),
     history AS (
       SELECT * FROM (
@@ -96,6 +113,8 @@ function foundSql(
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     )
     SELECT 'matched' AS found_as, * FROM matched
+    UNION ALL
+    SELECT 'entity' AS found_as, * FROM entity
     UNION ALL
     SELECT 'history' AS found_as, * FROM history`;
 }
@@ -363,6 +382,7 @@ export class FactRepository {
     userId: string,
     terms: readonly string[],
     watcher: FactWatcher | undefined,
+    named: Promise<QueryEntity[]> = Promise.resolve([]),
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
@@ -400,6 +420,7 @@ export class FactRepository {
       recent: rowsOf(recent),
       standing: rowsOf(standing),
       matched: [] as StoredFactRow[],
+      entity: [] as StoredFactRow[],
       history: [] as StoredFactRow[],
     };
     const counts = termCounts.map((r) => (r.results[0] as { n: number } | undefined)?.n ?? 0);
@@ -413,14 +434,19 @@ export class FactRepository {
           userId,
         }
       : undefined;
-    if (search || outside.keys.length || outside.ids.length) {
-      const found = await this.statement((bind) => foundSql(search, outside, projectId, userId, bind)).all();
-      for (const raw of found.results as (Record<string, unknown> & { found_as: string })[]) {
-        (raw.found_as === "matched" ? read.matched : read.history).push(frozenRow(raw));
+    // The entities the text names were looked up beside the first read; pending ones name no facts here.
+    const entities = await named;
+    const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
+    if (search || entityIds.length || outside.keys.length || outside.ids.length) {
+      const found = await this.statement((bind) =>
+        foundSql({ search, entityIds, outside, projectId, userId }, bind),
+      ).all();
+      for (const raw of found.results as (Record<string, unknown> & { found_as: FoundAs })[]) {
+        read[raw.found_as].push(frozenRow(raw));
       }
     }
     const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    return assembleCandidates(read, revision, choice.dropped > 0 || choice.newest);
+    return assembleCandidates(read, revision, choice.dropped > 0 || choice.newest, entities);
   }
 
   /** A statement whose text numbers its parameters as `bind` hands them out. */

@@ -145,6 +145,7 @@ export class Compilation {
           ...output.trace.candidates,
           facts: { ...factCandidates.counts, truncated: factCandidates.truncated },
           truncated: factCandidates.truncated.length > 0,
+          entities: factCandidates.entities,
         },
         compile_ms: milliseconds(performance.now() - started),
         timings,

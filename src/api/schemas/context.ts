@@ -186,8 +186,9 @@ export const ContextResult = z
           facts: z
             .object({
               recent: z.number().int(),
-              matched: z.number().int(),
               standing: z.number().int(),
+              matched: z.number().int(),
+              entity: z.number().int(),
               history: z.number().int(),
               truncated: z.array(z.enum(FACT_CANDIDATE_SOURCES)),
             })
@@ -195,14 +196,31 @@ export const ContextResult = z
             .openapi({
               description:
                 "Where the project's candidate facts came from, read through D1's indexes rather than a copy of the " +
-                "project: `recent` the newest versions, `matched` current facts the query's words match (FTS5, bm25), " +
-                "`standing` current constraints and rules by authority, `history` earlier versions of the slots those " +
-                "found outside the recent window. Each source is bounded (500, 200, 200, 500 versions); `truncated` " +
-                "names the sources whose bound left versions out, best-ranked kept.",
+                "project: `recent` the newest versions, `standing` current constraints and rules by authority, " +
+                "`matched` current facts the query's words match (FTS5, bm25), `entity` current facts that refer to a " +
+                "registered entity the query names (see `entities`), `history` earlier versions of the slots those " +
+                "found outside the recent window. Each source is bounded (500, 200, 200, 200, 500 versions); " +
+                "`truncated` names the sources whose bound left versions out, best-ranked kept.",
             }),
           truncated: z.boolean().optional().openapi({
             description: "True when any candidate source's bound left versions out (see `facts.truncated`).",
           }),
+          entities: z
+            .array(
+              z.object({
+                id: z.string(),
+                name: z.string(),
+                mention: z.string(),
+                pending: z.boolean(),
+              }),
+            )
+            .optional()
+            .openapi({
+              description:
+                "The canonical entities the query names (the entity registry, `GET /entities`): each with its " +
+                "canonical name and the words of the query that named it. Facts referring to an active one are " +
+                "candidates (`facts.entity`); a pending one (awaiting review) is listed but brings no facts.",
+            }),
         })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),
       redactions: z.partialRecord(z.enum(REDACTION_KINDS), z.number().int()).optional().openapi({

@@ -1,6 +1,7 @@
 import type { FactEventInput, IngestOutput } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
+import { queryEntities } from "../../entities/query-entities";
 import { EntityResolver } from "../../entities/resolve-on-write";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
 import { FactCandidateCache } from "../../facts/fact-candidate-cache";
@@ -65,7 +66,14 @@ export class ThreadFacts {
     maxTerms?: number,
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const database = await projectDatabase(tenant, record.project_id);
-    return this.cache.read(new FactRepository(database), readerOf(record), searchTerms(text, maxTerms));
+    const named = () => queryEntities(database, record.project_id, text, tenant.entity_thresholds);
+    return this.cache.read(
+      new FactRepository(database),
+      readerOf(record),
+      searchTerms(text, maxTerms),
+      Date.now(),
+      named,
+    );
   }
 
   /** Persistent facts go to the tenant's D1 in one batch, planned against what is stored. */

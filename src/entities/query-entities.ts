@@ -1,0 +1,50 @@
+import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds } from "../domain/entities";
+import type { QueryEntity } from "../domain/trace";
+import { EntityRepository } from "./entity-repository";
+import { MemoryRegistry } from "./memory-registry";
+import { ruleMentions } from "./mentions/rule-mention-extractor";
+import { decide } from "./resolution/decide";
+import { scoreCandidate } from "./resolution/score";
+import { mentionLookup } from "./resolution/terms";
+
+/** A question names a few things; a longer "name" is prose, and past this many mentions it is a document. */
+const MAX_NAME = 200;
+const MAX_MENTIONS = 20;
+
+/**
+ * The canonical entities a question (or any text a compile searches with) names: its mentions, found by
+ * the offline rules, bound where seed 001 binds (at or above the tenant's `bind` threshold, unambiguous).
+ * Nothing is created and nothing is sent to review: a question reads the registry, never writes it. One
+ * D1 read (every mention's candidate terms at once); none when the text names nothing.
+ */
+export async function queryEntities(
+  database: D1Database,
+  projectId: string,
+  text: string,
+  thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+): Promise<QueryEntity[]> {
+  const mentions = ruleMentions({ text, origin: "message" })
+    .filter((m) => m.name.length <= MAX_NAME && m.text.length <= MAX_NAME)
+    .slice(0, MAX_MENTIONS);
+  if (mentions.length === 0) return [];
+  const lookups = mentions.map(mentionLookup);
+  const terms = [...new Set(lookups.flatMap((l) => l.terms))];
+  const prefixes = [...new Set(lookups.flatMap((l) => l.prefixes))];
+  const registry = new MemoryRegistry(
+    await new EntityRepository(database).candidates(projectId, terms, prefixes),
+  );
+  const found = new Map<string, QueryEntity>();
+  for (const mention of mentions) {
+    const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
+    const decision = decide(mention, scored, thresholds);
+    if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
+    const entity = decision.best.entity;
+    found.set(entity.id, {
+      id: entity.id,
+      name: entity.canonicalName,
+      mention: mention.text,
+      pending: entity.status === "pending",
+    });
+  }
+  return [...found.values()];
+}

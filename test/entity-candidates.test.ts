@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { fact, newThread } from "./helpers";
+
+/**
+ * A compile finds the facts that refer to an entity its question names, in whatever words they were
+ * written (the entity registry, src/entities): a fact that calls a company by its abbreviation is found
+ * by a question that uses the full name, though no word of the one is in the other.
+ */
+describe("facts found through the entities a question names", () => {
+  it("brings an old fact written under an alias, past the newest versions, into the context", async () => {
+    const t = await newThread();
+    const shared = { source: { type: "policy" } };
+    await t.events([
+      fact("hosting_provider", "Amazon Web Services (AWS) hosts the billing stack", shared),
+      fact("cloud_spend_march", "The AWS bill rose to $48,000 in March", shared),
+    ]);
+    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    for (let start = 0; start < newer; start += 300) {
+      const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
+        fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),
+      );
+      expect((await t.events(batch)).status).toBe(200);
+    }
+    const ctx = await t.context({ query: "What did Amazon Web Services cost us?", budget_tokens: 1500 });
+    expect(ctx.json.context).toContain("$48,000");
+    const { candidates } = ctx.json.trace;
+    expect(candidates.entities).toEqual([
+      expect.objectContaining({
+        name: "Amazon Web Services",
+        mention: "Amazon Web Services",
+        pending: false,
+      }),
+    ]);
+    expect(candidates.facts.entity).toBeGreaterThanOrEqual(1);
+    expect(candidates.facts.truncated).toContain("recent");
+  }, 120_000);
+
+  it("names no entity, and reads no entity facts, for a question that names nothing registered", async () => {
+    const t = await newThread();
+    await t.events([fact("office_plant", "The fern by the window needs water on Fridays")]);
+    const ctx = await t.context({ query: "When does the fern get water?" });
+    expect(ctx.json.trace.candidates.entities).toEqual([]);
+    expect(ctx.json.trace.candidates.facts.entity).toBe(0);
+    expect(ctx.json.context).toContain("Fridays");
+  });
+});
