@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import type { Env } from "./env";
 import { consumeExtractionBatch } from "./extraction/queue-consumer";
 
+export { ProjectIndexObject } from "./project-index/project-index-object";
 export { ThreadObject } from "./thread/thread-object";
 
 const app = createApp();

@@ -39,7 +39,14 @@ export interface CompileTrace {
 }
 
 /** The sources of a compile's candidate facts (src/facts/fact-candidates.ts), and those a bound cut. */
-export const FACT_CANDIDATE_SOURCES = ["recent", "standing", "matched", "entity", "history"] as const;
+export const FACT_CANDIDATE_SOURCES = [
+  "recent",
+  "standing",
+  "matched",
+  "entity",
+  "similar",
+  "history",
+] as const;
 export type FactCandidateSource = (typeof FACT_CANDIDATE_SOURCES)[number];
 
 export interface FactCandidateCounts {
@@ -47,6 +54,7 @@ export interface FactCandidateCounts {
   standing: number;
   matched: number;
   entity: number;
+  similar: number;
   history: number;
   truncated: FactCandidateSource[];
 }

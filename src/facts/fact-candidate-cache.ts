@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
 import type { FactRead, QueryEntity } from "../domain/trace";
+import type { NearFact } from "../project-index/project-index-rpc";
 import type { FactCandidates } from "./fact-candidates";
 import type { FactRepository, FactWatcher } from "./fact-repository";
 
@@ -52,6 +53,7 @@ export class FactCandidateCache {
     terms: readonly string[],
     now = Date.now(),
     named: () => Promise<QueryEntity[]> = async () => [],
+    near: Promise<NearFact[]> = Promise.resolve([]),
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const { projectId, userId } = reader;
     const key = `${userId}\u0000${terms.join(" ")}`;
@@ -82,16 +84,18 @@ export class FactCandidateCache {
       console.error("could not look up the entities a search names", projectId, error);
       return [];
     });
+    const nearIds = near.then((facts) => facts.map((f) => f.id));
     let found = await repository.candidates(
       projectId,
       userId,
       this.fitsInRecent ? [] : terms,
       watcher,
       entities,
+      nearIds,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
-      found = await repository.candidates(projectId, userId, terms, undefined, entities);
+      found = await repository.candidates(projectId, userId, terms, undefined, entities, nearIds);
     }
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;

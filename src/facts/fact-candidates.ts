@@ -14,6 +14,8 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
  *   a rule applies whether or not the query names it.
  * - `entity`: current facts that refer to a registered entity the query names (the entity registry,
  *   src/entities: "Where is Atlas hosted?" finds what was written of Project Atlas in any words).
+ * - `similar`: current facts nearest the query in the project's vector index (src/project-index), so
+ *   a fact said in other words than the query's is found too, as far as the embedder can tell.
  * - `history`: earlier versions of the slots found by `matched`, `entity` and `standing` outside the
  *   recent window, and versions they depend on, so supersession and dead values are judged as over the whole.
  *
@@ -25,6 +27,7 @@ export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>
   standing: 200,
   matched: 200,
   entity: 200,
+  similar: 50,
   history: 500,
 };
 
@@ -103,7 +106,7 @@ export function assembleCandidates(
   entities: QueryEntity[] = [],
 ): FactCandidates {
   const byId = new Map<string, FactVersion>();
-  const counts = { recent: 0, standing: 0, matched: 0, entity: 0, history: 0 };
+  const counts = { recent: 0, standing: 0, matched: 0, entity: 0, similar: 0, history: 0 };
   const truncated: FactCandidateSource[] = matchesCut ? ["matched"] : [];
   for (const source of FACT_CANDIDATE_SOURCES) {
     // A version a source read twice (history finds a slot both by key and by id) counts once.

@@ -64,11 +64,12 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
 }
 
 /** Which part of the second read a row belongs to. */
-type FoundAs = "matched" | "entity" | "history";
+type FoundAs = "matched" | "entity" | "similar" | "history";
 
 /**
  * One statement for the second read: the search's matches (`found_as` "matched"), the current facts that
- * refer to the entities the text names ("entity", newest first), and every version the reader may know
+ * refer to the entities the text names ("entity", newest first), the current facts the project's vector
+ * index found nearest the text ("similar"), and every version the reader may know
  * of in the slots those fill and in those of the standing rules outside the newest versions, with the
  * versions those rules depend on ("history", newest first); each one past its bound. A version found
  * two ways comes twice, and assembleCandidates keeps one. The matches and the entity facts are computed
@@ -79,13 +80,14 @@ function foundSql(
   read: {
     search: MatchSearch | undefined;
     entityIds: string[];
+    similarIds: string[];
     outside: { keys: string[]; ids: string[] };
     projectId: string;
     userId: string;
   },
   bind: (value: unknown) => string,
 ): string {
-  const { search, entityIds, outside } = read;
+  const { search, entityIds, similarIds, outside } = read;
   const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
   const project = bind(read.projectId);
   const visible = `(f.user_id IS NULL OR f.user_id = ${bind(read.userId)})`;
@@ -98,8 +100,13 @@ function foundSql(
           WHERE f.tx_end IS NULL AND ${visible}
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.entity + 1)}
     ),
+    similar AS MATERIALIZED (
+      SELECT f.* FROM json_each(${bind(JSON.stringify(similarIds))}) s
+        CROSS JOIN facts f ON f.project_id = ${project} AND f.id = s.value
+        WHERE f.tx_end IS NULL AND ${visible}
+    ),
     slot_keys(key) AS (
-      SELECT key FROM matched UNION SELECT key FROM entity
+      SELECT key FROM matched UNION SELECT key FROM entity UNION SELECT key FROM similar
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
     ),
     history AS (
@@ -115,6 +122,8 @@ function foundSql(
     SELECT 'matched' AS found_as, * FROM matched
     UNION ALL
     SELECT 'entity' AS found_as, * FROM entity
+    UNION ALL
+    SELECT 'similar' AS found_as, * FROM similar
     UNION ALL
     SELECT 'history' AS found_as, * FROM history`;
 }
@@ -383,6 +392,7 @@ export class FactRepository {
     terms: readonly string[],
     watcher: FactWatcher | undefined,
     named: Promise<QueryEntity[]> = Promise.resolve([]),
+    near: Promise<string[]> = Promise.resolve([]),
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
@@ -421,6 +431,7 @@ export class FactRepository {
       standing: rowsOf(standing),
       matched: [] as StoredFactRow[],
       entity: [] as StoredFactRow[],
+      similar: [] as StoredFactRow[],
       history: [] as StoredFactRow[],
     };
     const counts = termCounts.map((r) => (r.results[0] as { n: number } | undefined)?.n ?? 0);
@@ -435,11 +446,14 @@ export class FactRepository {
         }
       : undefined;
     // The entities the text names were looked up beside the first read; pending ones name no facts here.
-    const entities = await named;
+    // So were the facts nearest the text in the project's vector index.
+    const [entities, nearIds] = await Promise.all([named, near]);
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
-    if (search || entityIds.length || outside.keys.length || outside.ids.length) {
+    const held = new Set(read.recent.slice(0, limits.recent).map((r) => r.id));
+    const similarIds = nearIds.filter((id) => !held.has(id));
+    if (search || entityIds.length || similarIds.length || outside.keys.length || outside.ids.length) {
       const found = await this.statement((bind) =>
-        foundSql({ search, entityIds, outside, projectId, userId }, bind),
+        foundSql({ search, entityIds, similarIds, outside, projectId, userId }, bind),
       ).all();
       for (const raw of found.results as (Record<string, unknown> & { found_as: FoundAs })[]) {
         read[raw.found_as].push(frozenRow(raw));

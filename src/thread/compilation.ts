@@ -73,11 +73,15 @@ export class Compilation {
     // The candidate facts' D1 search is in flight while the thread's own (synchronous) reads run, so its
     // wait overlaps them instead of adding to them. It is sent first: the token
     // counter's first load (once per isolate, a large rank table) overlaps it too.
-    const factsPending = facts.read(tenant, record, request.query);
+    // The query's vector is wanted by the project's fact index first: the search awaits it, and the
+    // facts nearest the query, only before its second read.
+    const vectorPending = retrieval.queryVector(thread, embedder, request.query);
+    const nearPending = vectorPending.then((vector) => facts.nearest(tenant, record, vector));
+    const factsPending = facts.read(tenant, record, request.query, undefined, nearPending);
     const countTokens = await loadTokenCounter();
     const messages = transcript.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : this.clock.now();
-    const queryVector = await retrieval.queryVector(thread, embedder, request.query);
+    const queryVector = await vectorPending;
     const retrieved = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
     const screens = transcript.screensOf([...messages, ...retrieved].map((m) => m.id));
     const screened = <T extends MessageRecord>(m: T): T => {
@@ -99,6 +103,8 @@ export class Compilation {
     const { candidates: factCandidates, read: factsRead } = await factsPending;
     const factsArrived = performance.now();
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
+    // The project index's cosines rank the facts the thread's own index does not hold.
+    for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
     const passesStarted = performance.now();
     const output = compileContext({
       query: request.query,

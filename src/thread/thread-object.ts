@@ -11,10 +11,12 @@ import type { Env } from "../env";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import { embedderFor, extractorFor } from "../extraction/select-adapters";
+import { projectIndexStub } from "../project-index/project-index-stub";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
 import { ThreadExtraction } from "./extraction/thread-extraction";
+import { ProjectFactIndex } from "./facts/project-fact-index";
 import { ThreadFacts } from "./facts/thread-facts";
 import type { BackgroundHost, ClockHost, ExclusiveHost, SqlHost, TransactionHost } from "./host";
 import { ingestUnlessContended } from "./ingest";
@@ -72,8 +74,14 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     this.records = new ThreadRecords(meta, host);
     this.transcript = new Transcript(host, meta, vectors);
     this.layers = new LayerStore(host);
-    this.facts = new ThreadFacts((tenant, thread, ...change) =>
-      threadStub(env, tenant, thread).factsChanged(tenant, thread, ...change),
+    const projectIndex = new ProjectFactIndex(
+      host,
+      (tenant, projectId) => projectIndexStub(env, tenant, projectId),
+      () => embedderFor(env),
+    );
+    this.facts = new ThreadFacts(
+      (tenant, thread, ...change) => threadStub(env, tenant, thread).factsChanged(tenant, thread, ...change),
+      projectIndex,
     );
     const store = new ExtractionStore(host, meta, (ids) => this.transcript.timesOf(ids));
     this.extraction = new ThreadExtraction(host, store, this.transcript, this.layers, this.facts, vectors);

@@ -2,9 +2,11 @@ import { env } from "cloudflare:test";
 import { SqliteVectorIndex } from "../../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import type { EventInput } from "../../src/api/schemas";
 import { embedderFor, extractorFor } from "../../src/extraction/select-adapters";
+import { projectIndexStub } from "../../src/project-index/project-index-stub";
 import { lookupTenant } from "../../src/tenancy/registry";
 import { ExtractionStore } from "../../src/thread/extraction/extraction-store";
 import { ThreadExtraction } from "../../src/thread/extraction/thread-extraction";
+import { ProjectFactIndex } from "../../src/thread/facts/project-fact-index";
 import { ThreadFacts } from "../../src/thread/facts/thread-facts";
 import { ingestEvents } from "../../src/thread/ingest";
 import { LayerStore } from "../../src/thread/layers/layer-store";
@@ -30,7 +32,13 @@ export function bareThread(state: DurableObjectState, thread: string) {
   const vectors = new SqliteVectorIndex(host.sql);
   const transcript = new Transcript(host, meta, vectors);
   const layers = new LayerStore(host);
-  const facts = new ThreadFacts(async () => true);
+  // Facts reach the project's index as they do from an object: in the background of the write.
+  const projectIndex = new ProjectFactIndex(
+    { background: (work) => state.waitUntil(work) },
+    (tenant, projectId) => projectIndexStub(env, tenant, projectId),
+    () => embedderFor(env),
+  );
+  const facts = new ThreadFacts(async () => true, projectIndex);
   const store = new ExtractionStore(host, meta, (ids) => transcript.timesOf(ids));
   const extraction = new ThreadExtraction(host, store, transcript, layers, facts, vectors);
   const retrieval = new ThreadRetrieval(host, transcript, vectors);

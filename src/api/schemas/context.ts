@@ -189,6 +189,7 @@ export const ContextResult = z
               standing: z.number().int(),
               matched: z.number().int(),
               entity: z.number().int(),
+              similar: z.number().int(),
               history: z.number().int(),
               truncated: z.array(z.enum(FACT_CANDIDATE_SOURCES)),
             })
@@ -198,8 +199,9 @@ export const ContextResult = z
                 "Where the project's candidate facts came from, read through D1's indexes rather than a copy of the " +
                 "project: `recent` the newest versions, `standing` current constraints and rules by authority, " +
                 "`matched` current facts the query's words match (FTS5, bm25), `entity` current facts that refer to a " +
-                "registered entity the query names (see `entities`), `history` earlier versions of the slots those " +
-                "found outside the recent window. Each source is bounded (500, 200, 200, 200, 500 versions); " +
+                "registered entity the query names (see `entities`), `similar` current facts nearest the query in the " +
+                "project's vector index, `history` earlier versions of the slots those found outside the recent " +
+                "window. Each source is bounded (500, 200, 200, 200, 50, 500 versions); " +
                 "`truncated` names the sources whose bound left versions out, best-ranked kept.",
             }),
           truncated: z.boolean().optional().openapi({

@@ -14,9 +14,11 @@ import {
 } from "../../facts/fact-repository";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
+import type { NearFact } from "../../project-index/project-index-rpc";
 import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
 import { readerOf, type ThreadRecord } from "../thread-record";
+import type { ProjectFactIndex } from "./project-fact-index";
 
 /**
  * A write that keeps losing races this often is reported rather than retried for ever. No wait between
@@ -53,7 +55,10 @@ export class ThreadFacts {
   /** Resolves the entities each fact names before it is written (src/entities). */
   private readonly entities = new EntityResolver();
 
-  constructor(private readonly announceTo: AnnounceTo) {}
+  constructor(
+    private readonly announceTo: AnnounceTo,
+    private readonly projectIndex: ProjectFactIndex,
+  ) {}
 
   /**
    * The facts a compile (or an extraction run) of this thread considers for `text` (its query, or the
@@ -64,6 +69,7 @@ export class ThreadFacts {
     record: ThreadRecord,
     text: string,
     maxTerms?: number,
+    near: Promise<NearFact[]> = Promise.resolve([]),
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const database = await projectDatabase(tenant, record.project_id);
     const named = () => queryEntities(database, record.project_id, text, tenant.entity_thresholds);
@@ -73,6 +79,7 @@ export class ThreadFacts {
       searchTerms(text, maxTerms),
       Date.now(),
       named,
+      near,
     );
   }
 
@@ -121,6 +128,10 @@ export class ThreadFacts {
       }
       // This thread's own next read must see the write.
       if (written) this.cache.announce(record.project_id, this.cache.token, written.revision);
+      if (written) {
+        const closed = plan.closures.map((c) => c.id);
+        this.projectIndex.afterWrite(tenant.name, record.project_id, plan.inserts, closed);
+      }
       return {
         outcomes: plan.outcomes,
         ...(written ? { written: { ...written, projectId: record.project_id } } : {}),
@@ -155,6 +166,11 @@ export class ThreadFacts {
         .forget(projectId, gone)
         .catch((error) => console.error("could not unregister fact holders", tenant.name, error));
     }
+  }
+
+  /** The facts nearest a query vector in the project's index (a candidate source). */
+  nearest(tenant: Tenant, record: ThreadRecord, vector: number[] | null): Promise<NearFact[]> {
+    return this.projectIndex.nearest(tenant.name, record.project_id, record.identity.user_id, vector);
   }
 
   /** How many fact versions this thread holds in memory. */

@@ -1,0 +1,82 @@
+import type { FactVersion } from "../../domain/fact-version";
+import type { Embedder } from "../../ports/embedder";
+import type { NearFact, ProjectIndexRpc } from "../../project-index/project-index-rpc";
+import type { BackgroundHost } from "../host";
+
+/** Facts embedded per call to the embedder at most (Workers AI takes batches of 100). */
+const EMBED_CHUNK = 100;
+/** Nearest facts a compile asks the project index for: a candidate source (fact-candidates.ts). */
+export const NEAR_FACTS = 50;
+
+/**
+ * The vector half of a project's fact search, from a thread: the thread that writes facts embeds the
+ * current versions it inserted and drops the ones it closed, in the project's index
+ * (src/project-index), on the write path's background; a compile asks for the facts nearest its query,
+ * whatever their age. A failing embedder or index costs the vector half, never a write or a compile:
+ * the full-text, entity and recent sources still find the facts, and a fact missing from the index is
+ * indexed again by its next version.
+ */
+export class ProjectFactIndex {
+  constructor(
+    private readonly background: BackgroundHost,
+    private readonly index: (tenant: string, projectId: string) => ProjectIndexRpc,
+    private readonly embedder: () => Embedder,
+  ) {}
+
+  /** After a committed write: its new current versions indexed, its closed ones dropped, in the background. */
+  afterWrite(
+    tenant: string,
+    projectId: string,
+    inserted: readonly FactVersion[],
+    closed: readonly string[],
+  ): void {
+    const current = inserted.filter((f) => f.txEnd === null && f.isValid);
+    const retired = [...closed, ...inserted.filter((f) => f.txEnd !== null || !f.isValid).map((f) => f.id)];
+    if (current.length === 0 && retired.length === 0) return;
+    this.background.background(
+      this.apply(tenant, projectId, current, retired).catch((error: unknown) => {
+        console.error("could not index facts in the project index", tenant, projectId, error);
+      }),
+    );
+  }
+
+  /** The facts nearest a query vector that this user may know of; none when the index cannot answer. */
+  async nearest(
+    tenant: string,
+    projectId: string,
+    userId: string,
+    vector: number[] | null,
+  ): Promise<NearFact[]> {
+    if (!vector) return [];
+    try {
+      const embedder = this.embedder();
+      return await this.index(tenant, projectId).nearest(
+        tenant,
+        projectId,
+        embedder.name,
+        vector,
+        userId,
+        NEAR_FACTS,
+      );
+    } catch (error) {
+      console.error("project index search failed", tenant, projectId, error);
+      return [];
+    }
+  }
+
+  private async apply(tenant: string, projectId: string, current: FactVersion[], retired: string[]) {
+    const embedder = this.embedder();
+    const index = this.index(tenant, projectId);
+    if (retired.length) await index.remove(tenant, projectId, embedder.name, retired);
+    for (let i = 0; i < current.length; i += EMBED_CHUNK) {
+      const part = current.slice(i, i + EMBED_CHUNK);
+      const vectors = await embedder.embed(part.map((f) => f.content));
+      // A text with no letters or digits embeds as the zero vector, which is near nothing.
+      const facts = part.flatMap((fact, k) => {
+        const values = vectors[k];
+        return values?.some((v) => v !== 0) ? [{ id: fact.id, values, user: fact.userId ?? "" }] : [];
+      });
+      if (facts.length) await index.upsert(tenant, projectId, embedder.name, facts);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { fact, newThread, until } from "./helpers";
+
+/**
+ * The project's facts are embedded once, in the project's own index (src/project-index), by the thread
+ * that writes them; a compile of any thread of the project asks it for the facts nearest its question, so
+ * a fact found by no word of the question, and older than the newest versions, still reaches the context.
+ */
+describe("facts found through the project's vector index", () => {
+  it("brings an old fact the question misspells into another thread's context", async () => {
+    const writer = await newThread();
+    const shared = { source: { type: "policy" } };
+    await writer.events([fact("city_power", "Reykjavik runs on geothermal power", shared)]);
+    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    for (let start = 0; start < newer; start += 300) {
+      const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
+        fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),
+      );
+      expect((await writer.events(batch)).status).toBe(200);
+    }
+    const reader = await newThread(undefined, { project: writer.project });
+    // The writer indexes in the background of its write: the reader asks until it has.
+    const ctx = await until(
+      () => reader.context({ query: "Tell me about Reykjavic.", budget_tokens: 1000 }),
+      (res) => res.json.trace.candidates.facts.similar > 0,
+    );
+    expect(ctx.json.trace.candidates.facts.similar).toBeGreaterThanOrEqual(1);
+    expect(ctx.json.trace.candidates.facts.matched).toBe(0);
+    expect(ctx.json.context).toContain("geothermal");
+  }, 120_000);
+
+  it("never answers one user's own fact to another user's question", async () => {
+    const ada = await newThread({ user_id: "ada", user_name: "Ada", authority: "employee" });
+    const bob = await newThread(
+      { user_id: "bob", user_name: "Bob", authority: "employee" },
+      { project: ada.project },
+    );
+    await ada.events([fact("ada_locker", "Ada keeps her spare keys in Reykjavik", { memory_type: "user" })]);
+    const own = await until(
+      () => ada.context({ query: "Tell me about Reykjavic." }),
+      (res) => res.json.context.includes("spare keys"),
+    );
+    expect(own.json.context).toContain("spare keys");
+    const other = await bob.context({ query: "Tell me about Reykjavic." });
+    expect(other.json.context).not.toContain("spare keys");
+    expect(other.json.trace.candidates.facts.similar).toBe(0);
+  }, 60_000);
+});
