@@ -196,6 +196,21 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(current.map((r) => JSON.parse(r.valueJson))).toEqual(["us-east-1"]);
   });
 
+  it("answers a new question from the newest versions it holds until a write is announced", async () => {
+    const project = newProject();
+    await write(project, "region", "eu-west-1");
+    const cache = new FactCandidateCache();
+    const ask = async (question: string, at: number) =>
+      (await cache.read(repository(), reader(project, "t-n"), searchTerms(question), at)).candidates;
+    expect((await ask("Which region?", 0)).rows.map((r) => r.key)).toEqual(["region"]);
+    // Written behind the reader's back: a new question is answered from the held newest versions.
+    const written = await write(project, "tier", "enterprise");
+    expect((await ask("Which tier?", 1)).rows.map((r) => r.key)).toEqual(["region"]);
+    // Announced, as every write is: the next question reads them again.
+    cache.announce(project, cache.token, written.revision);
+    expect((await ask("What tier are we on?", 2)).rows.map((r) => r.key).sort()).toEqual(["region", "tier"]);
+  });
+
   it("asks D1 again after FACT_RECHECK_MS even without an announcement, and renews its registration", async () => {
     const project = newProject();
     const cache = new FactCandidateCache();

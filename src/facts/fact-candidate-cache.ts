@@ -2,7 +2,7 @@ import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
 import type { FactRead, QueryEntity } from "../domain/trace";
 import type { NearFact } from "../project-index/project-index-rpc";
-import type { FactCandidates } from "./fact-candidates";
+import type { FactBase, FactCandidates } from "./fact-candidates";
 import type { FactRepository, FactWatcher } from "./fact-repository";
 
 /**
@@ -43,6 +43,9 @@ export class FactCandidateCache {
    * window was not cut): a search then needs no full-text part, as nothing lies outside that window.
    */
   private fitsInRecent = false;
+  /** The query-independent part of the last search, at `base.revision`. */
+  private base: FactBase | undefined;
+  private baseUser: string | undefined;
   /** Candidate sets by reader and search, least recently used first, all at `revision`. */
   private readonly held = new Map<string, FactCandidates>();
 
@@ -63,6 +66,7 @@ export class FactCandidateCache {
       this.revision = 0;
       this.registeredAt = Number.NEGATIVE_INFINITY;
       this.fitsInRecent = false;
+      this.base = undefined;
       this.held.clear();
     }
     const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
@@ -85,6 +89,10 @@ export class FactCandidateCache {
       return [];
     });
     const nearIds = near.then((facts) => facts.map((f) => f.id));
+    // The newest versions and the standing rules do not depend on the question: held at the current
+    // revision, a new question reads only its own part.
+    const base =
+      current && this.base?.revision === this.revision && this.baseUser === userId ? this.base : undefined;
     let found = await repository.candidates(
       projectId,
       userId,
@@ -92,10 +100,11 @@ export class FactCandidateCache {
       watcher,
       entities,
       nearIds,
+      base,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
-      found = await repository.candidates(projectId, userId, terms, undefined, entities, nearIds);
+      found = await repository.candidates(projectId, userId, terms, undefined, entities, nearIds, found.base);
     }
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;
@@ -103,6 +112,10 @@ export class FactCandidateCache {
     if (found.revision > this.revision) {
       this.held.clear();
       this.revision = found.revision;
+    }
+    if (found.base && found.base.revision === this.revision) {
+      this.base = found.base;
+      this.baseUser = userId;
     }
     // At one revision a version is the same row whichever search found it: one object is kept of each.
     const shared = new Map<string, FactVersion>();
@@ -113,14 +126,16 @@ export class FactCandidateCache {
       this.held.set(key, candidates);
       while (this.held.size > HELD_SEARCHES) this.held.delete(this.held.keys().next().value as string);
     }
-    this.checkedAt = now;
+    // Only a read of the revision itself counts as asking D1 whether the project changed.
+    if (!base) this.checkedAt = now;
     return { candidates, read: "searched" };
   }
 
-  /** How many distinct fact versions the held searches keep (rows shared by two count once). */
+  /** How many distinct fact versions the held searches and base keep (rows shared by two count once). */
   heldRows(): number {
     const ids = new Set<string>();
     for (const candidates of this.held.values()) for (const row of candidates.rows) ids.add(row.id);
+    for (const row of [...(this.base?.recent ?? []), ...(this.base?.standing ?? [])]) ids.add(row.id);
     return ids.size;
   }
 

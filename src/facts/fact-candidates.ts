@@ -34,6 +34,17 @@ export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>
 /** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
 export const EXTRACTION_QUERY_TERMS = 64;
 
+/**
+ * The query-independent part of a search, as read at one revision: the newest versions and the standing
+ * rules, each with one row past its bound. A reader holds it while the project does not change, so a new
+ * question reads only what depends on it.
+ */
+export interface FactBase {
+  revision: number;
+  recent: readonly FactVersion[];
+  standing: readonly FactVersion[];
+}
+
 export interface FactCandidates {
   /** Distinct versions, newest first (transaction time, then id, descending). */
   rows: FactVersion[];
@@ -45,6 +56,8 @@ export interface FactCandidates {
   revision: number;
   /** The registered entities the search named, whose facts it read. */
   entities: QueryEntity[];
+  /** The query-independent part this search read or was given. */
+  base?: FactBase;
 }
 
 /** The words a search looks for: runs of letters and digits, stopwords dropped (query-terms.ts). */

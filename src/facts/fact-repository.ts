@@ -8,6 +8,7 @@ import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   assembleCandidates,
   FACT_CANDIDATE_LIMITS,
+  type FactBase,
   type FactCandidates,
   factMatchExpression,
   historyTargets,
@@ -393,42 +394,52 @@ export class FactRepository {
     watcher: FactWatcher | undefined,
     named: Promise<QueryEntity[]> = Promise.resolve([]),
     near: Promise<string[]> = Promise.resolve([]),
+    held?: FactBase,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
     const current = and(visible, isNull(facts.txEnd));
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
-    const [counter, recent, standing, ...termCounts] = (
-      await this.database.batch([
-        ...registering,
-        this.prepared(this.counter(projectId)),
-        this.prepared(
-          this.db
-            .select()
-            .from(facts)
-            .where(visible)
-            .orderBy(desc(facts.txStart), desc(facts.id))
-            .limit(limits.recent + 1),
-        ),
-        this.prepared(
-          this.db
-            .select()
-            .from(facts)
-            .where(and(current, eq(facts.isConstraint, true)))
-            .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
-            .limit(limits.standing + 1),
-        ),
-        ...terms.map((term) =>
-          this.database
-            .prepare(COUNT_MATCHES_SQL)
-            .bind(factMatchExpression(projectId, [term]), RANKED_MATCH_BUDGET + 1),
-        ),
-      ])
-    ).slice(registering.length);
+    // The query-independent part (revision, newest versions, standing rules) is read unless the caller
+    // holds it at the project's current revision.
+    const baseStatements = held
+      ? []
+      : [
+          this.prepared(this.counter(projectId)),
+          this.prepared(
+            this.db
+              .select()
+              .from(facts)
+              .where(visible)
+              .orderBy(desc(facts.txStart), desc(facts.id))
+              .limit(limits.recent + 1),
+          ),
+          this.prepared(
+            this.db
+              .select()
+              .from(facts)
+              .where(and(current, eq(facts.isConstraint, true)))
+              .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
+              .limit(limits.standing + 1),
+          ),
+        ];
+    const countStatements = terms.map((term) =>
+      this.database
+        .prepare(COUNT_MATCHES_SQL)
+        .bind(factMatchExpression(projectId, [term]), RANKED_MATCH_BUDGET + 1),
+    );
+    const first = [...registering, ...baseStatements, ...countStatements];
+    const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
+    const base: FactBase = held ?? {
+      revision: (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0,
+      recent: rowsOf(results[1]),
+      standing: rowsOf(results[2]),
+    };
+    const termCounts = results.slice(baseStatements.length);
     const read = {
-      recent: rowsOf(recent),
-      standing: rowsOf(standing),
+      recent: base.recent,
+      standing: base.standing,
       matched: [] as StoredFactRow[],
       entity: [] as StoredFactRow[],
       similar: [] as StoredFactRow[],
@@ -449,8 +460,8 @@ export class FactRepository {
     // So were the facts nearest the text in the project's vector index.
     const [entities, nearIds] = await Promise.all([named, near]);
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
-    const held = new Set(read.recent.slice(0, limits.recent).map((r) => r.id));
-    const similarIds = nearIds.filter((id) => !held.has(id));
+    const inRecent = new Set(read.recent.slice(0, limits.recent).map((r) => r.id));
+    const similarIds = nearIds.filter((id) => !inRecent.has(id));
     if (search || entityIds.length || similarIds.length || outside.keys.length || outside.ids.length) {
       const found = await this.statement((bind) =>
         foundSql({ search, entityIds, similarIds, outside, projectId, userId }, bind),
@@ -459,8 +470,10 @@ export class FactRepository {
         read[raw.found_as].push(frozenRow(raw));
       }
     }
-    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    return assembleCandidates(read, revision, choice.dropped > 0 || choice.newest, entities);
+    return {
+      ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
+      base,
+    };
   }
 
   /** A statement whose text numbers its parameters as `bind` hands them out. */
