@@ -7,6 +7,12 @@ import type { BackgroundHost } from "../host";
 const EMBED_CHUNK = 100;
 /** Nearest facts a compile asks the project index for: a candidate source (fact-candidates.ts). */
 export const NEAR_FACTS = 50;
+/**
+ * How long a compile waits for the project index. The index serves every thread of the project and
+ * indexes their writes; a compile behind a bulk write's indexing goes on without the vector source
+ * rather than wait for it (the full-text, entity and recent sources still find the facts).
+ */
+export const NEAR_WAIT_MS = 50;
 
 /**
  * The vector half of a project's fact search, from a thread: the thread that writes facts embeds the
@@ -40,7 +46,10 @@ export class ProjectFactIndex {
     );
   }
 
-  /** The facts nearest a query vector that this user may know of; none when the index cannot answer. */
+  /**
+   * The facts nearest a query vector that this user may know of; none when the index cannot answer, or
+   * not within NEAR_WAIT_MS.
+   */
   async nearest(
     tenant: string,
     projectId: string,
@@ -48,19 +57,21 @@ export class ProjectFactIndex {
     vector: number[] | null,
   ): Promise<NearFact[]> {
     if (!vector) return [];
+    const embedder = this.embedder();
+    const asked = this.index(tenant, projectId)
+      .nearest(tenant, projectId, embedder.name, vector, userId, NEAR_FACTS)
+      .catch((error: unknown) => {
+        console.error("project index search failed", tenant, projectId, error);
+        return [];
+      });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<NearFact[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), NEAR_WAIT_MS);
+    });
     try {
-      const embedder = this.embedder();
-      return await this.index(tenant, projectId).nearest(
-        tenant,
-        projectId,
-        embedder.name,
-        vector,
-        userId,
-        NEAR_FACTS,
-      );
-    } catch (error) {
-      console.error("project index search failed", tenant, projectId, error);
-      return [];
+      return await Promise.race([asked, late]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
