@@ -49,7 +49,11 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     await this.vectors.deleteByIds(namespace, ids);
   }
 
-  /** The facts nearest the vector that the user may know of: the project's, and the user's own. */
+  /**
+   * The facts nearest the vector that the user may know of: the project's, and the user's own. One
+   * unfiltered query, filtered here: the index answers unfiltered queries of large namespaces from its
+   * inverted lists, but a metadata filter makes it read every row (700 ms at 100,000 facts).
+   */
   async nearest(
     tenant: string,
     projectId: string,
@@ -60,12 +64,10 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   ): Promise<NearFact[]> {
     this.own(tenant, projectId);
     if (vector.every((v) => v === 0)) return [];
-    const topK = Math.min(Math.max(1, limit), MAX_TOP_K);
-    const shared = await this.vectors.query(vector, { topK, namespace, filter: { user: "" } });
-    const own = userId ? await this.vectors.query(vector, { topK, namespace, filter: { user: userId } }) : [];
-    return [...shared, ...own]
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-      .slice(0, topK)
+    const nearest = await this.vectors.query(vector, { topK: MAX_TOP_K, namespace });
+    return nearest
+      .filter((m) => m.metadata.user === "" || m.metadata.user === userId)
+      .slice(0, Math.min(Math.max(1, limit), MAX_TOP_K))
       .map((m) => ({ id: m.id, score: m.score }));
   }
 
