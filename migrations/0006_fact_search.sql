@@ -52,6 +52,7 @@ CREATE TRIGGER `fact_search_on_delete` AFTER DELETE ON `facts` WHEN OLD.`tx_end`
 	DELETE FROM `fact_search_docs` WHERE `project_id` = OLD.`project_id` AND `fact_id` = OLD.`id`;
 END;
 --> statement-breakpoint
--- The standing set every compile reads whatever the query (constraints and rules), highest authority first.
-CREATE INDEX `facts_current_constraints` ON `facts` (`project_id`, `authority_rank`, `tx_start`)
-WHERE `tx_end` IS NULL AND `is_constraint` = 1;
+-- The standing set every compile reads whatever the query (constraints, and policy or system rules),
+-- highest authority first. The query states the same condition, in literals, so the index serves it.
+CREATE INDEX `facts_current_standing` ON `facts` (`project_id`, `authority_rank`, `tx_start`)
+WHERE `tx_end` IS NULL AND (`is_constraint` = 1 OR `source_type` IN ('policy', 'system'));

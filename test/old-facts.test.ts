@@ -11,6 +11,13 @@ describe("an old current fact behind thousands of newer ones", () => {
     const t = await newThread();
     const old = { ts: "2024-01-01T00:00:00Z" };
     await t.events([fact("warehouse_location", "Our warehouse is in Spokane", { id: "wh-1", ...old })]);
+    // A rule of the organisation, as old, sharing no word with the question: it applies all the same.
+    await t.events([
+      fact("export_rule", "Customer records never leave the EU region", {
+        source: { type: "policy" },
+        ts: "2024-01-01T12:00:00Z",
+      }),
+    ]);
     await t.events([
       fact("warehouse_location", "Our warehouse is in Tacoma", { id: "wh-2", ts: "2024-01-02T00:00:00Z" }),
     ]);
@@ -30,6 +37,8 @@ describe("an old current fact behind thousands of newer ones", () => {
     expect(ctx.status).toBe(200);
     expect(ctx.json.context).toContain("Tacoma");
     expect(ctx.json.context).not.toContain("Spokane");
+    expect(ctx.json.context).toContain("never leave the EU region");
+    expect(ctx.json.trace.candidates.facts.standing).toBeGreaterThanOrEqual(1);
     const candidates = ctx.json.trace.candidates;
     expect(candidates.facts.matched).toBeGreaterThanOrEqual(1);
     expect(candidates.facts.history).toBeGreaterThanOrEqual(1);

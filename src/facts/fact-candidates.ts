@@ -10,8 +10,8 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
  * - `recent`: the newest versions (current or not) the reader may know of. The conversation at hand
  *   writes these, and a project smaller than this is read whole, as before indexes.
  * - `matched`: current facts whose key or text matches the query's terms (FTS5, porter, bm25 order).
- * - `standing`: current constraints and rules, highest authority first, whatever the query asks:
- *   a rule applies whether or not the query names it.
+ * - `standing`: current constraints and policy or system rules, highest authority first, whatever the
+ *   query asks: a rule applies whether or not the query names it.
  * - `entity`: current facts that refer to a registered entity the query names (the entity registry,
  *   src/entities: "Where is Atlas hosted?" finds what was written of Project Atlas in any words).
  * - `similar`: current facts nearest the query in the project's vector index (src/project-index), so

@@ -64,6 +64,13 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
     LIMIT ${bind(limit)}`;
 }
 
+/**
+ * The facts every compile weighs whatever it asks: constraints, and rules from policy or the system
+ * (what the compiler places as critical, src/compiler/passes/group-parts.ts isCritical). In literals,
+ * as the partial index `facts_current_standing` (migration 0006) states it, so SQLite can use it.
+ */
+const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
+
 /** Which part of the second read a row belongs to. */
 type FoundAs = "matched" | "entity" | "similar" | "history";
 
@@ -433,7 +440,7 @@ export class FactRepository {
             this.db
               .select()
               .from(facts)
-              .where(and(current, eq(facts.isConstraint, true)))
+              .where(and(current, STANDING))
               .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
               .limit(limits.standing + 1),
           ),
