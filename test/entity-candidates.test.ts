@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
-import { fact, newThread } from "./helpers";
+import { call, fact, newThread } from "./helpers";
 
 /**
  * A compile finds the facts that refer to an entity its question names, in whatever words they were
@@ -10,11 +10,18 @@ import { fact, newThread } from "./helpers";
 describe("facts found through the entities a question names", () => {
   it("brings an old fact written under an alias, past the newest versions, into the context", async () => {
     const t = await newThread();
-    const shared = { source: { type: "policy" } };
+    // Facts of the organisation, but not rules: only a search brings them back once they are old.
+    const shared = { memory_type: "organizational" };
     await t.events([
       fact("hosting_provider", "Amazon Web Services (AWS) hosts the billing stack", shared),
       fact("cloud_spend_march", "The AWS bill rose to $48,000 in March", shared),
     ]);
+    // "AWS" said by an ordinary user is not sure enough to bind on its own: someone accepts the review.
+    const open = await call("GET", `/entities/review?project_id=${t.project}`);
+    const review = open.json.reviews.find((r: { entity_name: string }) => r.entity_name === "AWS");
+    expect(review?.candidate_name).toBe("Amazon Web Services");
+    const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
+    expect(accepted.status).toBe(200);
     const newer = FACT_CANDIDATE_LIMITS.recent + 100;
     for (let start = 0; start < newer; start += 300) {
       const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>

@@ -56,6 +56,8 @@ export interface FactCandidates {
   revision: number;
   /** The registered entities the search named, whose facts it read. */
   entities: QueryEntity[];
+  /** The current facts that refer to those entities (the `entity` source's reads, whichever source counted them). */
+  entityFactIds: string[];
   /** The query-independent part this search read or was given. */
   base?: FactBase;
 }
@@ -133,5 +135,6 @@ export function assembleCandidates(
     }
   }
   truncated.sort((a, b) => FACT_CANDIDATE_SOURCES.indexOf(a) - FACT_CANDIDATE_SOURCES.indexOf(b));
-  return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision, entities };
+  const entityFactIds = read.entity.map((row) => row.id);
+  return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision, entities, entityFactIds };
 }

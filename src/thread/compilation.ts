@@ -105,6 +105,11 @@ export class Compilation {
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     // The project index's cosines rank the facts the thread's own index does not hold.
     for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
+    // A fact that refers to an entity the question names is about what the question asks, in whatever
+    // words it was written: it ranks as a close semantic match.
+    for (const id of factCandidates.entityFactIds) {
+      similar.set(id, Math.max(similar.get(id) ?? 0, ENTITY_MATCH_SIMILARITY));
+    }
     const passesStarted = performance.now();
     const output = compileContext({
       query: request.query,
@@ -195,3 +200,6 @@ export class Compilation {
 }
 
 const milliseconds = (elapsed: number) => Math.round(elapsed * 1000) / 1000;
+
+/** The similarity a fact referring to an entity the question names ranks with (a close cosine). */
+const ENTITY_MATCH_SIMILARITY = 0.8;
