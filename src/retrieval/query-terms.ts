@@ -38,7 +38,8 @@ export function matchExpression(terms: readonly string[]): string {
  * How many matching rows (facts, messages) the terms of one search may bring to bm25 ranking. FTS5
  * ranks at about a microsecond per matching row (bm25 reads each one's length), so a word found in a
  * third of a 1,000,000-fact project would cost a third of a second; counting stops past this, and the
- * ranking keeps to the rarer terms. Searches over fewer rows than this never drop a term.
+ * ranking keeps to the rarer terms. A search over fewer rows than this needs no counting and drops no
+ * term (the thread's message search skips it; a project's fact search reads a small project whole).
  */
 export const RANKED_MATCH_BUDGET = 5_000;
 

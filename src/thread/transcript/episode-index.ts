@@ -192,19 +192,29 @@ export class EpisodeIndex {
   lexical(query: string, limit: number): string[] {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    // Each term's matches, counted up to the ranking budget: ranking keeps to the rarer terms, so its
-    // cost stays bounded however long the thread (query-terms.ts rankedTerms).
-    const counts = terms.map(
-      (term) =>
-        this.sql
-          .exec<{ n: number }>(
-            "SELECT count(*) AS n FROM (SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? LIMIT ?)",
-            matchExpression([term]),
-            RANKED_MATCH_BUDGET + 1,
-          )
-          .one().n,
-    );
-    const choice = rankedTerms(terms, counts);
+    // A thread with fewer messages than the ranking budget ranks every term: no OR of them can match
+    // more. A longer one counts each term's matches up to the budget and ranks the rarer terms, so the
+    // cost stays bounded however long the thread (query-terms.ts rankedTerms). FTS rowids only grow, so
+    // the largest is a bound on the messages indexed, read from the index's end in one step.
+    const indexed = this.sql
+      .exec<{ n: number }>("SELECT coalesce(max(rowid), 0) AS n FROM episode_fts")
+      .one().n;
+    const choice =
+      indexed <= RANKED_MATCH_BUDGET
+        ? { ranked: terms, newest: false }
+        : rankedTerms(
+            terms,
+            terms.map(
+              (term) =>
+                this.sql
+                  .exec<{ n: number }>(
+                    "SELECT count(*) AS n FROM (SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? LIMIT ?)",
+                    matchExpression([term]),
+                    RANKED_MATCH_BUDGET + 1,
+                  )
+                  .one().n,
+            ),
+          );
     if (choice.ranked.length === 0) return [];
     const rowids = this.sql
       .exec<{ r: number }>(
