@@ -228,17 +228,30 @@ function summarise(log: CompileLog) {
   };
 }
 
-async function factsAtScale(call: Call, size: number, nonce: string, server?: DevServer): Promise<Scenario> {
-  const { chance, pick } = picker(size);
-  const thread = `scale-f${size}-${nonce}`;
+/**
+ * A scenario's thread in a project of its own, the memory before it, and its events' times: one second
+ * apart, ending a minute ago, so the oldest is oldest by valid and by transaction time.
+ */
+async function openScenario(
+  call: Call,
+  kind: Scenario["kind"],
+  size: number,
+  nonce: string,
+  server?: DevServer,
+): Promise<{ thread: string; memory: Memory; at: (i: number) => string }> {
+  const thread = `scale-${kind === "facts" ? "f" : "m"}${size}-${nonce}`;
   const memory: Memory = { beforeMiB: workerdMiB(server) };
   await call("PUT", `/threads/${thread}`, {
-    project_id: `scale-facts-${size}-${nonce}`,
+    project_id: `scale-${kind}-${size}-${nonce}`,
     identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
   });
-  // Valid times one second apart, ending a minute ago: the oldest is oldest by valid and transaction time.
   const start = Date.now() - (size + 60) * 1000;
-  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  return { thread, memory, at: (i) => new Date(start + i * 1000).toISOString() };
+}
+
+async function factsAtScale(call: Call, size: number, nonce: string, server?: DevServer): Promise<Scenario> {
+  const { chance, pick } = picker(size);
+  const { thread, memory, at } = await openScenario(call, "facts", size, nonce, server);
   const planted = new Map(PLANTED_FACTS.map((p) => [plantedIndex(p.position, size), p]));
   const events = Array.from({ length: size }, (_, i) => {
     const p = planted.get(i);
@@ -275,14 +288,7 @@ async function messagesAtScale(
   server?: DevServer,
 ): Promise<Scenario> {
   const { pick } = picker(size + 7);
-  const thread = `scale-m${size}-${nonce}`;
-  const memory: Memory = { beforeMiB: workerdMiB(server) };
-  await call("PUT", `/threads/${thread}`, {
-    project_id: `scale-messages-${size}-${nonce}`,
-    identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
-  });
-  const start = Date.now() - (size + 60) * 1000;
-  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  const { thread, memory, at } = await openScenario(call, "messages", size, nonce, server);
   const planted = new Map(PLANTED_MESSAGES.map((p) => [plantedIndex(p.position, size), p]));
   const events = Array.from({ length: size }, (_, i) => {
     const p = planted.get(i);
