@@ -2,6 +2,7 @@ import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./cache/compile-cache";
 import type { CompileInput } from "./compile-input";
 import type { ContextObject, Omission } from "./context-object";
+import { terms } from "./lexical";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
@@ -236,6 +237,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     retrievalScore,
     messages: messagesG ?? [],
     background: backgroundG ?? [],
+    queryTerms: terms(input.query),
     dead: settled.dead,
     ownTurn,
     count: input.countTokens,
