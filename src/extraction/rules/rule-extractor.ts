@@ -26,7 +26,7 @@ import {
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, stripAdverbial, stripFillers } from "./text";
+import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -113,7 +113,11 @@ class Run {
     const markerScope: OpenScope | null = markers.scope
       ? { scope: markers.scope, scope_id: markers.scopeLabel ?? null }
       : null;
-    const body = tags.body.replace(MARKER_BRACKETS, " ").trim();
+    // Statements are read from the prose; the whole text still decides the message's handling above.
+    const prose = cleanText(withoutCode(message.content ?? ""));
+    const body = (prose === text ? tags.body : readLeadingTags(prose).body)
+      .replace(MARKER_BRACKETS, " ")
+      .trim();
     const facts = this.facts.facts;
     const items = this.items.items;
     const firstFact = facts.length;
