@@ -11,6 +11,8 @@ import { inPeriod, type Period } from "./time-query";
 export interface EpisodeRankingInput {
   /** Message ids, best bm25 first. */
   lexical: readonly string[];
+  /** Message ids by their best passage's bm25 (a short message is one passage), best first. */
+  passages?: readonly string[];
   /** Vector matches, nearest first, with their cosine. */
   vector: readonly { id: string; score: number }[];
   /** Time and text of every message named in `lexical`, `vector` or `adjacency`. */
@@ -49,7 +51,11 @@ const EPISODE_TYPE_PRIORITY = 0.4;
 
 export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   const vector = input.vector.filter((m) => m.score >= MIN_VECTOR_SIMILARITY).map((m) => m.id);
-  const fused = reciprocalRankFusion([input.lexical, vector], EPISODE_RRF_K, [1, VECTOR_WEIGHT]);
+  const fused = reciprocalRankFusion([input.lexical, input.passages ?? [], vector], EPISODE_RRF_K, [
+    1,
+    1,
+    VECTOR_WEIGHT,
+  ]);
   const top = fused[0]?.score ?? 0;
   if (top <= 0) return [];
   const { period } = input;
