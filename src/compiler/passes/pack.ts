@@ -91,6 +91,11 @@ const grouped = (section: SectionName) => section === "episodes";
 export interface PackInput {
   budgetTokens: number;
   factsShare: number;
+  /**
+   * The share of what remains that state items and facts may take together (layer-shares.ts); 1, or
+   * absent, bounds neither beyond `factsShare` for facts.
+   */
+  stateShare?: number;
   fixedTokens: number;
   rules: Ranked[];
   environment: Ranked[];
@@ -240,9 +245,18 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
 
   remaining -= fill("rules", input.rules, Math.max(0, remaining));
   remaining -= fill("environment", input.environment, Math.max(0, remaining));
-  remaining -= fill("state", input.items, Math.max(0, remaining));
+  // Stored state's bound when the question's evidence is in the conversation (layer-shares.ts).
+  let stateLeft =
+    (input.stateShare ?? 1) < 1 ? Math.floor(Math.max(0, remaining) * (input.stateShare ?? 1)) : Infinity;
+  const itemsSpent = fill("state", input.items, Math.max(0, Math.min(remaining, stateLeft)));
+  remaining -= itemsSpent;
+  stateLeft -= itemsSpent;
   remaining -= fill("working", input.working, Math.max(0, remaining));
-  remaining -= fill("facts", input.facts, Math.max(0, Math.floor(remaining * input.factsShare)));
+  remaining -= fill(
+    "facts",
+    input.facts,
+    Math.max(0, Math.min(Math.floor(remaining * input.factsShare), stateLeft)),
+  );
   remaining -= fill("retrieved", input.retrieved, Math.max(0, remaining));
   if (input.episodes.length > 0) {
     // On a long conversation the answer is rarely in the last turns: relevance takes most of the
