@@ -138,3 +138,24 @@ describe("code pasted into a turn", () => {
     expect(context).toContain("2px dashed red");
   });
 });
+
+describe("a pasted record set", () => {
+  it("states nothing: a log of many 'label: value' lines gives no facts, a short list still does", async () => {
+    const t = await newThread();
+    const log = Array.from(
+      { length: 60 },
+      (_, i) => `Sensor ${i + 1}: humidity ${40 + (i % 9)} percent, battery ${90 - (i % 30)} percent.`,
+    ).join("\n");
+    await t.events([
+      message(`Here is this morning's greenhouse log.\n${log}`, { id: "g1", ts: at(1) }),
+      message("The greenhouse budget is $900. The watering day is now Thursday.", { id: "g2", ts: at(2) }),
+    ]);
+    const { context } = await ask(t, "Which sensor reported battery 61 percent?", { budget_tokens: 4000 });
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    const keys: string[] = state.json.facts.map((f: { key: string }) => f.key);
+    expect(keys.some((k) => /sensor/.test(k))).toBe(false);
+    expect(keys).toEqual(expect.arrayContaining(["greenhouse_budget", "watering_day"]));
+    // The log itself is still there to be found.
+    expect(context).toContain("Sensor 30: humidity");
+  });
+});
