@@ -11,6 +11,8 @@
 //  - messages at scale: a thread of M conversational turns with three planted statements; ingest
 //    events/s, the first compile right after the bulk write, how long extraction took to drain
 //    (GET state watermark.pending_messages = 0, with a deadline), then the same compile figures and recall;
+//  - where compile_ms went: p50/p95 of trace.timings' facts_ms, thread_reads_ms and passes_ms per scenario,
+//    and its slowest compiles with their split;
 //  - the issue's targets beside each figure, met or not; no assertions.
 // Memory: a Durable Object's own memory is not observable from outside workerd. When the bench started
 // the server, it prints the resident memory (RSS, /proc) of the dev server's workerd processes before and
