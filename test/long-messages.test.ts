@@ -90,6 +90,23 @@ describe("a long message in the context", () => {
     expect(entry.tokens).toBeLessThan(400);
   });
 
+  it("is excerpted among the last turns too: a document pasted just before the question", async () => {
+    const t = await newThread();
+    const planted = "The irrigation valve on the north terrace is serviced with a 17 mm hex key.";
+    await t.events([
+      message("Morning! I'm sorting out the orchard paperwork today.", { id: "p0", ts: at(1) }),
+      message(handbook(planted), { id: "p1", ts: at(2) }),
+      message("Thanks, I have the handbook.", { id: "p2", role: "assistant", ts: at(3) }),
+    ]);
+    const { context, trace } = await ask(t, "Which key services the irrigation valve on the north terrace?", {
+      budget_tokens: 1500,
+    });
+    expect(context).toContain(planted);
+    expect(trace.compiled.find((c: { object_id: string }) => c.object_id === "p1")).toMatchObject({
+      detail: "excerpt",
+    });
+  });
+
   it("is packed whole when it fits well within the budget", async () => {
     const t = await newThread();
     const planted = "The irrigation valve on the north terrace is serviced with a 17 mm hex key.";

@@ -43,7 +43,18 @@ export function truncateToTokens(text: string, limit: number, count: (text: stri
     if (count(`${words.slice(0, mid).join(" ")}${ELLIPSIS}`) <= limit) lo = mid;
     else hi = mid - 1;
   }
-  return lo === 0 ? "" : `${words.slice(0, lo).join(" ")}${ELLIPSIS}`;
+  if (lo > 0) return `${words.slice(0, lo).join(" ")}${ELLIPSIS}`;
+  // Not even the first word fits (a long URL, a JSON value with no spaces, a base64 blob): its head,
+  // cut at a character, rather than nothing.
+  const first = words[0] ?? "";
+  let chars = 0;
+  let most = Math.min(first.length, limit * MAX_CHARS_PER_TOKEN);
+  while (chars < most) {
+    const mid = Math.ceil((chars + most) / 2);
+    if (count(`${first.slice(0, mid)}${ELLIPSIS}`) <= limit) chars = mid;
+    else most = mid - 1;
+  }
+  return chars === 0 ? "" : `${first.slice(0, chars)}${ELLIPSIS}`;
 }
 
 /**

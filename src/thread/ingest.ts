@@ -36,13 +36,22 @@ export interface Ingested {
 
 /**
  * Stamps events (a server id and the time received where the client gave none), ordered by (ts, id);
- * a repeated event in the same call counts once. Monotonic ids keep server-assigned events in arrival
- * order when their timestamps tie.
+ * a repeated event in the same call counts once. Events the client sent without a time keep the order
+ * they came in: each is stamped a millisecond after the one before it, the last at the time received,
+ * since the transcript orders by (ts, id) and client ids ("q-zeta", "a-alpha") say nothing of order.
  */
 export function stampEvents(events: readonly EventInput[], receivedAt: string) {
   const nextId = monotonicFactory();
+  const received = Date.parse(receivedAt);
+  const unstamped = events.filter((e) => !e.ts).length;
+  let k = 0;
+  const stampOf = (e: EventInput) => {
+    if (e.ts) return toInstant(e.ts);
+    const behind = unstamped - 1 - k++;
+    return behind === 0 ? receivedAt : new Date(received - behind).toISOString();
+  };
   const stamped = events
-    .map((e) => ({ ...e, id: e.id ?? nextId(), ts: e.ts ? toInstant(e.ts) : receivedAt }))
+    .map((e) => ({ ...e, id: e.id ?? nextId(), ts: stampOf(e) }))
     .sort((a, b) => a.ts.localeCompare(b.ts) || a.id.localeCompare(b.id));
   const seen = new Set<string>();
   let repeated = 0;

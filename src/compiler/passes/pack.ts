@@ -176,9 +176,15 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     const groups = new Set<string>();
     const dated = grouped(section);
     const excerpts = new Map<ContextObject, Excerpt>();
-    /** The detail levels an object may take here: a long retrieved message's excerpt as seen above. */
+    /**
+     * The detail levels an object may take here. A long message takes its excerpt instead of its
+     * summary: a retrieved one also instead of its whole text past WHOLE_MESSAGE_SHARE of the
+     * allowance; one of the recent tail (the document just pasted) whole whenever it fits.
+     */
     const detailsOf = (r: Ranked): readonly DetailLevelName[] => {
-      if (section !== "episodes" || r.object.kind !== "message") return DETAILS[r.tier];
+      if ((section !== "episodes" && section !== "messages") || r.object.kind !== "message") {
+        return DETAILS[r.tier];
+      }
       const excerpt = excerptOf(
         r.object,
         input.queryTerms,
@@ -187,7 +193,8 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       );
       if (!excerpt) return DETAILS[r.tier];
       excerpts.set(r.object, excerpt);
-      return r.object.tokens > allowance * WHOLE_MESSAGE_SHARE ? ["excerpt"] : ["full", "excerpt"];
+      const whole = section === "messages" || r.object.tokens <= allowance * WHOLE_MESSAGE_SHARE;
+      return whole ? ["full", "excerpt"] : ["excerpt"];
     };
     /** A detail level's text and count; an excerpt is made for this query, so counted here. */
     const formFor = (r: Ranked, detail: DetailLevelName, undatedForm: boolean) => {
