@@ -52,7 +52,7 @@ export function resolveTarget(
 ): FactTarget | null {
   const r = registry;
   if (reading.subject) {
-    const key = r.resolveName(reading.subject);
+    const key = r.resolveName(reading.subject, valueKind(reading.value));
     if (reading.attr && !r.isKnown(key)) {
       const partial = partialTarget(registry, reading.attr, reading.value, scopeKey);
       if (partial) return partial;
@@ -78,7 +78,8 @@ export function resolveTarget(
   }
   if (!reading.weak) {
     const recent = r.latest(scopeKey);
-    if (recent && (recent.kind === kind || kind === "text")) return found(recent, "recent");
+    // Recency alone never moves a figure or a date into words ("go back to a laundromat" is no rent).
+    if (recent && recent.kind === kind) return found(recent, "recent");
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import { attributeWord, canonicalAttribute, isBoundWord } from "../../entities/slot-attribute";
 import { keyHead } from "./slots/subject-keys";
 import { contentWords, normalizeValue } from "./text";
 import { containsKind, type ValueKind, valueKind } from "./values";
@@ -106,14 +107,21 @@ export class SlotRegistry {
    * ("budget" ~ project_budget, "rate" ~ hourly_rate, "priority" ~ top_priority), or one that only
    * adds a type suffix ("launch" ~ launch_date). The closest, then the most recent, wins.
    */
-  resolveName(raw: string): string {
+  resolveName(raw: string, kind?: ValueKind): string {
     const known = this.allKeys();
     if (known.has(raw)) return raw;
     const rawTokens = tokens(raw);
+    const attribute = canonicalAttribute(rawTokens);
+    // One attribute in other words ("rent ceiling" ~ max_rent): the slot notion the write path uses.
+    const same = [...known].filter(([key]) => canonicalAttribute(tokens(key)) === attribute);
+    if (same.length) return same.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    const bound = kind ? this.boundOf(rawTokens, kind) : undefined;
+    if (bound) return bound;
     const rawHead = keyHead(raw);
     // Modifiers compare by stem ("deploy window" ~ scheduled_deployment_window).
     const rawPrefix = new Set(rawTokens.slice(0, -1).map(keyStem));
     let best: { key: string; distance: number; seq: number } | null = null;
+    let tied: string[] = [];
     for (const [key, seq] of known) {
       const keyTokens = tokens(key);
       let distance = Number.POSITIVE_INFINITY;
@@ -130,11 +138,47 @@ export class SlotRegistry {
         distance = 1;
       }
       if (!Number.isFinite(distance)) continue;
+      if (!best || distance < best.distance) tied = [key];
+      else if (distance === best.distance) tied.push(key);
       if (!best || distance < best.distance || (distance === best.distance && seq > best.seq)) {
         best = { key, distance, seq };
       }
     }
+    // A bare head two slots with different values share ("the cap" beside hotel_cap and food_cap)
+    // names neither for sure; two keys holding one value are one slot filed twice.
+    if (best && rawPrefix.size === 0 && best.distance > 0 && this.distinctValues(tied) > 1) return raw;
     return best?.key ?? raw;
+  }
+
+  /** How many different current values these keys hold, in any scope ("$100,000" is in "$100,000 (approved)"). */
+  private distinctValues(keys: string[]): number {
+    const values: string[] = [];
+    for (const slots of this.scopes.values()) {
+      for (const key of keys) {
+        const value = normalizeValue(slots.get(key)?.value ?? "");
+        if (value && !values.some((v) => v.includes(value) || value.includes(v))) values.push(value);
+      }
+    }
+    return values.length;
+  }
+
+  /**
+   * "The ceiling is now $2,300" names a bound and not what it bounds: it is the slot of the one known
+   * bound of that direction whose value is of the same kind. Two such slots (a hotel cap and a food
+   * cap) leave it unresolved: a guess between them could replace the wrong value.
+   */
+  private boundOf(rawTokens: string[], kind: ValueKind): string | undefined {
+    if (!rawTokens.length || !rawTokens.every(isBoundWord)) return undefined;
+    const direction = attributeWord(rawTokens[0] ?? "");
+    const keys = new Set<string>();
+    for (const slots of this.scopes.values()) {
+      for (const slot of slots.values()) {
+        if (slot.kind !== kind) continue;
+        if (tokens(slot.key).some((t) => isBoundWord(t) && attributeWord(t) === direction))
+          keys.add(slot.key);
+      }
+    }
+    return keys.size === 1 ? [...keys][0] : undefined;
   }
 
   isKnown(key: string): boolean {

@@ -9,10 +9,19 @@ const COPULA = new RegExp(
   "i",
 );
 const PROGRESSIVE = /^[a-z]+ing\b/i;
+/**
+ * "Title's 'Night Ferry' now", "Budget's now $12k": "'s" is "is" when "now" marks the new value. Without
+ * "now" the "'s" may be a possessive ("Sam's car"), so it is not read.
+ */
+const CONTRACTED = new RegExp(String.raw`^${NP}'s\s+(?:now\s+(.+)|(.+?)\s+now\b.*)$`, "i");
+/** A value that carries a verb of its own is a possessive's clause ("Sam's car is now red"), not a value. */
+const VERB_IN_VALUE = /\b(?:is|are|was|were|has|have|had|will|would|can|does|did)\b/;
+/** What reads as a value after "X's": a quotation, a figure, a name or a determined noun ("Anna's idea now" is not one). */
+const VALUE_LIKE = /^(?:["'\u2018\u201c]|[$\u20ac\u00a3]|\d|[A-Z]|(?:the|a|an)\s)/;
 
 export function copulaReading(clause: string): SlotReading | null {
   const m = COPULA.exec(clause);
-  if (!m) return null;
+  if (!m) return contractedReading(clause);
   const verb = (m[2] ?? "").toLowerCase();
   const v = value(m[3]);
   if (!v) return null;
@@ -31,4 +40,15 @@ export function copulaReading(clause: string): SlotReading | null {
   const status = statusOf(v);
   const key = status && !STATUS_HEADS.test(subject.key) ? statusKey(subject.key) : subject.key;
   return reading("copula", key, v, { historical, modal });
+}
+
+function contractedReading(clause: string): SlotReading | null {
+  const m = CONTRACTED.exec(clause);
+  if (!m) return null;
+  const raw = m[2] ?? m[3] ?? "";
+  if (VERB_IN_VALUE.test(raw) || !VALUE_LIKE.test(raw.trim())) return null;
+  const v = value(raw);
+  const subject = subjectKey(m[1] ?? "");
+  if (!v || !subject || subject.generic || isAppraisal(raw)) return null;
+  return reading("copula", subject.key, v, { change: true });
 }
