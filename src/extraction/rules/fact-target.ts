@@ -13,12 +13,14 @@ import { replaceKind, type ValueKind, valueKind } from "./values";
 export interface FactTarget {
   key: string;
   value: string;
+  /** The part of the slot's value a term update replaced ("net 30"): retired with the old value. */
+  replaced?: string;
   /** How the slot was found: named by the sentence, or resolved from a correction. */
-  via: "named" | "old_value" | "history" | "family" | "overlap" | "kind" | "recent" | "partial";
+  via: "named" | "old_value" | "history" | "family" | "overlap" | "kind" | "recent" | "partial" | "term";
 }
 
 /** Ways of finding a slot that justify high confidence; the others are educated guesses. */
-export const STRONG_VIA = new Set<FactTarget["via"]>(["named", "old_value", "history", "partial"]);
+export const STRONG_VIA = new Set<FactTarget["via"]>(["named", "old_value", "history", "partial", "term"]);
 
 /** The kind of value an attribute a partial update names holds ("change the quantity to 1500" → a count). */
 const ATTR_KIND: Record<string, ValueKind> = {
@@ -67,6 +69,13 @@ export function resolveTarget(
     if (byOld) return byOld;
   }
   if (reading.family) return found(r.byFamily(reading.family, scopeKey), "family");
+  // "it's net 15": the term names the slot, and only that part of its value changes.
+  const term = r.byTerm(reading.value, scopeKey);
+  if (term?.slot.value) {
+    const value = term.slot.value.replace(term.part, reading.value);
+    return { key: term.slot.key, value, via: "term", replaced: term.part };
+  }
+  if (reading.termOnly) return null;
   // "go back to X" when this run never saw X falls through to the other clues.
   const byHistory = found(r.byHistory(reading.value, scopeKey), "history");
   if (byHistory) return byHistory;

@@ -101,10 +101,12 @@ class Run {
       if (echoed) this.messageScopes.push(echoed);
       return;
     }
+    const text = cleanText(message.content ?? "");
+    const corrected = message.role === "user" && text ? this.assistant.correctedBy(text) : [];
     this.assistant.forget();
     if (message.role !== "user" && message.role !== "system") return;
-    const text = cleanText(message.content ?? "");
     if (!text) return;
+    for (const phrase of corrected) this.facts.retireSaid(message.id, phrase);
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);

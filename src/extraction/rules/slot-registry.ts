@@ -37,6 +37,8 @@ const TYPE_SUFFIXES = new Set([
   "location",
   "choice",
 ]);
+/** A term and its number ("net 15", "gate 22", "size 10"): one word, then the figure, and nothing else. */
+const TERM = /^([a-z][a-z-]{1,20})\s+(\d[\d.,]*)$/i;
 /** Slot keys that say nothing about what the value is; overlap with them proves nothing. */
 const GENERIC_KEYS = new Set(["decision", "choice", "plan", "preference", "value", "status"]);
 
@@ -262,6 +264,24 @@ export class SlotRegistry {
       this.newest(slots, (s) => matches(s.value)) ??
       this.newest(slots, (s) => s.history.some((h) => matches(h)))
     );
+  }
+
+  /**
+   * The slot a term update is about: "net 15" changes the newest slot whose current value says "net"
+   * followed by another number ("brand refresh, $4,800, net 30"), and the part it replaces ("net 30").
+   */
+  byTerm(value: string, scopeKey: string): { slot: Slot; part: string } | undefined {
+    const term = TERM.exec(value.trim());
+    if (!term) return undefined;
+    const [, word, number] = term as unknown as [string, string, string];
+    const inValue = new RegExp(`\\b${word}\\s+(\\d[\\d.,]*)\\b`, "i");
+    let best: { slot: Slot; part: string } | undefined;
+    for (const slot of this.visible(scopeKey)) {
+      const m = slot.value === null ? null : inValue.exec(slot.value);
+      if (!m || m[1] === number) continue;
+      if (!best || slot.seq > best.slot.seq) best = { slot, part: m[0] };
+    }
+    return best;
   }
 
   /** The slot whose past values include `value`, for "go back to X". */

@@ -19,9 +19,14 @@ const VERB_IN_VALUE = /\b(?:is|are|was|were|has|have|had|will|would|can|does|did
 /** What reads as a value after "X's": a quotation, a figure, a name or a determined noun ("Anna's idea now" is not one). */
 const VALUE_LIKE = /^(?:["'\u2018\u201c]|[$\u20ac\u00a3]|\d|[A-Z]|(?:the|a|an)\s)/;
 
+/** "It's net 15 for them": a pronoun and a value; only a term the value shares with a slot finds its slot. */
+const PRONOUN_COPULA =
+  /^(?:also\s+|and\s+|actually\s+)?(?:it|that)(?:'s|\s+is)\s+(?:now\s+|actually\s+)?(.+)$/i;
+const FOR_WHOM = /\s+for\s+(?:them|us|him|her|me|you|this one|that one)\b.*$/i;
+
 export function copulaReading(clause: string): SlotReading | null {
   const m = COPULA.exec(clause);
-  if (!m) return contractedReading(clause);
+  if (!m) return contractedReading(clause) ?? pronounReading(clause);
   const verb = (m[2] ?? "").toLowerCase();
   const v = value(m[3]);
   if (!v) return null;
@@ -33,8 +38,8 @@ export function copulaReading(clause: string): SlotReading | null {
   const historical = verb === "was" || verb === "were";
   const modal = /^(?:would|could|might|should) be$/.test(verb);
   if (!subject) {
-    // "Your $200K is now $140K" names its slot by the old value.
-    return null;
+    // "Your $200K is now $140K" names its slot by the old value; "it's net 15" by a term.
+    return pronounReading(clause);
   }
   if (subject.generic) return reading("copula", null, v, { historical, modal, change: true });
   const status = statusOf(v);
@@ -51,4 +56,10 @@ function contractedReading(clause: string): SlotReading | null {
   const subject = subjectKey(m[1] ?? "");
   if (!v || !subject || subject.generic || isAppraisal(raw)) return null;
   return reading("copula", subject.key, v, { change: true });
+}
+
+function pronounReading(clause: string): SlotReading | null {
+  const m = PRONOUN_COPULA.exec(clause);
+  const v = m ? value((m[1] ?? "").replace(FOR_WHOM, "")) : null;
+  return v ? reading("copula", null, v, { change: true, termOnly: true }) : null;
 }

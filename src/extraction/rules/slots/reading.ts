@@ -53,6 +53,11 @@ export interface SlotReading {
   weak: boolean;
   /** Key to use when a subjectless reading finds no slot ("We're thinking pilot program" → plan). */
   fallbackKey: string | null;
+  /**
+   * Names no slot and carries no clue but a term ("it's net 15"): it changes the slot whose value
+   * holds the same term with another number, or nothing.
+   */
+  termOnly: boolean;
 }
 
 export function reading(
@@ -76,6 +81,7 @@ export function reading(
     tentative: false,
     weak: false,
     fallbackKey: null,
+    termOnly: false,
     ...extra,
   };
 }

@@ -1,0 +1,109 @@
+import { isAcknowledgement } from "./signals";
+import { contentWords } from "./text";
+import { moneyAmounts } from "./values";
+
+/**
+ * What a user turn does to the assistant turn right before it when it corrects it (seed 000: the user
+ * is the source of the values, the assistant only repeats them). The phrase the assistant got wrong is
+ * retired from the correcting turn on, so the compiler treats it like any replaced value: the
+ * assistant turn that said it speaks from a dead state, and later quotations are masked.
+ *
+ * Only explicit evidence counts, and only a phrase the assistant turn holds is retired:
+ * - a contrast naming the wrong word: "Brazilian Portuguese, not European!" after "European
+ *   Portuguese" retires "European Portuguese";
+ * - a flat rejection with a figure: "No, 10 Pacific." after "10am Eastern" retires "10am Eastern" (the
+ *   same number in other terms);
+ * - a misquoted amount the user does not accept: the user said "$4,800", the assistant repeated the
+ *   turn with "$48,000" instead, and the next user turn is no acknowledgement.
+ */
+
+/** "X, not Y" and "not Y, X" (after an optional "no,"). */
+const X_NOT_Y =
+  /^(?:no[,.!]*\s+)?([^,.!?;]{2,60}?),?\s+not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?)\s*(?:[,.!?;]|$)/i;
+const NOT_Y_X =
+  /^(?:no[,.!]*\s+)?not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?),\s*(?:it's\s+|it is\s+)?([^,.!?;]{2,60}?)\s*(?:[,.!?;]|$)/i;
+/** A turn that opens by rejecting what was just said. */
+const REJECTION = /^(?:no|nope|nah|not quite|wrong|that's wrong|that's not right)\b[,.!]*\s+([^.!?;]{1,60})/i;
+const NUMBER = /\b\d{1,4}\b/g;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The text of `phrase` in `text` as the text writes it, matched whole-word and case-insensitively. */
+function find(text: string, phrase: string): string | null {
+  const m = new RegExp(`(?<![\\w$])${escape(phrase.trim())}(?![\\w])`, "i").exec(text);
+  return m ? m[0] : null;
+}
+
+/** The phrases of the assistant turn a user turn corrects; none without an explicit correction. */
+export function correctedPhrases(assistant: string, user: string): string[] {
+  const first = user.trim();
+  const contrast = X_NOT_Y.exec(first);
+  const inverse = contrast ? null : NOT_Y_X.exec(first);
+  const right = contrast?.[1] ?? inverse?.[2];
+  const wrong = contrast?.[2] ?? inverse?.[1];
+  if (right && wrong) {
+    const found = contrasted(assistant, right, wrong);
+    if (found) return [found];
+  }
+  const rejection = REJECTION.exec(first);
+  if (rejection) return rejectedFigures(assistant, rejection[1] ?? "");
+  return [];
+}
+
+/**
+ * "Brazilian Portuguese, not European": the wrong word stands in for the right phrase's modifier, so
+ * the assistant's phrase is the wrong word with the right phrase's head; failing that, the wrong word
+ * itself. Either must be in the assistant turn, and the right phrase must not be.
+ */
+function contrasted(assistant: string, right: string, wrong: string): string | null {
+  if (find(assistant, right)) return null;
+  const head = right.trim().split(/\s+/).slice(1).join(" ");
+  const candidates = head ? [`${wrong} ${head}`, wrong] : [wrong];
+  for (const candidate of candidates) {
+    const found = find(assistant, candidate);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * "No, 10 Pacific" after "10am Eastern": the same number with other terms around it in the assistant
+ * turn is what the user rejected. A number the assistant wrote with the user's own terms is kept.
+ */
+function rejectedFigures(assistant: string, replacement: string): string[] {
+  const out: string[] = [];
+  const said = replacement.toLowerCase();
+  for (const n of new Set(replacement.match(NUMBER) ?? [])) {
+    const around = new RegExp(
+      `(?<![\\w$:.,])${n}(?::\\d{2})?\\s?(?:am|pm)?(?:\\s+[A-Z][a-z]+)?(?![\\w:%])`,
+      "g",
+    );
+    for (const m of assistant.matchAll(around)) {
+      const phrase = m[0].trim();
+      if (phrase === n || said.includes(phrase.toLowerCase())) continue;
+      out.push(phrase);
+    }
+  }
+  return out;
+}
+
+/**
+ * Amounts an assistant turn states in place of the user turn it repeats: it shares at least two content
+ * words with the turn, says none of the turn's amounts, and says amounts the turn does not.
+ */
+export function misquotedAmounts(user: string, assistant: string): string[] {
+  const amounts = (text: string) => moneyAmounts(text).map((a) => a.replace(/[,.]+$/, ""));
+  const theirs = new Set(amounts(user));
+  if (!theirs.size) return [];
+  const ours = amounts(assistant);
+  if (ours.some((a) => theirs.has(a))) return [];
+  const words = new Set(contentWords(user));
+  if (new Set(contentWords(assistant).filter((w) => words.has(w))).size < 2) return [];
+  return [...new Set(ours)].flatMap((amount) => {
+    const m = new RegExp(escape(amount).replace(/,/g, ",?"), "i").exec(assistant.replace(/\s+/g, " "));
+    return m ? [m[0]] : [];
+  });
+}
+
+/** Whether a user turn lets a misquote stand: an acknowledgement accepts it. */
+export const accepts = (user: string) => isAcknowledgement(user);
