@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { ask, call, message, newThread } from "./helpers";
+
+/**
+ * Issue 16 items 4 and 5 through the public API, with the offline rule extractor: an update in other
+ * words finds the slot of the value it replaces (one attribute, whatever key it was filed under), and
+ * what the assistant said follows the status of the value it said, or dies when the user corrects it.
+ * Near-misses that must not supersede sit beside each case.
+ */
+
+const at = (minute: number) => new Date(Date.UTC(2025, 2, 3, 9, minute)).toISOString();
+const said = (content: string, id: string, minute: number) => message(content, { id, ts: at(minute) });
+const replied = (content: string, id: string, minute: number) =>
+  message(content, { id, ts: at(minute), role: "assistant" });
+
+async function factsOf(thread: string, key: string) {
+  const state = await call("GET", `/threads/${thread}/state`);
+  return state.json.facts.filter((f: any) => f.key === key);
+}
+
+describe("updates find their slot", () => {
+  it("'the ceiling is now …' replaces the limit it names, filed under another key; both stay in history", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Tile spending limit is $3,400, I want porcelain.", "k1", 1),
+      replied("Okay: porcelain tiles, up to $3,400.", "k2", 2),
+      said("We saw three showrooms, and the ceiling is $4,100 now.", "k3", 3),
+    ]);
+    const ctx = await ask(t, "How much can we spend on the tiles?");
+    expect(ctx.context).toContain("$4,100");
+    expect(ctx.context).not.toContain("$3,400");
+    // The echo of the old value left with the value it repeated.
+    expect(ctx.reasonFor("k2")).toBe("superseded");
+
+    const history = await call("GET", "/facts/x:k3:tile_spending_limit/history?as_user=u1");
+    expect(history.status).toBe(200);
+    expect(history.json.chain).toEqual(["x:k1:tile_spending_limit", "x:k3:tile_spending_limit"]);
+    expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
+      ["$3,400", false],
+      ["$4,100", true],
+    ]);
+  });
+
+  it("a bare 'cap' beside two caps holding different amounts replaces neither", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The lodging cap is $180 a night and the meals cap is $60 a day.", "c1", 1),
+      said("The cap is now $220.", "c2", 2),
+    ]);
+    const ctx = await ask(t, "What are the caps?");
+    expect(ctx.context).toContain("$180 a night");
+    expect(ctx.context).toContain("$60 a day");
+    const lodging = await factsOf(t.thread, "lodging_cap");
+    const meals = await factsOf(t.thread, "meals_cap");
+    expect(lodging.map((f: any) => [f.value, f.is_valid])).toEqual([["$180 a night", true]]);
+    expect(meals.map((f: any) => [f.value, f.is_valid])).toEqual([["$60 a day", true]]);
+  });
+
+  it("two budgets with different amounts: a later 'budget is' names neither of them", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The catering budget is $2,500.", "b1", 1),
+      said("The music budget is $900.", "b2", 2),
+      said("The budget is $1,200 now.", "b3", 3),
+    ]);
+    await ask(t, "What are the budgets?");
+    expect((await factsOf(t.thread, "catering_budget")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["$2,500", true],
+    ]);
+    expect((await factsOf(t.thread, "music_budget")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["$900", true],
+    ]);
+  });
+
+  it("'Name's X now' replaces the name filed as working_name; a possessive does not read as one", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Working name is 'Copper Lantern'.", "n1", 1),
+      replied("Working name: 'Copper Lantern'.", "n2", 2),
+      said("Name's 'Glass Orchard' now, the team voted.", "n3", 3),
+      said("Priya's idea now, not mine.", "n4", 4),
+    ]);
+    const ctx = await ask(t, "What is the product called?");
+    expect(ctx.context).toContain("Glass Orchard");
+    expect(ctx.context).not.toContain("Copper Lantern");
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.facts.map((f: any) => f.key)).not.toContain("priya");
+  });
+
+  it("'it's dock 6' rewrites the dock of the slot that names one, and the old dock leaves every turn", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Pickup point: dock 4, north gate.", "d1", 1),
+      replied("Pickup at dock 4, north gate.", "d2", 2),
+      said("It is raining by the way.", "d3", 3),
+      said("Also it's dock 6 for them, the yard moved things around.", "d4", 4),
+    ]);
+    const ctx = await ask(t, "Where is the pickup?");
+    expect(ctx.context).toContain("dock 6, north gate");
+    expect(ctx.context).not.toContain("dock 4");
+    const history = await call("GET", "/facts/x:d4:pickup_point/history?as_user=u1");
+    // "It is raining" names no slot: nothing was filed between the two docks.
+    expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
+      ["dock 4, north gate", false],
+      ["dock 6, north gate", true],
+    ]);
+  });
+});
+
+describe("echoes follow their source", () => {
+  it("an assistant turn repeating a value leaves when the value is replaced, and not before", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The venue deposit is $750.", "v1", 1),
+      replied("Noted, a $750 deposit for the venue.", "v2", 2),
+    ]);
+    const before = await ask(t, "What is the venue deposit?");
+    expect(before.context).toContain("Noted, a $750 deposit for the venue.");
+
+    await t.events([said("The venue deposit is now $900.", "v3", 3)]);
+    const after = await ask(t, "What is the venue deposit?");
+    expect(after.context).toContain("$900");
+    expect(after.context).not.toContain("$750");
+    expect(after.reasonFor("v2")).toBe("superseded");
+  });
+
+  it("a user's 'X, not Y' retires the phrase the assistant got wrong", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The brochure needs translating into Spanish for the Bogotá office.", "s1", 1),
+      replied("Okay: Castilian Spanish, eight pages. Shall I ask the Madrid studio?", "s2", 2),
+      said("Colombian Spanish, not Castilian! Use the studio in Medellín.", "s3", 3),
+      replied("Sorry: Colombian Spanish, with the Medellín studio.", "s4", 4),
+    ]);
+    const ctx = await ask(t, "Which Spanish and which studio for the brochure?");
+    expect(ctx.context).toContain("Colombian Spanish");
+    expect(ctx.context).not.toContain("Castilian Spanish");
+    expect(ctx.context).not.toContain("Madrid studio");
+    expect(ctx.reasonFor("s2")).toBe("superseded");
+  });
+
+  it("'No, 9 Central' retires the assistant's '9am Eastern'; an agreeing reply retires nothing", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Book the supplier review for April 8 at 9am.", "r1", 1),
+      replied("Booking April 8 at 9am Eastern, which is 6am in Seattle.", "r2", 2),
+      said("No, 9 Central. The supplier is in Chicago.", "r3", 3),
+      replied("Got it: April 8, 9am Central.", "r4", 4),
+    ]);
+    const ctx = await ask(t, "When is the supplier review?");
+    expect(ctx.context).toContain("9am Central");
+    expect(ctx.context).not.toContain("9am Eastern");
+    expect(ctx.context).not.toContain("6am");
+
+    const agreed = await newThread();
+    await agreed.events([
+      said("Book the supplier review for April 8 at 9am.", "q1", 1),
+      replied("Booking April 8 at 9am Eastern.", "q2", 2),
+      said("Yes, 9 Eastern works.", "q3", 3),
+    ]);
+    const kept = await ask(agreed, "When is the supplier review?");
+    expect(kept.context).toContain("9am Eastern");
+  });
+
+  it("an amount the assistant misquoted dies when the user objects, and stands when the user accepts it", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Quote for the Halvorsen mural: design and paint, $6,200, half upfront.", "m1", 1),
+      replied("Preparing the Halvorsen mural quote: design and paint, $62,000, half upfront.", "m2", 2),
+      said("Hold on, six thousand two hundred, not sixty-two thousand.", "m3", 3),
+      replied("Apologies: $6,200, half upfront.", "m4", 4),
+    ]);
+    const ctx = await ask(t, "What is the Halvorsen quote?");
+    expect(ctx.context).toContain("$6,200");
+    expect(ctx.context).not.toContain("$62,000");
+
+    const accepted = await newThread();
+    await accepted.events([
+      said("Quote for the Halvorsen mural: design and paint, $6,200, half upfront.", "a1", 1),
+      replied(
+        "Preparing the Halvorsen mural quote: design and paint, $6,800 with materials, half upfront.",
+        "a2",
+        2,
+      ),
+      said("Yes, that's right with materials.", "a3", 3),
+    ]);
+    const kept = await ask(accepted, "What is the Halvorsen quote?");
+    expect(kept.context).toContain("$6,800");
+  });
+});
