@@ -107,6 +107,42 @@ describe("updates find their slot", () => {
   });
 });
 
+describe("identifiers", () => {
+  it("'swapped him to KB-2210' replaces the tag of the same prefix, and the echoes of the old tag leave", async () => {
+    const t = await newThread();
+    await t.events([
+      said(
+        "Spare keyboard for Tomasz on the night shift while his is cleaned: tag KB-1044, a Keychron K2.",
+        "i1",
+        1,
+      ),
+      replied("Logged: Tomasz has spare KB-1044, a Keychron K2.", "i2", 2),
+      said("Desk number is 31.", "i3", 3),
+      said("The K2 had a sticky spacebar. Swapped him to KB-2210, a Logitech MX.", "i4", 4),
+      replied("Tomasz now has KB-2210.", "i5", 5),
+    ]);
+    const ctx = await ask(t, "Which spare keyboard does Tomasz have?");
+    expect(ctx.context).toContain("KB-2210");
+    expect(ctx.context).not.toContain("KB-1044");
+    const history = await call("GET", "/facts/x:i4:tomasz_spare_keyboard/history?as_user=u1");
+    expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
+      ["tag KB-1044, a Keychron K2", false],
+      ["KB-2210, a Logitech MX", true],
+    ]);
+  });
+
+  it("a tag of another prefix replaces nothing", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Spare keyboard: tag KB-1044.", "j1", 1),
+      said("Switched the monitor to MN-3301.", "j2", 2),
+    ]);
+    const ctx = await ask(t, "Which spare keyboard is out?");
+    expect(ctx.context).toContain("KB-1044");
+    expect((await factsOf(t.thread, "spare_keyboard")).map((f: any) => f.value)).toEqual(["tag KB-1044"]);
+  });
+});
+
 describe("echoes follow their source", () => {
   it("an assistant turn repeating a value leaves when the value is replaced, and not before", async () => {
     const t = await newThread();

@@ -72,7 +72,7 @@ export function resolveTarget(
   // "it's net 15": the term names the slot, and only that part of its value changes.
   const term = r.byTerm(reading.value, scopeKey);
   if (term?.slot.value) {
-    const value = term.slot.value.replace(term.part, reading.value);
+    const value = term.whole ? reading.value : term.slot.value.replace(term.part, reading.value);
     return { key: term.slot.key, value, via: "term", replaced: term.part };
   }
   if (reading.termOnly) return null;

@@ -39,6 +39,8 @@ const TYPE_SUFFIXES = new Set([
 ]);
 /** A term and its number ("net 15", "gate 22", "size 10"): one word, then the figure, and nothing else. */
 const TERM = /^([a-z][a-z-]{1,20})\s+(\d[\d.,]*)$/i;
+/** An identifier with a letter prefix ("LT-1187", "INV-2207"), first in a value: the prefix names its kind. */
+const IDENTIFIER = /^([A-Z]{1,5})-(\d{2,})\b/;
 /** Slot keys that say nothing about what the value is; overlap with them proves nothing. */
 const GENERIC_KEYS = new Set(["decision", "choice", "plan", "preference", "value", "status"]);
 
@@ -270,16 +272,21 @@ export class SlotRegistry {
    * The slot a term update is about: "net 15" changes the newest slot whose current value says "net"
    * followed by another number ("brand refresh, $4,800, net 30"), and the part it replaces ("net 30").
    */
-  byTerm(value: string, scopeKey: string): { slot: Slot; part: string } | undefined {
+  byTerm(value: string, scopeKey: string): { slot: Slot; part: string; whole: boolean } | undefined {
     const term = TERM.exec(value.trim());
-    if (!term) return undefined;
-    const [, word, number] = term as unknown as [string, string, string];
-    const inValue = new RegExp(`\\b${word}\\s+(\\d[\\d.,]*)\\b`, "i");
-    let best: { slot: Slot; part: string } | undefined;
+    const id = term ? null : IDENTIFIER.exec(value.trim());
+    const found = term ?? id;
+    if (!found) return undefined;
+    const [, word, number] = found as unknown as [string, string, string];
+    const inValue = term
+      ? new RegExp(`\\b${word}\\s+(\\d[\\d.,]*)\\b`, "i")
+      : new RegExp(`\\b${word}-(\\d+)\\b`);
+    let best: { slot: Slot; part: string; whole: boolean } | undefined;
     for (const slot of this.visible(scopeKey)) {
       const m = slot.value === null ? null : inValue.exec(slot.value);
       if (!m || m[1] === number) continue;
-      if (!best || slot.seq > best.slot.seq) best = { slot, part: m[0] };
+      // "LT-1187, a Latitude 5440" says more than the tag: it is the slot's whole new value.
+      if (!best || slot.seq > best.slot.seq) best = { slot, part: m[0], whole: id !== null };
     }
     return best;
   }
