@@ -41,6 +41,34 @@ describe("updates find their slot", () => {
     ]);
   });
 
+  it("'actually I'm vegetarian now' replaces the speaker's diet, never another person's", async () => {
+    const t = await newThread();
+    await t.events([
+      said("I am pescatarian, fish is fine.", "p1", 1),
+      said("My brother is vegan.", "p2", 2),
+      replied("Noted: pescatarian for you, vegan for your brother.", "p3", 3),
+      said("Actually I'm vegetarian now.", "p4", 4),
+    ]);
+    const ctx = await ask(t, "What should I cook for me and my brother?");
+    expect(ctx.context).toContain("vegetarian");
+    expect(ctx.context).toContain("vegan");
+    expect(ctx.context).not.toContain("pescatarian");
+    expect((await factsOf(t.thread, "brother_diet")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["vegan", true],
+    ]);
+    expect((await factsOf(t.thread, "diet")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["vegetarian", true],
+    ]);
+  });
+
+  it("we moved it to May: a pronoun change finds the date slot", async () => {
+    const t = await newThread();
+    await t.events([said("The open day is June 14.", "o1", 1), said("We moved it to May.", "o2", 2)]);
+    const ctx = await ask(t, "When is the open day?");
+    expect(ctx.context).toContain("- open_day: May");
+    expect(ctx.context).not.toContain("June 14");
+  });
+
   it("a bare 'cap' beside two caps holding different amounts replaces neither", async () => {
     const t = await newThread();
     await t.events([

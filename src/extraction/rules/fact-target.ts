@@ -54,7 +54,7 @@ export function resolveTarget(
 ): FactTarget | null {
   const r = registry;
   if (reading.subject) {
-    const key = r.resolveName(reading.subject, valueKind(reading.value));
+    const key = reading.exact ? reading.subject : r.resolveName(reading.subject, valueKind(reading.value));
     if (reading.attr && !r.isKnown(key)) {
       const partial = partialTarget(registry, reading.attr, reading.value, scopeKey);
       if (partial) return partial;

@@ -78,6 +78,9 @@ class Run {
   readonly facts: FactLedger;
   readonly items: ItemLedger;
   readonly assistant = new AssistantTurns();
+  private readonly registry: SlotRegistry;
+  /** Assistant turns repeating a slot's current value (ExtractionOutput.echoedValues). */
+  readonly echoedValues: { id: string; key: string; value: string }[] = [];
   /** Messages spoken inside a non-global scope, so the transcript tail can be gated like facts. */
   readonly messageScopes: MessageScope[] = [];
   /** Scopes a turn adopted: what they said is current from that turn on. */
@@ -85,6 +88,7 @@ class Run {
 
   constructor(input: ExtractionInput) {
     const registry = new SlotRegistry(input.existingFacts ?? []);
+    this.registry = registry;
     if (input.openScope) registry.seed(input.openScopeFacts ?? [], scopeKeyOf(input.openScope));
     this.facts = new FactLedger(registry);
     this.tracker = new ScopeTracker(input.openScope);
@@ -99,6 +103,10 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
+      // An echo inherits the status of the value it repeats, whichever turn stated it.
+      for (const slot of this.registry.repeatedIn(cleanText(message.content ?? ""))) {
+        this.echoedValues.push({ id: message.id, ...slot });
+      }
       return;
     }
     const text = cleanText(message.content ?? "");
@@ -217,6 +225,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     adoptedScopes: run.adoptedScopes,
     messageEchoes: run.assistant.messageEchoes,
     retiredValues: run.facts.retiredValues,
+    echoedValues: run.echoedValues,
   };
 }
 

@@ -291,6 +291,26 @@ export class SlotRegistry {
     return best;
   }
 
+  /**
+   * The global slots whose current value a text repeats, whole-word and case-insensitively. Values
+   * shorter than four characters ("5", "May") would match ordinary words and are left out.
+   */
+  repeatedIn(text: string): { key: string; value: string }[] {
+    const lower = text.toLowerCase();
+    const out: { key: string; value: string }[] = [];
+    for (const slot of this.scope(GLOBAL).values()) {
+      const value = slot.value;
+      if (value === null || value.length < 4) continue;
+      const at = lower.indexOf(value.toLowerCase());
+      if (at === -1) continue;
+      const before = lower.charAt(at - 1);
+      const after = lower.charAt(at + value.length);
+      if (/[\w$]/.test(before) || /\w/.test(after)) continue;
+      out.push({ key: slot.key, value });
+    }
+    return out;
+  }
+
   /** The slot whose past values include `value`, for "go back to X". */
   byHistory(value: string, scopeKey: string): Slot | undefined {
     const wanted = normalizeValue(value);

@@ -58,6 +58,11 @@ export interface SlotReading {
    * holds the same term with another number, or nothing.
    */
   termOnly: boolean;
+  /**
+   * The subject names whose attribute it is ("sister_diet", the speaker's `diet`): another holder's
+   * slot of the same attribute is another slot, so the key is used as it is.
+   */
+  exact: boolean;
 }
 
 export function reading(
@@ -82,6 +87,7 @@ export function reading(
     weak: false,
     fallbackKey: null,
     termOnly: false,
+    exact: false,
     ...extra,
   };
 }
