@@ -69,6 +69,22 @@ describe("updates find their slot", () => {
     expect(ctx.context).not.toContain("June 14");
   });
 
+  it("'a March 3 pickup' and 'we can pick up March 1' are one slot; its echoes leave with the old date", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The kiln needs two days, so a March 3 pickup at the earliest.", "u1", 1),
+      replied("Pickup March 3, then.", "u2", 2),
+      said("Good news, the studio fired it early, so we can pick up March 1.", "u3", 3),
+    ]);
+    const ctx = await ask(t, "When do we collect the pottery?");
+    expect(ctx.context).toContain("March 1");
+    expect(ctx.context).not.toContain("March 3");
+    // "I'll see you Friday" schedules nothing: no slot is filed for it.
+    await t.events([said("I'll see you Friday.", "u4", 4)]);
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.facts.map((f: any) => f.key).sort()).toEqual(["pickup"]);
+  });
+
   it("a bare 'cap' beside two caps holding different amounts replaces neither", async () => {
     const t = await newThread();
     await t.events([

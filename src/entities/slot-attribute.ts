@@ -6,7 +6,8 @@
  * Two wordings are one attribute when their words are the same once each is put in its canonical
  * form: plurals are singular, and the words naming an upper bound ("ceiling", "cap", "limit",
  * "maximum") are one word, as are those naming a lower bound. "max_rent", "rent_cap" and "rent ceiling"
- * are one attribute; "rent" and "rent_cap" are not (a rent is not its ceiling), and neither are
+ * are one attribute, and so are a compound and its parts ("pickup" and "pick up", "check-in" and
+ * "checkin"); "rent" and "rent_cap" are not (a rent is not its ceiling), and neither are
  * "hotel_cap" and "food_cap".
  */
 
@@ -36,4 +37,14 @@ export const isBoundWord = (word: string) => {
 /** The canonical attribute of these words: canonical words, each once, sorted; "" for none. */
 export function canonicalAttribute(words: readonly string[]): string {
   return [...new Set(words.map(attributeWord))].sort().join("_");
+}
+
+/** The same words run together, for a compound written as one word or two ("pickup", "pick_up"). */
+export function compactAttribute(words: readonly string[]): string {
+  return words.map(attributeWord).join("");
+}
+
+/** Whether two wordings name one attribute (canonicalAttribute or compactAttribute agree). */
+export function sameAttribute(a: readonly string[], b: readonly string[]): boolean {
+  return canonicalAttribute(a) === canonicalAttribute(b) || compactAttribute(a) === compactAttribute(b);
 }

@@ -66,6 +66,9 @@ import { DATE } from "./values";
  */
 
 const DRAFT_SENTENCE = /^draft\b/i;
+/** Words past which an assistant turn is an answer of its own rather than an echo of what was said. */
+const ECHO_WORDS = 40;
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 /** A figure, a time or a date: what a supposition could pass off as real state. */
 const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
@@ -103,9 +106,13 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
-      // An echo inherits the status of the value it repeats, whichever turn stated it.
-      for (const slot of this.registry.repeatedIn(cleanText(message.content ?? ""))) {
-        this.echoedValues.push({ id: message.id, ...slot });
+      // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
+      // turn is an echo: a long answer that names a value in passing says much else, and it leaves
+      // the context only where it quotes a dead claim (masked there), never whole.
+      const content = cleanText(message.content ?? "");
+      if (words(content) <= ECHO_WORDS) {
+        for (const slot of this.registry.repeatedIn(content))
+          this.echoedValues.push({ id: message.id, ...slot });
       }
       return;
     }

@@ -1,4 +1,4 @@
-import { attributeWord, canonicalAttribute, isBoundWord } from "../../entities/slot-attribute";
+import { attributeWord, isBoundWord, sameAttribute } from "../../entities/slot-attribute";
 import { keyHead } from "./slots/subject-keys";
 import { contentWords, normalizeValue } from "./text";
 import { containsKind, type ValueKind, valueKind } from "./values";
@@ -115,9 +115,8 @@ export class SlotRegistry {
     const known = this.allKeys();
     if (known.has(raw)) return raw;
     const rawTokens = tokens(raw);
-    const attribute = canonicalAttribute(rawTokens);
     // One attribute in other words ("rent ceiling" ~ max_rent): the slot notion the write path uses.
-    const same = [...known].filter(([key]) => canonicalAttribute(tokens(key)) === attribute);
+    const same = [...known].filter(([key]) => sameAttribute(tokens(key), rawTokens));
     if (same.length) return same.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
     const bound = kind ? this.boundOf(rawTokens, kind) : undefined;
     if (bound) return bound;

@@ -5,7 +5,7 @@ import { choiceReading, decisionReading, preferenceReading, tentativeReading } f
 import { finalizeReading, moneyNounReading, splitCompound } from "./figures";
 import { labelReading } from "./label";
 import { reading, type SlotReading } from "./reading";
-import { scheduleReading } from "./schedule";
+import { datedReading, scheduleReading } from "./schedule";
 import { haltReading, statusReading } from "./status";
 
 /** "The budget is: $50,000" reads as "The budget is $50,000". */
@@ -36,11 +36,13 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
   const out = secretReadings(clause);
   // Very long run-on clauses are not slot statements; reading them would only cost time.
   if (out.length || clause.length > MAX_CLAUSE || depth > 2) return out;
-  // "The hotel cap is $200 and the food cap is $50": two statements, each read on its own.
+  // "The hotel cap is $200 and the food cap is $50": two statements, each naming its slot, each read
+  // on its own; anything less is read as one clause first.
   const parts = clause.split(COORDINATION).filter((p) => p.trim());
   if (parts.length > 1) {
     const each = parts.map((part) => readSlots(part, depth + 1));
-    if (each.filter((r) => r.length).length > 1) return [...out, ...each.flat()];
+    if (each.every((r) => r.length > 0 && r.every((x) => x.kind === "copula" && x.subject !== null)))
+      return [...out, ...each.flat()];
   }
   const label = labelReading(clause);
   if (label === "skip") {
@@ -59,6 +61,7 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
     tentativeReading(clause) ??
     preferenceReading(clause) ??
     scheduleReading(clause) ??
+    datedReading(clause) ??
     finalizeReading(clause) ??
     moneyNounReading(clause) ??
     copulaReading(clause) ??
