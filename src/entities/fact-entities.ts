@@ -67,3 +67,17 @@ export function factEntities(
     attribute: (rest.length ? rest : words).join("_"),
   };
 }
+
+/**
+ * The slot a key names, when it names a registered entity: "heron_budget" and "project_heron_budget"
+ * both give Project Heron's budget. Only the key counts (what the value names is the value), and a key
+ * that names no active entity gives null: its slot is its key alone.
+ */
+export function keySlot(
+  key: string,
+  registry: MemoryRegistry,
+  thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+): string | null {
+  const entities = factEntities({ key, value: "" }, registry, thresholds);
+  return entities.entityIds.length ? slotOf(entities) : null;
+}
