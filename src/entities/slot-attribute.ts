@@ -14,7 +14,8 @@
 const UPPER = new Set(["max", "maximum", "ceiling", "cap", "limit", "upper"]);
 const LOWER = new Set(["min", "minimum", "floor"]);
 
-function singular(word: string): string {
+/** A plural noun's singular ("priorities" → "priority", "tiles" → "tile"; "status", "analytics" kept). */
+export function singular(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
   if (word.length > 3 && word.endsWith("s") && !/(?:ss|us|is|ics)$/.test(word)) return word.slice(0, -1);
   return word;
