@@ -266,5 +266,15 @@ describe("echoes follow their source", () => {
     ]);
     const kept = await ask(accepted, "What is the Halvorsen quote?");
     expect(kept.context).toContain("$6,800");
+
+    // A total the assistant worked out is no misquote of the amounts it adds up.
+    const summed = await newThread();
+    await summed.events([
+      said("The ferry tickets are $140 and the cabin is $380.", "w1", 1),
+      replied("So the crossing comes to $520 for the ferry tickets and the cabin.", "w2", 2),
+      said("Book both.", "w3", 3),
+    ]);
+    const total = await ask(summed, "What does the crossing cost?");
+    expect(total.context).toContain("$520");
   });
 });

@@ -87,9 +87,25 @@ function rejectedFigures(assistant: string, replacement: string): string[] {
   return out;
 }
 
+/** An amount's digits without separators and trailing zeros: "$48,000" and "$4,800" both read "48". */
+const digitsOf = (amount: string) => amount.replace(/\D/g, "").replace(/0+$/, "");
+
+/** One digit off, or the same digits at another magnitude: how a figure is misquoted, not computed. */
+function slipOf(said: string, repeated: string): boolean {
+  const a = digitsOf(said);
+  const b = digitsOf(repeated);
+  if (!a || !b) return false;
+  if (a === b) return said.replace(/\D/g, "") !== repeated.replace(/\D/g, "");
+  const full = [said, repeated].map((x) => x.replace(/\D/g, ""));
+  const [x, y] = full as [string, string];
+  return x.length === y.length && [...x].filter((d, i) => d !== y[i]).length === 1;
+}
+
 /**
  * Amounts an assistant turn states in place of the user turn it repeats: it shares at least two content
- * words with the turn, says none of the turn's amounts, and says amounts the turn does not.
+ * words with the turn, says none of the turn's amounts, and says an amount that is a slip of one of
+ * them ("$48,000" for "$4,800", "$6,800" for "$6,200"). A total or any other figure the assistant
+ * worked out is not a misquote.
  */
 export function misquotedAmounts(user: string, assistant: string): string[] {
   const amounts = (text: string) => moneyAmounts(text).map((a) => a.replace(/[,.]+$/, ""));
@@ -99,7 +115,8 @@ export function misquotedAmounts(user: string, assistant: string): string[] {
   if (ours.some((a) => theirs.has(a))) return [];
   const words = new Set(contentWords(user));
   if (new Set(contentWords(assistant).filter((w) => words.has(w))).size < 2) return [];
-  return [...new Set(ours)].flatMap((amount) => {
+  const slips = ours.filter((amount) => [...theirs].some((t) => slipOf(t, amount)));
+  return [...new Set(slips)].flatMap((amount) => {
     const m = new RegExp(escape(amount).replace(/,/g, ",?"), "i").exec(assistant.replace(/\s+/g, " "));
     return m ? [m[0]] : [];
   });
