@@ -236,7 +236,7 @@ describe("echoes follow their source", () => {
     await agreed.events([
       said("Book the supplier review for April 8 at 9am.", "q1", 1),
       replied("Booking April 8 at 9am Eastern.", "q2", 2),
-      said("Yes, 9 Eastern works.", "q3", 3),
+      said("No problem, 9 Eastern works.", "q3", 3),
     ]);
     const kept = await ask(agreed, "When is the supplier review?");
     expect(kept.context).toContain("9am Eastern");

@@ -22,8 +22,12 @@ const X_NOT_Y =
   /^(?:no[,.!]*\s+)?([^,.!?;]{2,60}?),?\s+not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?)\s*(?:[,.!?;]|$)/i;
 const NOT_Y_X =
   /^(?:no[,.!]*\s+)?not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?),\s*(?:it's\s+|it is\s+)?([^,.!?;]{2,60}?)\s*(?:[,.!?;]|$)/i;
-/** A turn that opens by rejecting what was just said. */
-const REJECTION = /^(?:no|nope|nah|not quite|wrong|that's wrong|that's not right)\b[,.!]*\s+([^.!?;]{1,60})/i;
+/**
+ * A turn that opens by rejecting what was just said and gives the figure straight after ("No, 10
+ * Pacific", "Nope, it's 4 Central"); "No problem, 10am works" rejects nothing.
+ */
+const REJECTION =
+  /^(?:no|nope|nah|not quite|wrong|that's wrong|that's not right)[,.!]*\s+(?:it's\s+|it is\s+|make it\s+)?(\d[^.!?;]{0,59})/i;
 const NUMBER = /\b\d{1,4}\b/g;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
