@@ -77,7 +77,7 @@ export function keySlot(
   key: string,
   registry: MemoryRegistry,
   thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
-): string | null {
+): { slot: string; entityIds: string[] } | null {
   const entities = factEntities({ key, value: "" }, registry, thresholds);
-  return entities.entityIds.length ? slotOf(entities) : null;
+  return entities.entityIds.length ? { slot: slotOf(entities), entityIds: entities.entityIds } : null;
 }

@@ -116,19 +116,19 @@ export class ThreadFacts {
     // Other threads of the project write the same slots at the same time. A plan made against versions
     // another writer replaced in between is refused by the storage (StaleFactPlan) and made again
     // against what won, so no write is lost and each slot keeps one current version and one chain.
-    // One slot across keys: the facts about the same registered entities are candidates for it too.
-    const slots = new Map<string, string | null>();
-    const slotOf = (row: FactVersion) => {
-      let slot = slots.get(row.key);
+    // One slot across keys: the current facts about the registered entities the keys name are
+    // candidates for the same slot too.
+    const slots = new Map<string, ReturnType<typeof keySlot>>();
+    const slotIn = (key: string) => {
+      let slot = slots.get(key);
       if (slot === undefined) {
-        slot = keySlot(row.key, entities.registry, tenant.entity_thresholds);
-        slots.set(row.key, slot);
+        slot = keySlot(key, entities.registry, tenant.entity_thresholds);
+        slots.set(key, slot);
       }
       return slot;
     };
-    const named = rows.some((row) => slotOf(row) !== null)
-      ? [...new Set(entities.plan.links.map((l) => l.entityId))]
-      : [];
+    const slotOf = (row: FactVersion) => slotIn(row.key)?.slot ?? null;
+    const named = [...new Set(rows.flatMap((row) => slotIn(row.key)?.entityIds ?? []))];
     for (let attempt = 1; ; attempt++) {
       const loaded = await repository.loadForPlanning(record.project_id, ids, keys, oldest);
       const existing = named.length
