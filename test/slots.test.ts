@@ -219,6 +219,29 @@ describe("echoes follow their source", () => {
     expect(ctx.reasonFor("s2")).toBe("superseded");
   });
 
+  it("'No, I said Wednesday' retires the assistant's sentence with the other day; a one-word wrong value too", async () => {
+    const t = await newThread();
+    await t.events([
+      said("Let's do the tasting Wednesday evening at the winery.", "w1", 1),
+      replied(
+        "Lovely, the tasting is set for Friday evening at the winery. I'll confirm with the sommelier.",
+        "w2",
+        2,
+      ),
+      said("No, I said Wednesday.", "w3", 3),
+      replied("Sorry, Wednesday evening it is.", "w4", 4),
+      said("Label the crates oak, please.", "w5", 5),
+      replied("Sure, the crates get pine labels.", "w6", 6),
+      said("Oak, not pine!", "w7", 7),
+    ]);
+    const ctx = await ask(t, "When is the tasting and how are the crates labelled?");
+    expect(ctx.context).toContain("Wednesday");
+    expect(ctx.context).not.toContain("Friday");
+    expect(ctx.context).not.toContain("pine labels");
+    expect(ctx.reasonFor("w2")).toBe("superseded");
+    expect(ctx.reasonFor("w6")).toBe("superseded");
+  });
+
   it("'No, 9 Central' retires the assistant's '9am Eastern'; an agreeing reply retires nothing", async () => {
     const t = await newThread();
     await t.events([
@@ -240,6 +263,16 @@ describe("echoes follow their source", () => {
     ]);
     const kept = await ask(agreed, "When is the supplier review?");
     expect(kept.context).toContain("9am Eastern");
+
+    // A contrast of wishes, not of values, retires nothing the assistant said.
+    const wish = await newThread();
+    await wish.events([
+      said("Send me the numbers for Q3.", "x1", 1),
+      replied("Here is the full breakdown of the Q3 numbers by region.", "x2", 2),
+      said("I wanted the short summary first, not the full breakdown.", "x3", 3),
+    ]);
+    const shown = await ask(wish, "What did the assistant send?");
+    expect(shown.context).toContain("full breakdown of the Q3 numbers");
   });
 
   it("an amount the assistant misquoted dies when the user objects, and stands when the user accepts it", async () => {

@@ -1,6 +1,7 @@
+import { splitSentences } from "./sentences";
 import { isAcknowledgement } from "./signals";
 import { contentWords } from "./text";
-import { moneyAmounts } from "./values";
+import { DATE, MONEY, moneyAmounts, PERCENT } from "./values";
 
 /**
  * What a user turn does to the assistant turn right before it when it corrects it (seed 000: the user
@@ -13,8 +14,12 @@ import { moneyAmounts } from "./values";
  *   Portuguese" retires "European Portuguese";
  * - a flat rejection with a figure: "No, 10 Pacific." after "10am Eastern" retires "10am Eastern" (the
  *   same number in other terms);
+ * - "I said X" (or "I meant X"): the one value of X's kind (a date, an amount, a percentage) the
+ *   assistant turn gives instead, "Thursday" for "Tuesday";
  * - a misquoted amount the user does not accept: the user said "$4,800", the assistant repeated the
  *   turn with "$48,000" instead, and the next user turn is no acknowledgement.
+ * A phrase too short to stand for its claim ("Thursday" would mask every Thursday) is retired as the
+ * assistant's sentence that said it, which only that turn holds.
  */
 
 /** "X, not Y" and "not Y, X" (after an optional "no,"). */
@@ -22,6 +27,11 @@ const X_NOT_Y =
   /^(?:no[,.!]*\s+)?([^,.!?;]{2,60}?),?\s+not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?)\s*(?:[,.!?;]|$)/i;
 const NOT_Y_X =
   /^(?:no[,.!]*\s+)?not\s+(?:the\s+|a\s+|an\s+)?([^,.!?;]{2,40}?),\s*(?:it's\s+|it is\s+)?([^,.!?;]{2,60}?)\s*(?:[,.!?;]|$)/i;
+/** "No, I said Tuesday", "I meant the 14th". */
+const I_SAID = /^(?:(?:no|nope|wait|actually|sorry)[,.!]*\s+)?i\s+(?:said|meant|told you)\s+([^.!?;]{1,60})/i;
+/** The kinds of value "I said X" can name, each as a pattern over the assistant's text. */
+const KINDS = [DATE, MONEY, PERCENT].map((p) => new RegExp(p.source, "gi"));
+
 /**
  * A turn that opens by rejecting what was just said and gives the figure straight after ("No, 10
  * Pacific", "Nope, it's 4 Central"); "No problem, 10am works" rejects nothing.
@@ -30,6 +40,8 @@ const REJECTION =
   /^(?:no|nope|nah|not quite|wrong|that's wrong|that's not right)[,.!]*\s+(?:it's\s+|it is\s+|make it\s+)?(\d[^.!?;]{0,59})/i;
 const NUMBER = /\b\d{1,4}\b/g;
 
+const MAX_CONTRAST_WORDS = 3;
+const wordCount = (s: string) => s.trim().split(/\s+/).length;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The text of `phrase` in `text` as the text writes it, matched whole-word and case-insensitively. */
@@ -40,17 +52,48 @@ function find(text: string, phrase: string): string | null {
 
 /** The phrases of the assistant turn a user turn corrects; none without an explicit correction. */
 export function correctedPhrases(assistant: string, user: string): string[] {
-  const first = user.trim();
+  return correctedIn(assistant, user.trim()).map((phrase) => standingFor(assistant, phrase));
+}
+
+/** Whether a phrase is long enough to stand for a claim (the compiler's `distinctive`). */
+const distinctive = (phrase: string) => phrase.length >= 6 && /[\s\d$%]/.test(phrase);
+
+/** The phrase itself when it is distinctive, else the assistant sentence that holds it. */
+function standingFor(assistant: string, phrase: string): string {
+  if (distinctive(phrase)) return phrase;
+  const sentence = splitSentences(assistant).find((s) => find(s, phrase));
+  return sentence ? sentence.replace(/[.!?]+$/, "") : phrase;
+}
+
+function correctedIn(assistant: string, first: string): string[] {
+  const said = I_SAID.exec(first);
+  if (said) return otherOfKind(assistant, (said[1] ?? "").trim());
   const contrast = X_NOT_Y.exec(first);
   const inverse = contrast ? null : NOT_Y_X.exec(first);
   const right = contrast?.[1] ?? inverse?.[2];
   const wrong = contrast?.[2] ?? inverse?.[1];
-  if (right && wrong) {
+  // A contrast of values ("Oak, not pine"), not of wishes ("I want the quick version, not the full one").
+  if (right && wrong && wordCount(right) <= MAX_CONTRAST_WORDS && wordCount(wrong) <= MAX_CONTRAST_WORDS) {
     const found = contrasted(assistant, right, wrong);
     if (found) return [found];
   }
   const rejection = REJECTION.exec(first);
   if (rejection) return rejectedFigures(assistant, rejection[1] ?? "");
+  return [];
+}
+
+/** "I said Tuesday" after "see you Thursday": the one value of the same kind the assistant gave instead. */
+function otherOfKind(assistant: string, right: string): string[] {
+  for (const kind of KINDS) {
+    kind.lastIndex = 0;
+    const inRight = right.match(kind);
+    if (!inRight) continue;
+    const mine = new Set(inRight.map((v) => v.toLowerCase()));
+    const others = new Set(
+      [...assistant.matchAll(kind)].map((m) => m[0]).filter((v) => !mine.has(v.toLowerCase())),
+    );
+    return others.size === 1 ? [...others] : [];
+  }
   return [];
 }
 
