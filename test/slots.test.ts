@@ -151,6 +151,34 @@ describe("updates find their slot", () => {
   });
 });
 
+describe("stand-ins", () => {
+  it("'Priya dropped out, but Tom Becker is filling in' changes only the name in the slot naming her", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The keynote is Priya Raman on data ethics.", "s1", 1),
+      replied("Keynote: Priya Raman, data ethics.", "s2", 2),
+      said("Priya dropped out, sadly, but Tom Becker from the ethics board is filling in.", "s3", 3),
+    ]);
+    const ctx = await ask(t, "Who gives the keynote?");
+    expect(ctx.context).toContain("- keynote: Tom Becker on data ethics");
+    expect(ctx.context).not.toContain("Priya Raman");
+  });
+
+  it("a cancellation with no successor, or a stand-in for someone no slot names, changes nothing", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The keynote is Priya Raman on data ethics.", "n1", 1),
+      said("Priya cancelled her hotel, she is staying with friends.", "n2", 2),
+      said("Omar had to cancel the run club, but Lena Fox is stepping in.", "n3", 3),
+    ]);
+    const ctx = await ask(t, "Who gives the keynote?");
+    expect(ctx.context).toContain("- keynote: Priya Raman on data ethics");
+    expect((await factsOf(t.thread, "keynote")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["Priya Raman on data ethics", true],
+    ]);
+  });
+});
+
 describe("identifiers", () => {
   it("'swapped him to KB-2210' replaces the tag of the same prefix, and the echoes of the old tag leave", async () => {
     const t = await newThread();

@@ -1,5 +1,6 @@
 import type { Slot, SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
+import { replacePerson } from "./slots/stand-in";
 import { replaceKind, type ValueKind, valueKind } from "./values";
 
 /**
@@ -64,6 +65,14 @@ export function resolveTarget(
   const kind = valueKind(reading.value);
   const found = (slot: Slot | undefined, via: FactTarget["via"]): FactTarget | null =>
     slot ? { key: slot.key, value: reading.value, via } : null;
+  if (reading.standIn && reading.oldValue) {
+    // Only the person's name changes in the slot that names them; nothing else finds a stand-in's slot.
+    const slot = r.byValue(reading.oldValue, scopeKey);
+    const swapped = slot?.value ? replacePerson(slot.value, reading.oldValue, reading.value) : null;
+    return slot && swapped
+      ? { key: slot.key, value: swapped.value, via: "old_value", replaced: swapped.name }
+      : null;
+  }
   if (reading.oldValue) {
     const byOld = found(r.byValue(reading.oldValue, scopeKey), "old_value");
     if (byOld) return byOld;

@@ -6,6 +6,7 @@ import { finalizeReading, moneyNounReading, splitCompound } from "./figures";
 import { labelReading } from "./label";
 import { reading, type SlotReading } from "./reading";
 import { datedReading, scheduleReading } from "./schedule";
+import { standInReading } from "./stand-in";
 import { haltReading, statusReading } from "./status";
 
 /** "The budget is: $50,000" reads as "The budget is $50,000". */
@@ -36,6 +37,9 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
   const out = secretReadings(clause);
   // Very long run-on clauses are not slot statements; reading them would only cost time.
   if (out.length || clause.length > MAX_CLAUSE || depth > 2) return out;
+  // "Helen had to cancel, but Marco is stepping in" spans the clause's parts: read whole, first.
+  const standIn = standInReading(clause);
+  if (standIn) return [...out, standIn];
   // "The hotel cap is $200 and the food cap is $50": two statements, each naming its slot, each read
   // on its own; anything less is read as one clause first.
   const parts = clause.split(COORDINATION).filter((p) => p.trim());

@@ -63,6 +63,8 @@ export interface SlotReading {
    * slot of the same attribute is another slot, so the key is used as it is.
    */
   exact: boolean;
+  /** A stand-in: `value` is the person taking the place of `oldValue` in the slot that names them. */
+  standIn: boolean;
 }
 
 export function reading(
@@ -88,6 +90,7 @@ export function reading(
     fallbackKey: null,
     termOnly: false,
     exact: false,
+    standIn: false,
     ...extra,
   };
 }
