@@ -151,6 +151,49 @@ describe("updates find their slot", () => {
   });
 });
 
+describe("amounts in words and affirmed proposals", () => {
+  it("'asking twelve grand' then 'ask for eighteen thousand': one request in figures; its echoes leave with it", async () => {
+    const t = await newThread();
+    await t.events([
+      said("We're applying to the Linden Trust for the reading room. Asking twelve grand.", "g1", 1),
+      replied("Linden Trust: reading room, request $12,000.", "g2", 2),
+      said("Their officer called, and honestly we should ask for eighteen thousand.", "g3", 3),
+    ]);
+    const ctx = await ask(t, "How much are we asking the Linden Trust for?");
+    expect(ctx.context).toContain("- request: $18,000");
+    expect(ctx.context).not.toContain("$12,000");
+    expect(ctx.context).not.toContain("twelve grand");
+  });
+
+  it("'Yes, the 9th' to the assistant's '…the deadline moves to the 9th?' states the deadline", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The report deadline is the 2nd.", "y1", 1),
+      said("The printer lost a week of work.", "y2", 2),
+      replied("So the print run is two weeks, and the deadline moves a week later, to the 9th?", "y3", 3),
+      said("Yes, the 9th.", "y4", 4),
+    ]);
+    const ctx = await ask(t, "When is the report due?");
+    expect(ctx.context).toContain("- report_deadline: the 9th");
+    expect(ctx.context).not.toContain("the 2nd");
+  });
+
+  it("a yes to a statement, or to a question naming no known slot, states nothing", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The report deadline is the 2nd.", "z1", 1),
+      replied("The printer can start on the 9th.", "z2", 2),
+      said("Yes, the 9th.", "z3", 3),
+      replied("Should the courier come on the 12th?", "z4", 4),
+      said("Yes, the 12th.", "z5", 5),
+    ]);
+    await ask(t, "When is the report due?");
+    expect((await factsOf(t.thread, "report_deadline")).map((f: any) => [f.value, f.is_valid])).toEqual([
+      ["the 2nd", true],
+    ]);
+  });
+});
+
 describe("stand-ins", () => {
   it("'Priya dropped out, but Tom Becker is filling in' changes only the name in the slot naming her", async () => {
     const t = await newThread();

@@ -171,3 +171,23 @@ export function misquotedAmounts(user: string, assistant: string): string[] {
 
 /** Whether a user turn lets a misquote stand: an acknowledgement accepts it. */
 export const accepts = (user: string) => isAcknowledgement(user);
+
+/** "Yes, the 7th." / "Right, $20,000.": an affirmation and the value it affirms. */
+const AFFIRMED =
+  /^(?:yes|yep|yeah|yup|right|correct|exactly|that's right)[,.!]*\s+([^.!?;]{1,40}?)\s*(?:[.!]|$)/i;
+/** Where an assistant question joins two proposals: each is weighed on its own. */
+const JOIN = /,\s+(?:and|but|so)\s+|;\s*/i;
+
+/**
+ * An assistant question the user answers by affirming a value it proposed ("…, and the deadline moves
+ * to the 7th?" / "Yes, the 7th."): the part of the question that holds the value, and the value. The
+ * user's yes makes it the user's own statement; which slot the part names is for the caller to find.
+ */
+export function affirmedProposal(assistant: string, user: string): { part: string; value: string } | null {
+  const m = AFFIRMED.exec(user.trim());
+  const value = m?.[1]?.trim();
+  if (!value || !/\?\s*$/.test(assistant.trim())) return null;
+  const question = splitSentences(assistant).at(-1) ?? "";
+  const part = question.split(JOIN).find((p) => find(p, value));
+  return part ? { part, value } : null;
+}

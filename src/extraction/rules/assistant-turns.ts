@@ -1,5 +1,5 @@
 import type { CandidateItem, ExtractionMessage, MessageEcho, MessageScope } from "../../items/types";
-import { accepts, correctedPhrases, misquotedAmounts } from "./assistant-corrections";
+import { accepts, affirmedProposal, correctedPhrases, misquotedAmounts } from "./assistant-corrections";
 import type { OpenScope } from "./scope-tracker";
 import { isAcknowledgement } from "./signals";
 import { cleanText, contentWords } from "./text";
@@ -27,13 +27,16 @@ export class AssistantTurns {
    * The phrases of the assistant turn just before that this user turn corrects
    * (assistant-corrections.ts): they are retired from this turn on.
    */
-  correctedBy(userText: string): string[] {
+  correctedBy(userText: string): {
+    corrected: string[];
+    affirmed: { part: string; value: string } | null;
+  } {
     const turn = this.answered;
     this.answered = null;
-    if (!turn) return [];
+    if (!turn) return { corrected: [], affirmed: null };
     const corrected = correctedPhrases(turn.text, userText);
     if (!accepts(userText)) corrected.push(...turn.misquoted);
-    return [...new Set(corrected)];
+    return { corrected: [...new Set(corrected)], affirmed: affirmedProposal(turn.text, userText) };
   }
 
   /** Any turn but an assistant's ends what the previous user turn left for an assistant to answer. */

@@ -116,12 +116,18 @@ class Run {
       }
       return;
     }
-    const text = cleanText(message.content ?? "");
-    const corrected = message.role === "user" && text ? this.assistant.correctedBy(text) : [];
+    const said = cleanText(message.content ?? "");
+    const reply = message.role === "user" && said ? this.assistant.correctedBy(said) : null;
     this.assistant.forget();
     if (message.role !== "user" && message.role !== "system") return;
-    if (!text) return;
-    for (const phrase of corrected) this.facts.retireSaid(message.id, phrase);
+    if (!said) return;
+    for (const phrase of reply?.corrected ?? []) this.facts.retireSaid(message.id, phrase);
+    // "Yes, the 7th" to "…the deadline moves to the 7th?": the user states the slot the question named.
+    const affirmed = reply?.affirmed ? this.registry.namedIn(reply.affirmed.part) : null;
+    const text =
+      affirmed && reply?.affirmed
+        ? `The ${affirmed.replace(/_/g, " ")} is ${reply.affirmed.value}. ${said}`
+        : said;
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);

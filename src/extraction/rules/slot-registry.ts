@@ -310,6 +310,18 @@ export class SlotRegistry {
     return out;
   }
 
+  /**
+   * The one global slot a text names by its head noun ("the deadline moves…" → report_deadline);
+   * null when none or several do.
+   */
+  namedIn(text: string): string | null {
+    const said = new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).map(keyHead));
+    const keys = [...this.scope(GLOBAL).values()]
+      .filter((s) => s.value !== null && said.has(keyHead(s.key)))
+      .map((s) => s.key);
+    return keys.length === 1 ? (keys[0] as string) : null;
+  }
+
   /** The slot whose past values include `value`, for "go back to X". */
   byHistory(value: string, scopeKey: string): Slot | undefined {
     const wanted = normalizeValue(value);

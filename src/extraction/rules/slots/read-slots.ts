@@ -1,4 +1,5 @@
 import { findSecrets } from "../classification";
+import { askingReading } from "./asking";
 import { changeReading } from "./change";
 import { copulaReading } from "./copula";
 import { choiceReading, decisionReading, preferenceReading, tentativeReading } from "./decisions";
@@ -68,6 +69,7 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
     datedReading(clause) ??
     finalizeReading(clause) ??
     moneyNounReading(clause) ??
+    askingReading(clause) ??
     copulaReading(clause) ??
     statusReading(clause);
   if (found) {
