@@ -61,6 +61,14 @@ describe("updates find their slot", () => {
     ]);
   });
 
+  it("a saying ('Cheaper is cheaper') is no slot value", async () => {
+    const t = await newThread();
+    await t.events([said("The venue is the Elm Room.", "c1", 1), said("Fine. A deal is a deal.", "c2", 2)]);
+    await ask(t, "Where is it?");
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.facts.map((f: any) => f.key)).toEqual(["venue"]);
+  });
+
   it("we moved it to May: a pronoun change finds the date slot", async () => {
     const t = await newThread();
     await t.events([said("The open day is June 14.", "o1", 1), said("We moved it to May.", "o2", 2)]);
