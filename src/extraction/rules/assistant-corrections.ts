@@ -42,11 +42,11 @@ const NUMBER = /\b\d{1,4}\b/g;
 
 const MAX_CONTRAST_WORDS = 3;
 const wordCount = (s: string) => s.trim().split(/\s+/).length;
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The text of `phrase` in `text` as the text writes it, matched whole-word and case-insensitively. */
 function find(text: string, phrase: string): string | null {
-  const m = new RegExp(`(?<![\\w$])${escape(phrase.trim())}(?![\\w])`, "i").exec(text);
+  const m = new RegExp(`(?<![\\w$])${literal(phrase.trim())}(?![\\w])`, "i").exec(text);
   return m ? m[0] : null;
 }
 
@@ -164,7 +164,7 @@ export function misquotedAmounts(user: string, assistant: string): string[] {
   if (new Set(contentWords(assistant).filter((w) => words.has(w))).size < 2) return [];
   const slips = ours.filter((amount) => [...theirs].some((t) => slipOf(t, amount)));
   return [...new Set(slips)].flatMap((amount) => {
-    const m = new RegExp(escape(amount).replace(/,/g, ",?"), "i").exec(assistant.replace(/\s+/g, " "));
+    const m = new RegExp(literal(amount).replace(/,/g, ",?"), "i").exec(assistant.replace(/\s+/g, " "));
     return m ? [m[0]] : [];
   });
 }
