@@ -116,18 +116,19 @@ class Run {
       }
       return;
     }
-    const said = cleanText(message.content ?? "");
-    const reply = message.role === "user" && said ? this.assistant.correctedBy(said) : null;
+    const text = cleanText(message.content ?? "");
+    const reply = message.role === "user" && text ? this.assistant.correctedBy(text) : null;
     this.assistant.forget();
     if (message.role !== "user" && message.role !== "system") return;
-    if (!said) return;
+    if (!text) return;
     for (const phrase of reply?.corrected ?? []) this.facts.retireSaid(message.id, phrase);
-    // "Yes, the 7th" to "…the deadline moves to the 7th?": the user states the slot the question named.
-    const affirmed = reply?.affirmed ? this.registry.namedIn(reply.affirmed.part) : null;
-    const text =
-      affirmed && reply?.affirmed
-        ? `The ${affirmed.replace(/_/g, " ")} is ${reply.affirmed.value}. ${said}`
-        : said;
+    // "Yes, the 7th" to "…the deadline moves to the 7th?": the user states the slot the question named,
+    // read as one more sentence of the turn, after its own.
+    const affirmedKey = reply?.affirmed ? this.registry.namedIn(reply.affirmed.part) : null;
+    const affirmed =
+      affirmedKey && reply?.affirmed
+        ? [`The ${affirmedKey.replace(/_/g, " ")} is ${reply.affirmed.value}.`]
+        : [];
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);
@@ -145,7 +146,7 @@ class Run {
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
 
-    const sentences = splitSentences(body);
+    const sentences = [...splitSentences(body), ...affirmed];
     this.tracker.begin(message.ts, sentences[0] ?? "");
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
