@@ -11,6 +11,8 @@
 //  - messages at scale: a thread of M conversational turns with three planted statements; ingest
 //    events/s, the first compile right after the bulk write, how long extraction took to drain
 //    (GET state watermark.pending_messages = 0, with a deadline), then the same compile figures and recall;
+//  - where compile_ms went: p50/p95 of trace.timings' facts_ms, thread_reads_ms and passes_ms per scenario,
+//    and its slowest compiles with their split;
 //  - the issue's targets beside each figure, met or not; no assertions.
 // Memory: a Durable Object's own memory is not observable from outside workerd. When the bench started
 // the server, it prints the resident memory (RSS, /proc) of the dev server's workerd processes before and
@@ -77,7 +79,13 @@ interface Compiled {
     compile_ms: number;
     candidates?: { total?: number };
     extraction_pending?: number;
-    timings?: { facts_read?: string; waited_ms?: number };
+    timings?: {
+      facts_read?: string;
+      waited_ms?: number;
+      facts_ms?: number;
+      thread_reads_ms?: number;
+      passes_ms?: number;
+    };
     held?: { fact_rows: number; compiled_objects: number };
   };
 }
@@ -98,6 +106,15 @@ interface Recall {
   compileMs: number;
 }
 
+/** One compile's trace.compile_ms and its split (trace.timings). */
+interface Split {
+  ms: number;
+  facts: number;
+  thread: number;
+  passes: number;
+  read: string;
+}
+
 interface Scenario {
   kind: "facts" | "messages";
   size: number;
@@ -115,6 +132,8 @@ interface Scenario {
   tripP95: number;
   recall: Recall[];
   memory: Memory;
+  /** Every compile's split, in order (the first right after the bulk write). */
+  splits?: Split[];
   /** trace.held of the scenario's last compile. */
   held?: { fact_rows: number; compiled_objects: number };
   cold?: { compileMs: number; roundTripMs: number };
@@ -146,6 +165,8 @@ async function ingest(call: Call, thread: string, events: unknown[], label: stri
 class CompileLog {
   readonly server: number[] = [];
   readonly trips: number[] = [];
+  /** Each compile's split of trace.compile_ms (trace.timings), in order. */
+  readonly splits: Split[] = [];
   held?: Scenario["held"];
   constructor(
     private readonly call: Call,
@@ -162,6 +183,14 @@ class CompileLog {
     const tripMs = performance.now() - started;
     this.server.push(output.trace.compile_ms);
     this.trips.push(tripMs);
+    const t = output.trace.timings;
+    this.splits.push({
+      ms: output.trace.compile_ms,
+      facts: t?.facts_ms ?? 0,
+      thread: t?.thread_reads_ms ?? 0,
+      passes: t?.passes_ms ?? 0,
+      read: t?.facts_read ?? "?",
+    });
     this.held = output.trace.held;
     return { output, tripMs };
   }
@@ -220,6 +249,7 @@ function summarise(log: CompileLog) {
   const trips = sorted(log.trips);
   return {
     held: log.held,
+    splits: log.splits,
     compiles: server.length,
     serverP50: percentile(server, 50),
     serverP95: percentile(server, 95),
@@ -457,6 +487,30 @@ function printScenarios(title: string, scenarios: Scenario[]): void {
   }
 }
 
+/** Where compile_ms went: p50/p95 of each part over the scenario's compiles, and its slowest compiles. */
+function printSplits(scenarios: Scenario[]): void {
+  const withSplits = scenarios.filter((s) => s.splits && s.splits.length > 0);
+  if (withSplits.length === 0) return;
+  console.log(
+    "\nwhere compile_ms goes (trace.timings: p50/p95 ms of facts_ms, thread_reads_ms, passes_ms; slowest compiles)",
+  );
+  for (const s of withSplits) {
+    const splits = s.splits as Split[];
+    const part = (f: (x: Split) => number) => {
+      const values = sorted(splits.map(f));
+      return `${fmt(percentile(values, 50))}/${fmt(percentile(values, 95))}`;
+    };
+    const slowest = splits
+      .map((x, i) => ({ ...x, i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3)
+      .map((x) => `#${x.i} ${fmt(x.ms)} (f ${fmt(x.facts)} t ${fmt(x.thread)} p ${fmt(x.passes)} ${x.read})`);
+    console.log(
+      `  ${String(s.size).padStart(7)} ${s.kind.padEnd(8)} facts ${part((x) => x.facts)}  thread ${part((x) => x.thread)}  passes ${part((x) => x.passes)}  slowest: ${slowest.join("; ")}`,
+    );
+  }
+}
+
 function printMemory(scenarios: Scenario[], observable: boolean): void {
   console.log("\nmemory per thread object (target: flat as facts grow)");
   console.log(
@@ -526,6 +580,7 @@ async function main(): Promise<void> {
     "messages at scale (p50/p95 include the first compile, made before extraction drained)",
     scenarios.filter((s) => s.kind === "messages"),
   );
+  printSplits(scenarios);
   printMemory(scenarios, devServer !== undefined);
   if (options.json) {
     writeFileSync(

@@ -2,6 +2,30 @@ import { describe, expect, it } from "vitest";
 import { call, fact, message, newThread } from "./helpers";
 
 describe("supersession chains", () => {
+  it("one batch updating hundreds of slots finds each slot's current version and links every chain", async () => {
+    // More ids, keys and lineages than one statement binds parameters for: the planning read takes them
+    // all, so every update supersedes its slot's version instead of adding a second current one.
+    const t = await newThread();
+    const slots = Array.from({ length: 240 }, (_, i) => `shelf_${i}_bin`);
+    await t.events(
+      slots.map((key, i) => fact(key, `bin A${i}`, { id: `shelf-a${i}`, ts: "2025-02-01T00:00:00Z" })),
+    );
+    const updated = await t.events(
+      slots.map((key, i) => fact(key, `bin B${i}`, { id: `shelf-b${i}`, ts: "2025-02-02T00:00:00Z" })),
+    );
+    expect(updated.status).toBe(200);
+    expect(updated.json.facts.map((f: { outcome: string }) => f.outcome)).toEqual(
+      slots.map(() => "superseded_previous"),
+    );
+    for (const i of [0, 97, 239]) {
+      const history = await call("GET", `/facts/shelf-a${i}/history?as_user=u1`);
+      expect(history.json.chain).toEqual([`shelf-a${i}`, `shelf-b${i}`]);
+      expect(history.json.current.id).toBe(`shelf-b${i}`);
+    }
+    const current = await call("GET", `/facts?key=shelf_97_bin&as_user=u1`);
+    expect(current.json.facts.map((f: { value: string }) => f.value)).toEqual(["bin B97"]);
+  });
+
   it("follows a chain of four versions by key, by id and by implicit same-key update", async () => {
     const t = await newThread();
     await t.events([fact("budget", "$50,000", { id: "b1", ts: "2025-01-01T00:00:00Z" })]);

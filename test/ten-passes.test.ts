@@ -43,6 +43,7 @@ const packOnly = (over: Partial<PackInput> & Pick<PackInput, "budgetTokens" | "c
     retrievalScore: new Map(),
     messages: [],
     background: [],
+    queryTerms: [],
     dead: [],
     ...over,
     memos,

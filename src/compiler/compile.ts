@@ -2,10 +2,12 @@ import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./cache/compile-cache";
 import type { CompileInput } from "./compile-input";
 import type { ContextObject, Omission } from "./context-object";
+import { terms } from "./lexical";
 import { dedupe, sharedClaims } from "./passes/compress";
 import { CONTAINMENT_RULE } from "./passes/contain";
 import { type Envelope, emit } from "./passes/emit";
 import { clockGate, clockHoldsNone, type GateContext, ownWords, standingGate } from "./passes/gate";
+import { layerShares } from "./passes/layer-shares";
 import { initialEnvironmentEntries, type Origin } from "./passes/normalize";
 import { pack } from "./passes/pack";
 import { type RankContext, type Ranked, rankGroup, splitByTrust, tiers } from "./passes/rank";
@@ -222,9 +224,18 @@ export function compileContext(compileInput: CompileInput): Envelope {
     (sum, [, lines]) => sum + lines.reduce((s, line) => s + input.countTokens(line) + 1, 0) + 6,
     0,
   );
+  const queryTerms = terms(input.query);
+  const shares = layerShares(
+    queryTerms,
+    [...(itemsG ?? []), ...(factsG ?? [])],
+    episodes,
+    input.factsShare,
+    memos,
+  );
   const { placed, omitted: overBudget } = pack({
     budgetTokens: input.budgetTokens,
-    factsShare: input.factsShare,
+    factsShare: shares.factsShare,
+    stateShare: shares.stateShare,
     fixedTokens,
     rules: rulesG ?? [],
     environment: environmentG ?? [],
@@ -236,6 +247,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     retrievalScore,
     messages: messagesG ?? [],
     background: backgroundG ?? [],
+    queryTerms,
     dead: settled.dead,
     ownTurn,
     count: input.countTokens,
@@ -272,10 +284,10 @@ export function compileContext(compileInput: CompileInput): Envelope {
       : [],
   );
   const redactions = Object.keys(guarded.redactions).length ? { redactions: guarded.redactions } : {};
-  if (!screened.length && !redactions.redactions) return envelope;
+  const budget = { evidence: shares.evidence, state_share: shares.stateShare };
   return {
     ...envelope,
-    trace: { ...envelope.trace, ...redactions, ...(screened.length ? { screened } : {}) },
+    trace: { ...envelope.trace, budget, ...redactions, ...(screened.length ? { screened } : {}) },
   };
 }
 

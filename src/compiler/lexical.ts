@@ -63,6 +63,11 @@ function documentOf(text: string, memos: LexicalMemos): Document {
   return found;
 }
 
+/** A text's distinct terms, remembered with the text (the same memo BM25 reads). */
+export function termsOf(text: string, memos: LexicalMemos): Iterable<string> {
+  return documentOf(text, memos).frequency.keys();
+}
+
 const TERM = /[a-z0-9$%]+(?:[.,][0-9]+)*/g;
 
 export function terms(text: string): string[] {

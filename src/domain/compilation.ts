@@ -14,5 +14,5 @@ export const COMPILED_AS = [
 export type CompiledAsName = (typeof COMPILED_AS)[number];
 
 /** Seed 004's detail levels: the full text, or the summary or micro form computed at write time. */
-export const DETAIL_LEVELS = ["full", "summary", "micro"] as const;
+export const DETAIL_LEVELS = ["full", "summary", "micro", "excerpt"] as const;
 export type DetailLevelName = (typeof DETAIL_LEVELS)[number];

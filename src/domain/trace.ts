@@ -36,7 +36,13 @@ export interface CompileTrace {
   extraction_pending?: number;
   /** What the thread object holds in memory between compiles, after this one. */
   held?: { fact_rows: number; compiled_objects: number };
+  /** Where the question's evidence was found, and the share of the budget stored state could take. */
+  budget?: { evidence: EvidenceSource; state_share: number };
 }
+
+/** Where a question's evidence lies (src/compiler/passes/layer-shares.ts). */
+export const EVIDENCE_SOURCES = ["state", "conversation"] as const;
+export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
 
 /** The sources of a compile's candidate facts (src/facts/fact-candidates.ts), and those a bound cut. */
 export const FACT_CANDIDATE_SOURCES = [

@@ -69,6 +69,22 @@ interface CandidateRow {
   neighbours_json: string;
 }
 
+/** The registry entities the results of `candidateStatements` name, each once. */
+export function registryEntities(results: readonly D1Result[]): RegistryEntity[] {
+  const byId = new Map<string, CandidateRow>();
+  for (const result of results) for (const row of result.results as CandidateRow[]) byId.set(row.id, row);
+  return [...byId.values()].map((row) => ({
+    id: row.id,
+    type: row.entity_type,
+    status: row.status,
+    canonicalName: row.canonical_name,
+    aliases: JSON.parse(row.aliases_json) as EntityAlias[],
+    metadata: JSON.parse(row.metadata_json) as EntityMetadata,
+    provenance: JSON.parse(row.provenance_json),
+    neighbours: JSON.parse(row.neighbours_json) as string[],
+  }));
+}
+
 /** The order GET /entities pages in: (project_id, canonical_name, id), unique. */
 export interface EntityPosition {
   projectId: string;
@@ -100,31 +116,27 @@ export class EntityRepository {
   }
 
   async candidates(projectId: string, terms: string[], prefixes: string[]): Promise<RegistryEntity[]> {
+    const statements = this.candidateStatements(projectId, terms, prefixes);
+    if (statements.length === 0) return [];
+    return registryEntities(await this.database.batch(statements));
+  }
+
+  /**
+   * The statements of `candidates`, for a caller that sends them in a batch of its own (a compile's
+   * first read, src/facts/fact-repository.ts); `registryEntities` decodes their results.
+   */
+  candidateStatements(projectId: string, terms: string[], prefixes: string[]): D1PreparedStatement[] {
     // A large write looks up many terms: in parts, each one JSON parameter well under D1's bounds, one batch.
-    const parts: [string[], string[]][] = [];
+    const statements: D1PreparedStatement[] = [];
     for (let i = 0; i < Math.max(terms.length, prefixes.length); i += LOOKUP_CHUNK) {
-      parts.push([terms.slice(i, i + LOOKUP_CHUNK), prefixes.slice(i, i + LOOKUP_CHUNK)]);
-    }
-    if (parts.length === 0) return [];
-    const results = await this.database.batch<CandidateRow>(
-      parts.map(([t, p]) =>
+      const [t, p] = [terms.slice(i, i + LOOKUP_CHUNK), prefixes.slice(i, i + LOOKUP_CHUNK)];
+      statements.push(
         this.database
           .prepare(CANDIDATES_SQL)
           .bind(JSON.stringify(t), JSON.stringify(p), projectId, CANDIDATE_LIMIT),
-      ),
-    );
-    const byId = new Map<string, CandidateRow>();
-    for (const result of results) for (const row of result.results) byId.set(row.id, row);
-    return [...byId.values()].map((row) => ({
-      id: row.id,
-      type: row.entity_type,
-      status: row.status,
-      canonicalName: row.canonical_name,
-      aliases: JSON.parse(row.aliases_json) as EntityAlias[],
-      metadata: JSON.parse(row.metadata_json) as EntityMetadata,
-      provenance: JSON.parse(row.provenance_json),
-      neighbours: JSON.parse(row.neighbours_json) as string[],
-    }));
+      );
+    }
+    return statements;
   }
 
   /** One page of GET /entities after `after`, every filter applied before the limit. */

@@ -1,6 +1,6 @@
 import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds } from "../domain/entities";
 import type { QueryEntity } from "../domain/trace";
-import { EntityRepository } from "./entity-repository";
+import { EntityRepository, registryEntities } from "./entity-repository";
 import { MemoryRegistry } from "./memory-registry";
 import { ruleMentions } from "./mentions/rule-mention-extractor";
 import { decide } from "./resolution/decide";
@@ -10,6 +10,15 @@ import { mentionLookup } from "./resolution/terms";
 /** A question names a few things; a longer "name" is prose, and past this many mentions it is a document. */
 const MAX_NAME = 200;
 const MAX_MENTIONS = 20;
+
+/**
+ * A lookup of the canonical entities a text names, split so that its read can ride in another batch: the
+ * statements to send, and what their results bind. Undefined when the text names nothing.
+ */
+export interface EntityLookup {
+  statements: D1PreparedStatement[];
+  decode(results: readonly D1Result[]): QueryEntity[];
+}
 
 /**
  * The canonical entities a question (or any text a compile searches with) names: its mentions, found by
@@ -23,28 +32,44 @@ export async function queryEntities(
   text: string,
   thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
 ): Promise<QueryEntity[]> {
+  const lookup = entityLookup(database, projectId, text, thresholds);
+  return lookup ? lookup.decode(await database.batch(lookup.statements)) : [];
+}
+
+/** queryEntities in two halves (EntityLookup): a compile sends the read with its fact search. */
+export function entityLookup(
+  database: D1Database,
+  projectId: string,
+  text: string,
+  thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+): EntityLookup | undefined {
   const mentions = ruleMentions({ text, origin: "message" })
     .filter((m) => m.name.length <= MAX_NAME && m.text.length <= MAX_NAME)
     .slice(0, MAX_MENTIONS);
-  if (mentions.length === 0) return [];
+  if (mentions.length === 0) return undefined;
   const lookups = mentions.map(mentionLookup);
   const terms = [...new Set(lookups.flatMap((l) => l.terms))];
   const prefixes = [...new Set(lookups.flatMap((l) => l.prefixes))];
-  const registry = new MemoryRegistry(
-    await new EntityRepository(database).candidates(projectId, terms, prefixes),
-  );
-  const found = new Map<string, QueryEntity>();
-  for (const mention of mentions) {
-    const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
-    const decision = decide(mention, scored, thresholds);
-    if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
-    const entity = decision.best.entity;
-    found.set(entity.id, {
-      id: entity.id,
-      name: entity.canonicalName,
-      mention: mention.text,
-      pending: entity.status === "pending",
-    });
-  }
-  return [...found.values()];
+  const statements = new EntityRepository(database).candidateStatements(projectId, terms, prefixes);
+  if (statements.length === 0) return undefined;
+  return {
+    statements,
+    decode(results) {
+      const registry = new MemoryRegistry(registryEntities(results));
+      const found = new Map<string, QueryEntity>();
+      for (const mention of mentions) {
+        const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
+        const decision = decide(mention, scored, thresholds);
+        if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
+        const entity = decision.best.entity;
+        found.set(entity.id, {
+          id: entity.id,
+          name: entity.canonicalName,
+          mention: mention.text,
+          pending: entity.status === "pending",
+        });
+      }
+      return [...found.values()];
+    },
+  };
 }

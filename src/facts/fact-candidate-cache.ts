@@ -1,9 +1,9 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
-import type { FactRead, QueryEntity } from "../domain/trace";
+import type { FactRead } from "../domain/trace";
 import type { NearFact } from "../project-index/project-index-rpc";
 import type { FactBase, FactCandidates } from "./fact-candidates";
-import type { FactRepository, FactWatcher } from "./fact-repository";
+import type { FactRepository, FactWatcher, NamedLookup } from "./fact-repository";
 
 /**
  * How long held candidates are served on announcements alone before D1 is asked anyway. An announcement
@@ -55,7 +55,7 @@ export class FactCandidateCache {
     reader: { projectId: string; userId: string; thread: string },
     terms: readonly string[],
     now = Date.now(),
-    named: () => Promise<QueryEntity[]> = async () => [],
+    named: () => NamedLookup | undefined = () => undefined,
     near: Promise<NearFact[]> = Promise.resolve([]),
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const { projectId, userId } = reader;
@@ -83,11 +83,20 @@ export class FactCandidateCache {
       : undefined;
     // A project that fitted its recent window last time is read in one round trip, without searching;
     // should it have grown past the window since, the search follows.
-    // The entities the text names are looked up beside the first read, not after it.
-    const entities = named().catch((error: unknown) => {
-      console.error("could not look up the entities a search names", projectId, error);
-      return [];
-    });
+    // The entities the text names are looked up in the first read, not after it; a registry that cannot
+    // be decoded costs the entity source, never the compile.
+    const lookup = named();
+    const entities: NamedLookup | undefined = lookup && {
+      statements: lookup.statements,
+      decode: (results) => {
+        try {
+          return lookup.decode(results);
+        } catch (error) {
+          console.error("could not look up the entities a search names", projectId, error);
+          return [];
+        }
+      },
+    };
     const nearIds = near.then((facts) => facts.map((f) => f.id));
     // The newest versions and the standing rules do not depend on the question: held at the current
     // revision, a new question reads only its own part.

@@ -1,4 +1,19 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notExists, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  notExists,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -12,6 +27,8 @@ import {
   type FactCandidates,
   factMatchExpression,
   historyTargets,
+  newestFirst,
+  projectToken,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
@@ -37,27 +54,75 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-/** A full-text search of one project's current facts for the terms worth ranking (fact-candidates.ts). */
+/** The columns of `facts`, in the table's order: every part of a search's answer lists them alike. */
+const FACT_COLUMNS = Object.values(getTableColumns(facts)).map((column) => column.name);
+const columnsOf = (table: string) => FACT_COLUMNS.map((name) => `${table}.${name} AS ${name}`).join(", ");
+
+/**
+ * A full-text search of one project's current facts (fact-candidates.ts), counted, chosen and ranked
+ * inside one statement: each term's matches are counted up to the ranking budget, the terms worth ranking
+ * chosen as query-terms.ts rankedTerms chooses them (rarest first while their matches together stay
+ * within the budget; when even the rarest passes it, every matching term, newest matches first), and the
+ * best matches read. Counting in the same statement spares the search a round trip before ranking.
+ */
 interface MatchSearch {
-  expression: string;
-  /** `ranked`: best bm25 first; `newest`: terms too common to rank, the newest matches first. */
-  order: "ranked" | "newest";
+  terms: readonly string[];
   projectId: string;
   userId: string;
 }
 
 /**
- * The current facts a search matches, best first. The ordering runs inside the full-text index, over
- * twice the limit (room for other users' own facts, which the join then drops), and only those are
- * joined to `facts`, in that order (CROSS JOIN: left to right, never a scan of the project's facts).
- * bm25 weighs the `project` column 0, as every hit carries the project's token.
+ * The CTEs `counted` (each term's matches, up to the budget plus one) and `chosen_search` (the MATCH
+ * expression of the terms worth ranking, and whether they rank by bm25).
+ */
+function choiceSql(search: MatchSearch, bind: (value: unknown) => string): string {
+  const perTerm = search.terms.map((term) => [term, factMatchExpression(search.projectId, [term])]);
+  const budget = bind(RANKED_MATCH_BUDGET);
+  // The project's clause of every expression (factMatchExpression); a search none of whose terms
+  // matches asks for nothing (an expression no row matches), as FTS5 refuses an empty one.
+  const project = bind(`project : "${projectToken(search.projectId)}"`);
+  return `search_terms AS (
+      SELECT json_extract(value, '$[0]') AS term, json_extract(value, '$[1]') AS expression
+      FROM json_each(${bind(JSON.stringify(perTerm))})
+    ),
+    counted AS MATERIALIZED (
+      SELECT term, (SELECT count(*) FROM (
+        SELECT rowid FROM fact_search WHERE fact_search MATCH search_terms.expression LIMIT ${budget} + 1
+      )) AS n FROM search_terms
+    ),
+    by_rarity AS (
+      SELECT term, SUM(n) OVER (ORDER BY n, term ROWS UNBOUNDED PRECEDING) AS total FROM counted WHERE n > 0
+    ),
+    ranked_terms AS (SELECT term FROM by_rarity WHERE total <= ${budget}),
+    chosen_terms AS (
+      SELECT term FROM ranked_terms
+      UNION ALL SELECT term FROM by_rarity WHERE NOT EXISTS (SELECT 1 FROM ranked_terms)
+    ),
+    chosen_search AS MATERIALIZED (
+      SELECT coalesce(
+          ${project} || ' AND text : (' || group_concat('"' || term || '"', ' OR ') || ')',
+          ${project} || ' NOT ' || ${project}
+        ) AS expression,
+        EXISTS (SELECT 1 FROM ranked_terms) AS by_rank
+      FROM chosen_terms
+    )`;
+}
+
+/**
+ * The current facts a search matches, best first (bm25, or the newest when no term is rare enough to
+ * rank). The ordering runs inside the full-text index, over twice the limit (room for other users' own
+ * facts, which the join then drops), and only those are joined to `facts`, in that order (CROSS JOIN:
+ * left to right, never a scan of the project's facts). bm25 weighs the `project` column 0, as every hit
+ * carries the project's token. Needs choiceSql's CTEs.
  */
 function matchesSql(search: MatchSearch, bind: (value: unknown) => string): string {
   const limit = FACT_CANDIDATE_LIMITS.matched + 1;
-  const score = search.order === "ranked" ? "bm25(fact_search, 0.0, 1.0)" : "-rowid";
   return `SELECT f.* FROM (
-      SELECT rowid AS doc, ${score} AS score FROM fact_search
-      WHERE fact_search MATCH ${bind(search.expression)} ORDER BY score LIMIT ${bind(limit * 2)}
+      SELECT rowid AS doc,
+        CASE WHEN (SELECT by_rank FROM chosen_search) THEN bm25(fact_search, 0.0, 1.0) ELSE -rowid END AS score
+      FROM fact_search
+      WHERE fact_search MATCH (SELECT expression FROM chosen_search)
+      ORDER BY score LIMIT ${bind(limit * 2)}
     ) hit
     CROSS JOIN fact_search_docs d ON d.doc = hit.doc
     CROSS JOIN facts f ON f.project_id = d.project_id AND f.id = d.fact_id
@@ -74,18 +139,19 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
  */
 const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
 
-/** Which part of the second read a row belongs to. */
-type FoundAs = "matched" | "entity" | "similar" | "history";
+/** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
+type FoundAs = "matched" | "entity" | "similar" | "history" | "counts";
 
 /**
- * One statement for the second read: the search's matches (`found_as` "matched"), the current facts that
- * refer to the entities the text names ("entity", newest first), the current facts the project's vector
- * index found nearest the text ("similar"), and every version the reader may know
- * of in the slots those fill and in those of the standing rules outside the newest versions, with the
- * versions those rules depend on ("history", newest first); each one past its bound. A version found
- * two ways comes twice, and assembleCandidates keeps one. The matches and the entity facts are computed
- * once (MATERIALIZED) and serve the history too. Slots are looked up by key (CROSS JOIN from the keys, so
- * each is an index seek); lists travel as one JSON parameter each, whatever their length.
+ * One statement for the query-dependent part of a search: the full-text matches (`found_as` "matched",
+ * with a "counts" row whose value_json holds each term's count), the current facts that refer to the
+ * entities the text names ("entity", newest first), the current facts the project's vector index found
+ * nearest the text ("similar"), and every version the reader may know of in the slots those fill and in
+ * `outside`'s (the standing rules' slots outside the newest versions, and the versions those rules
+ * depend on) not already in the answer ("history", newest first); each one past its bound. The matches
+ * and the entity facts are computed once (MATERIALIZED) and serve the history too. Slots are looked up
+ * by key (CROSS JOIN from the keys, so each is an index seek); lists travel as one JSON parameter each,
+ * whatever their length.
  */
 function foundSql(
   read: {
@@ -99,10 +165,20 @@ function foundSql(
   bind: (value: unknown) => string,
 ): string {
   const { search, entityIds, similarIds, outside } = read;
-  const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
   const project = bind(read.projectId);
   const visible = `(f.user_id IS NULL OR f.user_id = ${bind(read.userId)})`;
-  return `WITH matched AS MATERIALIZED (${matches}),
+  const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
+  const counts = search
+    ? `SELECT 'counts' AS found_as, ${FACT_COLUMNS.map((name) =>
+        name === "value_json"
+          ? `(SELECT json_group_object(term, n) FROM counted) AS ${name}`
+          : `NULL AS ${name}`,
+      ).join(", ")}
+    UNION ALL
+    `
+    : "";
+  return `WITH ${search ? `${choiceSql(search, bind)},` : ""}
+    matched AS MATERIALIZED (${matches}),
     entity AS MATERIALIZED (
       SELECT * FROM (
         SELECT DISTINCT f.* FROM (${entityReferences(entityIds, project, bind)}) fe
@@ -115,6 +191,7 @@ function foundSql(
         CROSS JOIN facts f ON f.project_id = ${project} AND f.id = s.value
         WHERE f.tx_end IS NULL AND ${visible}
     ),
+    found_ids(id) AS (SELECT id FROM matched UNION SELECT id FROM entity UNION SELECT id FROM similar),
     slot_keys(key) AS (
       SELECT key FROM matched UNION SELECT key FROM entity UNION SELECT key FROM similar
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
@@ -122,20 +199,20 @@ function foundSql(
     history AS (
       SELECT * FROM (
         SELECT f.* FROM slot_keys k CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
-          WHERE ${visible}
+          WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
         UNION ALL
         SELECT f.* FROM json_each(${bind(JSON.stringify(outside.ids))}) i
           CROSS JOIN facts f ON f.project_id = ${project} AND f.id = i.value
-          WHERE ${visible}
+          WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     )
-    SELECT 'matched' AS found_as, * FROM matched
+    ${counts}SELECT 'matched' AS found_as, ${columnsOf("matched")} FROM matched
     UNION ALL
-    SELECT 'entity' AS found_as, * FROM entity
+    SELECT 'entity' AS found_as, ${columnsOf("entity")} FROM entity
     UNION ALL
-    SELECT 'similar' AS found_as, * FROM similar
+    SELECT 'similar' AS found_as, ${columnsOf("similar")} FROM similar
     UNION ALL
-    SELECT 'history' AS found_as, * FROM history`;
+    SELECT 'history' AS found_as, ${columnsOf("history")} FROM history`;
 }
 
 /**
@@ -153,10 +230,6 @@ function entityReferences(entityIds: string[], project: string, bind: (value: un
     )
     .join(" UNION ALL ");
 }
-
-/** How many facts match an expression, counted up to a bound: the count stops there. */
-const COUNT_MATCHES_SQL =
-  "SELECT count(*) AS n FROM (SELECT rowid FROM fact_search WHERE fact_search MATCH ?1 LIMIT ?2)";
 
 /**
  * Frozen: a thread holds a search's rows and hands the same objects to every compile that asks it again,
@@ -197,6 +270,15 @@ function isStalePlan(error: unknown): boolean {
   return /facts_one_current|fact_plan_stale|UNIQUE constraint failed: index/.test(text);
 }
 
+/**
+ * A read that rides in a search's first batch (the entity registry's lookup of the names a text
+ * uses, src/entities/query-entities.ts): its statements, and the entities their results bind.
+ */
+export interface NamedLookup {
+  statements: D1PreparedStatement[];
+  decode(results: readonly D1Result[]): QueryEntity[];
+}
+
 /** Storage adapter for facts in one tenant's D1 database. */
 export class FactRepository {
   private readonly db: DrizzleD1Database;
@@ -216,22 +298,30 @@ export class FactRepository {
     keys: string[],
     oldest?: string,
   ): Promise<FactVersion[]> {
+    // Each list travels as one JSON parameter (never past D1's bound on parameters), and the versions by
+    // id and the current versions by key are read in one batch: a write of 500 facts costs two round
+    // trips, not one per chunk of ids, keys and lineages.
+    const among = (values: string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
     const found = new Map<string, FactVersion>();
-    for (const part of chunks([...new Set(ids)])) {
-      for (const row of await this.db
+    const [byId, byKey] = await this.db.batch([
+      this.db
         .select()
         .from(facts)
-        .where(and(eq(facts.projectId, projectId), inArray(facts.id, part)))) {
-        found.set(row.id, row);
-      }
-    }
-    for (const part of chunks([...new Set(keys)])) {
-      const rows = await this.db
+        .where(and(eq(facts.projectId, projectId), inArray(facts.id, among([...new Set(ids)])))),
+      this.db
         .select()
         .from(facts)
-        .where(and(eq(facts.projectId, projectId), inArray(facts.key, part), isNull(facts.txEnd)));
-      for (const row of rows) found.set(row.id, row);
-    }
+        .where(
+          and(
+            eq(facts.projectId, projectId),
+            inArray(facts.key, among([...new Set(keys)])),
+            // Unary + keeps SQLite on facts_project_key: by (project_id, tx_end) it would read every
+            // current version of the project to find a few hundred keys.
+            sql`+${facts.txEnd} IS NULL`,
+          ),
+        ),
+    ]);
+    for (const row of [...byId, ...byKey]) found.set(row.id, row);
     const lineages = [
       ...new Set(
         [...found.values()]
@@ -239,11 +329,11 @@ export class FactRepository {
           .map((r) => r.lineageId),
       ),
     ];
-    for (const part of chunks(lineages)) {
+    if (lineages.length) {
       const rows = await this.db
         .select()
         .from(facts)
-        .where(and(eq(facts.projectId, projectId), inArray(facts.lineageId, part)));
+        .where(and(eq(facts.projectId, projectId), inArray(facts.lineageId, among(lineages))));
       for (const row of rows) found.set(row.id, row);
     }
     return [...found.values()];
@@ -421,18 +511,23 @@ export class FactRepository {
 
   /**
    * The candidate facts of a compile or an extraction run for this reader (fact-candidates.ts), with
-   * the project revision they are current as of. Two reads at most. The first is one transaction: the
-   * reader's registration, when given, made or renewed (so every later write announces itself to it), the revision, the
-   * newest versions, the standing rules, and how many current facts each search term matches (counted
-   * up to the ranking budget). The second, when there are terms or rules outside the newest versions,
-   * ranks the matches of the terms worth ranking and reads the earlier versions of every slot found.
+   * the project revision they are current as of. The facts nearest the text in the project's vector index
+   * (`near`) are awaited first (the caller bounds that wait); then one D1 batch, one transaction: the
+   * reader's registration, when given, made or renewed (so every later write announces itself to it);
+   * unless the caller holds them at the current revision, the revision, the newest versions and the
+   * standing rules; the entity registry's read for the names in the text (`named`); and one statement
+   * that counts, chooses and ranks the full-text matches, reads the nearest facts, and the earlier
+   * versions of every slot those fill (and, with the newest versions held, of the standing rules' slots
+   * outside them). A second read follows only when the text names a registered entity (its facts and
+   * their slots) or when the newest versions were read in the first (the standing rules' slots outside
+   * them). D1 runs one statement at a time, so every read it is spared is time off the compile.
    */
   async candidates(
     projectId: string,
     userId: string,
     terms: readonly string[],
     watcher: FactWatcher | undefined,
-    named: Promise<QueryEntity[]> = Promise.resolve([]),
+    named: NamedLookup | undefined = undefined,
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
   ): Promise<FactCandidates> {
@@ -463,12 +558,31 @@ export class FactRepository {
               .limit(limits.standing + 1),
           ),
         ];
-    const countStatements = terms.map((term) =>
-      this.database
-        .prepare(COUNT_MATCHES_SQL)
-        .bind(factMatchExpression(projectId, [term]), RANKED_MATCH_BUDGET + 1),
-    );
-    const first = [...registering, ...baseStatements, ...countStatements];
+    const none = { keys: [] as string[], ids: [] as string[] };
+    const newest = (recent: readonly FactVersion[]) =>
+      new Set(recent.slice(0, limits.recent).map((r) => r.id));
+    // With the newest versions held, the nearest facts are awaited (the caller bounds that wait) and read
+    // in the first batch, and so are the slots of the standing rules outside the newest versions; a
+    // project the newest versions hold whole has nothing to add from them. Otherwise the first batch goes
+    // at once, and they follow in the second read, which then knows the newest versions.
+    const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
+    const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
+    const nearFirst = heldIds ? (await near).filter((id) => !heldIds.has(id)) : [];
+    const heldOutside = held ? historyTargets(held.recent.slice(0, limits.recent), held.standing) : none;
+    const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
+    const found =
+      search || nearFirst.length || heldOutside.keys.length || heldOutside.ids.length
+        ? [
+            this.statement((bind) =>
+              foundSql(
+                { search, entityIds: [], similarIds: nearFirst, outside: heldOutside, projectId, userId },
+                bind,
+              ),
+            ),
+          ]
+        : [];
+    const lookup = named?.statements ?? [];
+    const first = [...registering, ...baseStatements, ...lookup, ...found];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
     const base: FactBase = held ?? {
@@ -476,7 +590,24 @@ export class FactRepository {
       recent: rowsOf(results[1]),
       standing: rowsOf(results[2]),
     };
-    const termCounts = results.slice(baseStatements.length);
+    const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
+    const entities = named ? named.decode(lookedUp) : [];
+    const answers = found.length ? [results[results.length - 1]] : [];
+    // Pending entities name no facts here.
+    const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
+    const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
+    if (
+      entityIds.length ||
+      later.similarIds.length ||
+      later.outside.keys.length ||
+      later.outside.ids.length
+    ) {
+      answers.push(
+        await this.statement((bind) =>
+          foundSql({ search: undefined, entityIds, ...later, projectId, userId }, bind),
+        ).all(),
+      );
+    }
     const read = {
       recent: base.recent,
       standing: base.standing,
@@ -485,34 +616,36 @@ export class FactRepository {
       similar: [] as StoredFactRow[],
       history: [] as StoredFactRow[],
     };
-    const counts = termCounts.map((r) => (r.results[0] as { n: number } | undefined)?.n ?? 0);
-    const choice = rankedTerms(terms, counts);
-    const outside = historyTargets(read.recent.slice(0, limits.recent), read.standing);
-    const search: MatchSearch | undefined = choice.ranked.length
-      ? {
-          expression: factMatchExpression(projectId, choice.ranked),
-          order: choice.newest ? "newest" : "ranked",
-          projectId,
-          userId,
-        }
-      : undefined;
-    // The entities the text names were looked up beside the first read; pending ones name no facts here.
-    // So were the facts nearest the text in the project's vector index.
-    const [entities, nearIds] = await Promise.all([named, near]);
-    const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
-    const inRecent = new Set(read.recent.slice(0, limits.recent).map((r) => r.id));
-    const similarIds = nearIds.filter((id) => !inRecent.has(id));
-    if (search || entityIds.length || similarIds.length || outside.keys.length || outside.ids.length) {
-      const found = await this.statement((bind) =>
-        foundSql({ search, entityIds, similarIds, outside, projectId, userId }, bind),
-      ).all();
-      for (const raw of found.results as (Record<string, unknown> & { found_as: FoundAs })[]) {
-        read[raw.found_as].push(frozenRow(raw));
+    let counted: Record<string, number> = {};
+    for (const answer of answers) {
+      for (const raw of (answer?.results ?? []) as (Record<string, unknown> & { found_as: FoundAs })[]) {
+        if (raw.found_as === "counts") counted = JSON.parse((raw.value_json as string | null) ?? "{}");
+        else read[raw.found_as].push(frozenRow(raw));
       }
     }
+    // Two reads each bring the newest of their slots' versions: together, newest first, as one source.
+    if (answers.length > 1) read.history.sort(newestFirst);
+    // The choice the statement made, for the trace: whether a term was left out of the ranking.
+    const choice = rankedTerms(
+      terms,
+      terms.map((term) => counted[term] ?? 0),
+    );
     return {
       ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
       base,
+    };
+  }
+
+  /** What a search that read the newest versions reads after them: the nearest facts outside them, and the standing rules' slots. */
+  private async nearAndOutside(
+    base: FactBase,
+    near: Promise<string[]>,
+  ): Promise<{ similarIds: string[]; outside: { keys: string[]; ids: string[] } }> {
+    const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+    const inRecent = new Set(recent.map((r) => r.id));
+    return {
+      similarIds: (await near).filter((id) => !inRecent.has(id)),
+      outside: historyTargets(recent, base.standing),
     };
   }
 

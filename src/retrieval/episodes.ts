@@ -1,16 +1,18 @@
 import { reciprocalRankFusion, spreadFused } from "./fuse";
 import { type Adjacent, rescueNeighbours } from "./neighbours";
-import { ageInDays, compositeScore } from "./score";
+import { compositeScore } from "./score";
 import { inPeriod, type Period } from "./time-query";
 
 /**
  * Ranks a thread's earlier messages for a query: the lexical (FTS5 bm25) and vector rankings are fused
  * by reciprocal rank, normalised so the best match has similarity 1, damped outside a period the query
- * names, extended by neighbour rescue, and finally scored with seed 004's composite.
+ * names, extended by neighbour rescue, and finally scored with seed 004's composite, recency aside.
  */
 export interface EpisodeRankingInput {
   /** Message ids, best bm25 first. */
   lexical: readonly string[];
+  /** Message ids by their best passage's bm25 (a short message is one passage), best first. */
+  passages?: readonly string[];
   /** Vector matches, nearest first, with their cosine. */
   vector: readonly { id: string; score: number }[];
   /** Time and text of every message named in `lexical`, `vector` or `adjacency`. */
@@ -49,7 +51,11 @@ const EPISODE_TYPE_PRIORITY = 0.4;
 
 export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   const vector = input.vector.filter((m) => m.score >= MIN_VECTOR_SIMILARITY).map((m) => m.id);
-  const fused = reciprocalRankFusion([input.lexical, vector], EPISODE_RRF_K, [1, VECTOR_WEIGHT]);
+  const fused = reciprocalRankFusion([input.lexical, input.passages ?? [], vector], EPISODE_RRF_K, [
+    1,
+    1,
+    VECTOR_WEIGHT,
+  ]);
   const top = fused[0]?.score ?? 0;
   if (top <= 0) return [];
   const { period } = input;
@@ -61,16 +67,26 @@ export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   });
   // Texts and times are looked up in the caller's map, not copied: it holds every message named above.
   const texts = { get: (id: string) => input.messages.get(id)?.content };
-  const nowMs = Date.parse(input.now);
+  const ts = (id: string) => input.messages.get(id)?.ts ?? input.now;
   return rescueNeighbours(similarity, input.adjacency, texts)
     .map((entry) => {
-      const ts = input.messages.get(entry.id)?.ts ?? input.now;
+      // Recency is left out of an earlier message's score (every one counts as said now): the recent
+      // tail already brings the newest turns, and among earlier ones the date outweighed the words.
+      // With seed 004's 30-day half-life, a chat spanning months ranked a turn months old below a
+      // weaker match from last week (bench:locomo +0.009, bench:beam +0.019 at 2k and +0.038 at 8k
+      // without it; a half-life stretched to the chat's span still lost on bench:beam). Of two equally
+      // relevant turns the newer ranks first.
       const score = compositeScore({
         semantic: entry.score,
         typePriority: EPISODE_TYPE_PRIORITY,
-        ageDays: ageInDays(ts, input.now, nowMs),
+        ageDays: 0,
       });
       return { ...entry, score };
     })
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        (ts(a.id) > ts(b.id) ? -1 : ts(a.id) < ts(b.id) ? 1 : 0) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
 }

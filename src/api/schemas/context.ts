@@ -4,6 +4,7 @@ import { REDACTION_KINDS } from "../../domain/redaction";
 import { SCREEN_KINDS } from "../../domain/screening";
 import {
   type CompileTrace as DomainCompileTrace,
+  EVIDENCE_SOURCES,
   EXTRACTION_STATUSES,
   FACT_CANDIDATE_SOURCES,
   FACT_READS,
@@ -302,6 +303,17 @@ export const ContextResult = z
         description:
           "Messages not yet extracted when the compile read state: a backlog is compiled from what is extracted so far plus the raw messages, never waited on.",
       }),
+      budget: z
+        .object({ evidence: z.enum(EVIDENCE_SOURCES), state_share: z.number() })
+        .optional()
+        .openapi({
+          description:
+            "Budgets follow the question: `evidence` is `conversation` when the retrieved earlier turns hold " +
+            "words of the query that no relevant stored object does (and more of them), and state items and " +
+            "facts are then packed within `state_share` of what remains (0.3, or `facts_share` if lower), " +
+            "so they never crowd out the turns that answer; `state` keeps `facts_share` for facts (1: no " +
+            "joint bound).",
+        }),
       held: z
         .object({ fact_rows: z.number().int(), compiled_objects: z.number().int() })
         .optional()

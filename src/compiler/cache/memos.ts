@@ -9,6 +9,7 @@ import type { Succession } from "../hygiene/succession";
 import type { Document } from "../lexical";
 import type { CompressMemos, StandingClaims } from "../passes/compress";
 import type { EmitFormatMemos } from "../passes/emit-format";
+import type { PassageIndex } from "../passes/excerpt";
 import type { ClockBounds, GateMemos } from "../passes/gate";
 import type { GroupParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
@@ -98,6 +99,7 @@ export class CompilerMemos
   readonly bullets: TextMemos["bullets"];
   readonly undatedForms = new WeakMap<(text: string) => number, BoundedMap<string, UndatedForm>>();
   readonly days: TextMemos["days"];
+  readonly passageIndexes = new WeakMap<ContextObject, PassageIndex | null>();
 
   // Pass 8, redaction: one table per clearance (neither, PII, secrets, both).
   readonly redacted: TextMemos["redacted"];

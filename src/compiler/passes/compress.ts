@@ -181,14 +181,15 @@ export function phrase(step: CompiledAsName, o: ContextObject, text: string): st
 /** The stored token count of one detail level, without building the form; null when there is none. */
 export function formTokens(o: ContextObject, detail: DetailLevelName): number | null {
   if (detail === "full") return o.tokens;
-  if (!o.forms) return null;
+  // An excerpt is cut for the query (excerpt.ts), never stored.
+  if (!o.forms || detail === "excerpt") return null;
   return detail === "summary" ? o.forms.summaryTokens : o.forms.microTokens;
 }
 
 /** The text and stored token count of one detail level; null when the object has no such form. */
 export function formOf(o: ContextObject, detail: DetailLevelName): { text: string; tokens: number } | null {
   if (detail === "full") return { text: o.text, tokens: o.tokens };
-  if (!o.forms) return null;
+  if (!o.forms || detail === "excerpt") return null;
   return detail === "summary"
     ? { text: o.forms.summary, tokens: o.forms.summaryTokens }
     : { text: o.forms.micro, tokens: o.forms.microTokens };

@@ -1,4 +1,5 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
+import { PASSAGE_TOKENS } from "../../retrieval/passages";
 import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
 import { type ClaimsAgainstMemos, claimsAgainst } from "../hygiene/claims-against";
@@ -6,6 +7,7 @@ import type { DeadClaim } from "../hygiene/dead-claim";
 import { type MaskMemos, maskClaims } from "../hygiene/mask";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, phrase } from "./compress";
+import { type Excerpt, type ExcerptMemos, excerptOf } from "./excerpt";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
 import type { OwnTurn } from "./temporal/settle-transcript";
@@ -35,6 +37,15 @@ export interface Placed {
 
 /** The recent tail's share of the message budget when relevant earlier messages compete for it. */
 export const TAIL_SHARE_WITH_EPISODES = 0.1;
+/**
+ * A long retrieved message (one split into passages) is packed whole only when it takes at most this
+ * share of the episodes' allowance; beyond it, its passages that answer the query are packed instead
+ * (excerpt.ts), so one pasted file or log never crowds out every other relevant turn, and a relevant
+ * message too long to fit whole is still represented.
+ */
+export const WHOLE_MESSAGE_SHARE = 0.25;
+/** An excerpt takes about this share of the episodes' allowance: one passage at 2k tokens, more above. */
+export const EXCERPT_SHARE = 0.1;
 
 const DETAILS: Record<PriorityTierName, DetailLevelName[]> = {
   critical: ["full"],
@@ -53,7 +64,7 @@ export interface UndatedForm {
 }
 
 /** The memo tables this file reads (CompilerMemos holds them). */
-export interface PackMemos extends MaskMemos, TranscriptMemos, ClaimsAgainstMemos {
+export interface PackMemos extends MaskMemos, TranscriptMemos, ClaimsAgainstMemos, ExcerptMemos {
   /**
    * `- ` and the text, as the same string object for the same text: a warm compile places mostly the
    * lines it placed last time, and later passes look each line up in their own memos, which costs a
@@ -80,6 +91,11 @@ const grouped = (section: SectionName) => section === "episodes";
 export interface PackInput {
   budgetTokens: number;
   factsShare: number;
+  /**
+   * The share of what remains that state items and facts may take together (layer-shares.ts); 1, or
+   * absent, bounds neither beyond `factsShare` for facts.
+   */
+  stateShare?: number;
   fixedTokens: number;
   rules: Ranked[];
   environment: Ranked[];
@@ -93,6 +109,8 @@ export interface PackInput {
   retrievalScore: Map<string, number>;
   messages: Ranked[];
   background: Ranked[];
+  /** The query's terms (lexical.ts), for choosing the passages of a long message. */
+  queryTerms: readonly string[];
   dead: DeadClaim[];
   /** Whether a message is the caller's own turn: dead claims weigh on it differently (claims-against.ts). */
   ownTurn?: OwnTurn;
@@ -157,6 +175,28 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     const keptHere: Placed[] = [];
     const groups = new Set<string>();
     const dated = grouped(section);
+    const excerpts = new Map<ContextObject, Excerpt>();
+    /** The detail levels an object may take here: a long retrieved message's excerpt as seen above. */
+    const detailsOf = (r: Ranked): readonly DetailLevelName[] => {
+      if (section !== "episodes" || r.object.kind !== "message") return DETAILS[r.tier];
+      const excerpt = excerptOf(
+        r.object,
+        input.queryTerms,
+        memos,
+        Math.floor((allowance * EXCERPT_SHARE) / PASSAGE_TOKENS),
+      );
+      if (!excerpt) return DETAILS[r.tier];
+      excerpts.set(r.object, excerpt);
+      return r.object.tokens > allowance * WHOLE_MESSAGE_SHARE ? ["excerpt"] : ["full", "excerpt"];
+    };
+    /** A detail level's text and count; an excerpt is made for this query, so counted here. */
+    const formFor = (r: Ranked, detail: DetailLevelName, undatedForm: boolean) => {
+      if (detail !== "excerpt") return formIn(r, detail, undatedForm);
+      const excerpt = excerpts.get(r.object);
+      if (!excerpt) return null;
+      const form = { text: excerpt.text, tokens: input.count(excerpt.text) };
+      return undatedForm ? undated(r.object, form) : form;
+    };
     // The section header's cost until its first line is placed, taken once rather than per candidate.
     let sectionHeader = opened.has(section) ? 0 : headerCost(section);
     for (const r of ranked) {
@@ -169,15 +209,15 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
       const group = dated && r.object.transcript ? dateGroupOf(r.object.ts, memos) : undefined;
       const header = sectionHeader + (group === undefined || groups.has(group) ? 0 : groupHeaderCost(group));
       let fitted = false;
-      for (const detail of DETAILS[r.tier]) {
+      for (const detail of detailsOf(r)) {
         // A rendered line costs at least its form's count and one token: what cannot fit even then is
         // not rendered at all, which spares masking and phrasing for the thousands that miss the budget.
         // (A date-grouped message line sheds its stamp, so there the bound is the undated form's count.)
-        let form = dated ? formIn(r, detail, true) : null;
-        const tokens = dated ? form?.tokens : formTokens(r.object, detail);
+        let form = dated || detail === "excerpt" ? formFor(r, detail, dated) : null;
+        const tokens = form ? form.tokens : dated ? undefined : formTokens(r.object, detail);
         if (tokens === null || tokens === undefined) continue;
         if (spent + tokens + 1 + header > allowance) continue;
-        form ??= formIn(r, detail, false);
+        form ??= formFor(r, detail, false);
         if (!form) continue;
         const rendered = render(r, form);
         const cost = rendered.tokens + header;
@@ -205,9 +245,18 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
 
   remaining -= fill("rules", input.rules, Math.max(0, remaining));
   remaining -= fill("environment", input.environment, Math.max(0, remaining));
-  remaining -= fill("state", input.items, Math.max(0, remaining));
+  // Stored state's bound when the question's evidence is in the conversation (layer-shares.ts).
+  let stateLeft =
+    (input.stateShare ?? 1) < 1 ? Math.floor(Math.max(0, remaining) * (input.stateShare ?? 1)) : Infinity;
+  const itemsSpent = fill("state", input.items, Math.max(0, Math.min(remaining, stateLeft)));
+  remaining -= itemsSpent;
+  stateLeft -= itemsSpent;
   remaining -= fill("working", input.working, Math.max(0, remaining));
-  remaining -= fill("facts", input.facts, Math.max(0, Math.floor(remaining * input.factsShare)));
+  remaining -= fill(
+    "facts",
+    input.facts,
+    Math.max(0, Math.min(Math.floor(remaining * input.factsShare), stateLeft)),
+  );
   remaining -= fill("retrieved", input.retrieved, Math.max(0, remaining));
   if (input.episodes.length > 0) {
     // On a long conversation the answer is rarely in the last turns: relevance takes most of the

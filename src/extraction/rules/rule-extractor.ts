@@ -26,7 +26,7 @@ import {
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, stripAdverbial, stripFillers } from "./text";
+import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -137,7 +137,11 @@ class Run {
     const markerScope: OpenScope | null = markers.scope
       ? { scope: markers.scope, scope_id: markers.scopeLabel ?? null }
       : null;
-    const body = tags.body.replace(MARKER_BRACKETS, " ").trim();
+    // Statements are read from the prose; the whole text still decides the message's handling above.
+    const prose = cleanText(withoutCode(message.content ?? ""));
+    const body = (prose === text ? tags.body : readLeadingTags(prose).body)
+      .replace(MARKER_BRACKETS, " ")
+      .trim();
     const facts = this.facts.facts;
     const items = this.items.items;
     const firstFact = facts.length;
@@ -146,8 +150,10 @@ class Run {
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
 
-    const sentences = [...splitSentences(body), ...affirmed];
-    this.tracker.begin(message.ts, sentences[0] ?? "");
+    const all = splitSentences(body);
+    // A pasted record set states nothing: its lines stay in the transcript (searchable by passage).
+    const sentences = isRecordSet(all) ? [] : [...all, ...affirmed];
+    this.tracker.begin(message.ts, all[0] ?? "");
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
       const observed = this.tracker.observe(sentence, body, message.id);
@@ -224,6 +230,28 @@ class Run {
       text: body,
     });
   }
+}
+
+/**
+ * More slot values than a person states in one message. A turn that reads as more is a pasted record
+ * set (a log, a table, a configuration dump; "Log line 7: worker 3 processed batch 21" a thousand
+ * times over), not a set of statements: none of its lines becomes a fact or an item, each would be a
+ * fact of its own, and later lines of the same shape would "supersede" earlier ones. The message stays
+ * in the transcript, found by its passages; values meant as state can be written as facts.
+ */
+export const MAX_STATEMENTS_PER_MESSAGE = 24;
+
+/** Whether the sentences read as more than MAX_STATEMENTS_PER_MESSAGE slot values (counting stops there). */
+function isRecordSet(sentences: readonly string[]): boolean {
+  if (sentences.length <= MAX_STATEMENTS_PER_MESSAGE / 4) return false;
+  let values = 0;
+  for (const sentence of sentences) {
+    for (const clause of splitClauses(sentence)) {
+      values += readSlots(clause).length;
+      if (values > MAX_STATEMENTS_PER_MESSAGE) return true;
+    }
+  }
+  return false;
 }
 
 /** Pure, synchronous, deterministic: the same input always gives the same output. */

@@ -11,6 +11,24 @@ const DQUOTE_CHARS = /[\u201c\u201d]/g;
 const DASH_CHARS = /[\u2013\u2014]/g;
 
 /** Curly quotes and long dashes to ASCII, whitespace collapsed: the form every rule reads. */
+/**
+ * A fenced code block (``` or ~~~, Markdown's fences) from its opening fence to its closing one, or to
+ * the end of the text when it is never closed (a message cut short).
+ */
+const FENCED_CODE =
+  /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n[\s\S]*?(?:\n[ \t]*\1[ \t]*(?=\n|(?![\s\S]))|(?![\s\S]))|(?![\s\S]))/gm;
+
+/**
+ * The text with its fenced code blocks left out, for the rules that read statements. Code pasted into
+ * a conversation is not a statement of state: read as sentences, `border: 1px solid` or
+ * `status = 'ok'` would become facts, and the next paste would "supersede" them and hide the turns
+ * that carried them. Call before cleanText, which joins lines.
+ */
+export function withoutCode(text: string): string {
+  // The block becomes a sentence end, so the prose before it ("Here is my code:") ends there too.
+  return text.includes("```") || text.includes("~~~") ? text.replace(FENCED_CODE, "\n.\n") : text;
+}
+
 export function cleanText(text: string): string {
   return text
     .replace(QUOTE_CHARS, "'")

@@ -2,7 +2,7 @@ import type { FactEventInput, IngestOutput } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
 import { keySlot } from "../../entities/fact-entities";
-import { queryEntities } from "../../entities/query-entities";
+import { entityLookup } from "../../entities/query-entities";
 import { EntityResolver } from "../../entities/resolve-on-write";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
 import { FactCandidateCache } from "../../facts/fact-candidate-cache";
@@ -73,7 +73,7 @@ export class ThreadFacts {
     near: Promise<NearFact[]> = Promise.resolve([]),
   ): Promise<{ candidates: FactCandidates; read: FactRead }> {
     const database = await projectDatabase(tenant, record.project_id);
-    const named = () => queryEntities(database, record.project_id, text, tenant.entity_thresholds);
+    const named = () => entityLookup(database, record.project_id, text, tenant.entity_thresholds);
     return this.cache.read(
       new FactRepository(database),
       readerOf(record),

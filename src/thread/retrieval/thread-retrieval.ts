@@ -58,6 +58,7 @@ export class ThreadRetrieval {
   ): Promise<EpisodeRecord[]> {
     const index = this.transcript.episodes;
     const lexical = index.lexical(query, FUSION_DEPTH);
+    const passages = index.passageLexical(query, FUSION_DEPTH);
     let vector: { id: string; score: number }[] = [];
     try {
       if (queryVector) {
@@ -66,7 +67,7 @@ export class ThreadRetrieval {
     } catch (error) {
       console.error("episode vector search failed", thread, error);
     }
-    const hits = index.records([...lexical, ...vector.map((v) => v.id)]);
+    const hits = index.records([...lexical, ...passages, ...vector.map((v) => v.id)]);
     const adjacency = index.adjacency(hits.values(), SESSION_GAP_MS);
     const neighbourIds = [...adjacency.values()].flatMap((a) =>
       [a.previous, a.next].filter((id): id is string => id !== undefined && !hits.has(id)),
@@ -74,7 +75,7 @@ export class ThreadRetrieval {
     const records = new Map([...hits, ...index.records(neighbourIds)]);
     // The day each message was said is rendered by the compiler, once per group of lines.
     const { period } = readTimeQuery(query, now);
-    return rankEpisodes({ lexical, vector, messages: records, adjacency, now, period })
+    return rankEpisodes({ lexical, passages, vector, messages: records, adjacency, now, period })
       .slice(0, MAX_EPISODES)
       .flatMap((ranked) => {
         const record = records.get(ranked.id);

@@ -3,10 +3,14 @@ import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
+import { LONG_MESSAGE_CHARS, passages } from "../../retrieval/passages";
 import { matchExpression, queryTerms, RANKED_MATCH_BUDGET, rankedTerms } from "../../retrieval/query-terms";
 import { compareBinary } from "../binary-collation";
 import { embedIntoIndex } from "../retrieval/embed-into-index";
 import { TranscriptOrder } from "./transcript-order";
+
+/** The two full-text indexes over messages: whole, and by passage. */
+type FtsTable = "episode_fts" | "passage_fts";
 
 /**
  * The thread's episodic index over its raw messages: an FTS5 table (porter stemming over unicode61
@@ -18,6 +22,11 @@ import { TranscriptOrder } from "./transcript-order";
 export const EPISODE_SCHEMA = [
   `CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5(
      id UNINDEXED, speaker, content, tokenize = 'porter unicode61')`,
+  // Every message by passage (src/retrieval/passages.ts): a short message is one passage, a long one
+  // (code, a document, a log) several, so bm25 weighs a long message's relevant passage against other
+  // turns on one scale instead of diluting it in the whole message's length.
+  `CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(
+     id UNINDEXED, part UNINDEXED, content, tokenize = 'porter unicode61')`,
   `CREATE TABLE IF NOT EXISTS episode_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
 ];
 
@@ -58,6 +67,8 @@ export class EpisodeIndex {
    * rolled-back insert's rowid is given to the next one, so every `add` drops them all.
    */
   private readonly ftsIds = new Map<number, string>();
+  /** The same for passage_fts's rows. */
+  private readonly passageIds = new Map<number, string>();
   /**
    * The transcript's last messages with their detail forms and scope, as `tail` last read them. A
    * message, its forms and its scope are written only through this object's `add` and `rescoped`, which
@@ -87,6 +98,25 @@ export class EpisodeIndex {
     this.sql.exec("INSERT INTO episode_fts (id, speaker, content) SELECT id, speaker, content FROM messages");
   }
 
+  /** Indexes every stored message by passage: once, for a thread whose messages predate that index. */
+  backfillPassages(): void {
+    this.sql.exec(
+      "INSERT INTO passage_fts (id, part, content) SELECT id, 0, content FROM messages WHERE length(content) <= ?",
+      LONG_MESSAGE_CHARS,
+    );
+    const long = this.sql.exec<{ id: string; content: string }>(
+      "SELECT id, content FROM messages WHERE length(content) > ?",
+      LONG_MESSAGE_CHARS,
+    );
+    for (const { id, content } of long) this.addPassages(id, content);
+  }
+
+  private addPassages(id: string, content: string): void {
+    passages(content).forEach((text, part) => {
+      this.sql.exec("INSERT INTO passage_fts (id, part, content) VALUES (?, ?, ?)", id, part, text);
+    });
+  }
+
   /**
    * Call inside the transaction that inserts the message, only when the insert took effect. `record` is
    * the message as `tail` would read it back (frozen, forms included, no scope yet); without it, the
@@ -104,12 +134,14 @@ export class EpisodeIndex {
     if (message.record) this.addedRecords.push(message.record);
     else this.tailBeforeAdd = undefined;
     this.ftsIds.clear();
+    this.passageIds.clear();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
       message.speaker,
       message.content,
     );
+    this.addPassages(message.id, message.content);
   }
 
   /**
@@ -190,15 +222,27 @@ export class EpisodeIndex {
    * read once and held.
    */
   lexical(query: string, limit: number): string[] {
+    return this.ranked("episode_fts", this.ftsIds, query, limit);
+  }
+
+  /**
+   * Message ids by their best passage's bm25, best first, each once: a long message ranks by the part
+   * that answers, weighed against short turns in the same index.
+   */
+  passageLexical(query: string, limit: number): string[] {
+    // A message's passages can fill several of the ranked rows; twice the limit leaves room for that.
+    return [...new Set(this.ranked("passage_fts", this.passageIds, query, limit * 2))].slice(0, limit);
+  }
+
+  /** Ids of one FTS table's rows by bm25 (see `lexical`); `held` remembers ids by rowid. */
+  private ranked(table: FtsTable, held: Map<number, string>, query: string, limit: number): string[] {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    // A thread with fewer messages than the ranking budget ranks every term: no OR of them can match
+    // A thread with fewer rows than the ranking budget ranks every term: no OR of them can match
     // more. A longer one counts each term's matches up to the budget and ranks the rarer terms, so the
     // cost stays bounded however long the thread (query-terms.ts rankedTerms). FTS rowids only grow, so
-    // the largest is a bound on the messages indexed, read from the index's end in one step.
-    const indexed = this.sql
-      .exec<{ n: number }>("SELECT coalesce(max(rowid), 0) AS n FROM episode_fts")
-      .one().n;
+    // the largest is a bound on the rows indexed, read from the index's end in one step.
+    const indexed = this.sql.exec<{ n: number }>(`SELECT coalesce(max(rowid), 0) AS n FROM ${table}`).one().n;
     const choice =
       indexed <= RANKED_MATCH_BUDGET
         ? { ranked: terms, newest: false }
@@ -208,7 +252,7 @@ export class EpisodeIndex {
               (term) =>
                 this.sql
                   .exec<{ n: number }>(
-                    "SELECT count(*) AS n FROM (SELECT rowid FROM episode_fts WHERE episode_fts MATCH ? LIMIT ?)",
+                    `SELECT count(*) AS n FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`,
                     matchExpression([term]),
                     RANKED_MATCH_BUDGET + 1,
                   )
@@ -219,22 +263,22 @@ export class EpisodeIndex {
     const rowids = this.sql
       .exec<{ r: number }>(
         choice.newest
-          ? "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
-          : "SELECT rowid AS r FROM episode_fts WHERE episode_fts MATCH ? ORDER BY bm25(episode_fts) LIMIT ?",
+          ? `SELECT rowid AS r FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`
+          : `SELECT rowid AS r FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
         matchExpression(choice.ranked),
         limit,
       )
       .toArray()
       .map((row) => row.r);
-    const unknown = rowids.filter((r) => !this.ftsIds.has(r));
-    if (this.ftsIds.size + unknown.length > this.recordCacheLimit) this.ftsIds.clear();
+    const unknown = rowids.filter((r) => !held.has(r));
+    if (held.size + unknown.length > this.recordCacheLimit) held.clear();
     for (const row of this.byIds<{ r: number; id: string }>(
-      (list) => `SELECT rowid AS r, id FROM episode_fts WHERE rowid IN (${list})`,
+      (list) => `SELECT rowid AS r, id FROM ${table} WHERE rowid IN (${list})`,
       unknown,
     )) {
-      this.ftsIds.set(row.r, row.id);
+      held.set(row.r, row.id);
     }
-    return rowids.map((r) => this.ftsIds.get(r) as string);
+    return rowids.map((r) => held.get(r) as string);
   }
 
   /**

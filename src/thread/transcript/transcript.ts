@@ -64,6 +64,7 @@ const ID_CHUNK = 90;
 /** Past this many ids, `timesOf` scans every message's (id, ts) once instead of asking in chunks. */
 const WHOLE_SCAN_AFTER = 1_000;
 const BACKFILLED = "episode_index_backfilled";
+const PASSAGES_BACKFILLED = "passage_index_backfilled";
 
 /**
  * The thread's transcript: the single writer of its messages, their detail forms, the scopes extraction
@@ -88,6 +89,10 @@ export class Transcript {
     if (meta.raw(BACKFILLED) === undefined) {
       this.episodes.backfill();
       meta.set(BACKFILLED, true);
+    }
+    if (meta.raw(PASSAGES_BACKFILLED) === undefined) {
+      this.episodes.backfillPassages();
+      meta.set(PASSAGES_BACKFILLED, true);
     }
     this.screens = new TurnScreens(this.sql);
   }

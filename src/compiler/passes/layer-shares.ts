@@ -1,0 +1,73 @@
+import type { EvidenceSource } from "../../domain/trace";
+import type { ContextObject } from "../context-object";
+import { type LexicalMemos, termsOf } from "../lexical";
+import type { Ranked } from "./rank";
+
+/**
+ * Pass 7, before packing: budgets follow the question (issue 16, item 7). Stored state (state items
+ * and facts) is packed before the conversation and may take most of the budget; that is right when
+ * the answer is a current value, and wrong when the answer is something said in the conversation that
+ * extraction kept no fact of ("What did you recommend for the retries?"). Which one a question needs
+ * is read from the evidence itself: the query's words that the relevant stored state holds, against
+ * those the retrieved earlier turns hold. When the turns hold words of the question that no stored
+ * object does, and more of them, the evidence is in the conversation, and stored state is packed
+ * within CONVERSATION_STATE_SHARE of what remains instead of the request's `facts_share` (default 0.7)
+ * for facts and no bound for state items. Critical rules are never bounded by this.
+ */
+
+/** Stored state's share of the budget when the question's evidence is in the conversation. */
+export const CONVERSATION_STATE_SHARE = 0.3;
+/** The retrieved turns whose words count as the conversation's evidence: the best-scored ones. */
+export const EVIDENCE_TURNS = 8;
+
+export interface LayerShares {
+  evidence: EvidenceSource;
+  /** The share of what remains that state items and facts may take together (1: no bound). */
+  stateShare: number;
+  /** The share of what remains after state items that facts may take. */
+  factsShare: number;
+}
+
+/** Which of `wanted` the objects' texts hold. */
+function covered(
+  wanted: ReadonlySet<string>,
+  objects: readonly ContextObject[],
+  memos: LexicalMemos,
+): Set<string> {
+  const found = new Set<string>();
+  for (const o of objects) {
+    if (found.size === wanted.size) break;
+    for (const term of termsOf(o.text, memos)) if (wanted.has(term)) found.add(term);
+  }
+  return found;
+}
+
+export function layerShares(
+  queryTerms: readonly string[],
+  state: readonly Ranked[],
+  episodes: readonly Ranked[],
+  requestedFactsShare: number,
+  memos: LexicalMemos,
+): LayerShares {
+  const keep: LayerShares = { evidence: "state", stateShare: 1, factsShare: requestedFactsShare };
+  const wanted = new Set(queryTerms);
+  if (wanted.size === 0 || episodes.length === 0) return keep;
+  const best = [...episodes].sort((a, b) => b.score - a.score).slice(0, EVIDENCE_TURNS);
+  const inTurns = covered(
+    wanted,
+    best.map((r) => r.object),
+    memos,
+  );
+  const inState = covered(
+    wanted,
+    state.map((r) => r.object),
+    memos,
+  );
+  const onlyInTurns = [...inTurns].some((term) => !inState.has(term));
+  if (!onlyInTurns || inTurns.size <= inState.size) return keep;
+  return {
+    evidence: "conversation",
+    stateShare: Math.min(CONVERSATION_STATE_SHARE, requestedFactsShare),
+    factsShare: requestedFactsShare,
+  };
+}
