@@ -22,7 +22,7 @@ describe("updates find their slot", () => {
   it("'the ceiling is now …' replaces the limit it names, filed under another key; both stay in history", async () => {
     const t = await newThread();
     await t.events([
-      said("Tile spending limit is $3,400, I want porcelain.", "k1", 1),
+      said("Tile spending limit is $3,400.", "k1", 1),
       replied("Okay: porcelain tiles, up to $3,400.", "k2", 2),
       said("We saw three showrooms, and the ceiling is $4,100 now.", "k3", 3),
     ]);

@@ -294,14 +294,14 @@ const VALUE_LEAD =
 const VALUE_TAIL =
   /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
 const VALUE_CUT =
-  /\s*(?:,?\s+because\b|,?\s+since\b|,?\s+due to\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|,\s*(?:i|we|they|he|she)(?:'(?:ll|d|m|re|ve))?\s|\.\.\.|…)/i;
+  /\s*(?:,?\s+because\b|,?\s+since\b|,?\s+due to\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
 const ADVERB_LEAD =
   /^(?:absolutely|really|very|quite|super|extremely|totally|so|pretty|truly|incredibly)\s+/i;
 const MAX_VALUE_LENGTH = 160;
 
 /**
- * Cleans a raw value: leading "now"/"set to", trailing "now"/"instead", a "because …" explanation, a
- * new clause with a subject of its own ("$1,600, I want a one-bedroom") and wrapping quotes go. Returns null when nothing storable remains.
+ * Cleans a raw value: leading "now"/"set to", trailing "now"/"instead", a "because …" explanation and
+ * wrapping quotes go. Returns null when nothing storable remains.
  */
 export function cleanValue(raw: string): string | null {
   let value = raw.trim();
