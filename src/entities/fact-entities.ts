@@ -6,6 +6,7 @@ import { ruleMentions } from "./mentions/rule-mention-extractor";
 import type { PlacedMention } from "./mentions/text-mentions";
 import { decide } from "./resolution/decide";
 import { scoreCandidate } from "./resolution/score";
+import { canonicalAttribute } from "./slot-attribute";
 
 /**
  * What a fact is about, for slot matching: the canonical entities its key and value name, and the
@@ -26,6 +27,14 @@ export interface FactEntities {
   pendingIds: string[];
   /** The key's words that name no entity, joined by "_". */
   attribute: string;
+}
+
+/**
+ * The slot a fact fills: its entities and its attribute in canonical form (slot-attribute.ts), as one
+ * string. Two facts with the same slot are versions of one value, whatever keys they were filed under.
+ */
+export function slotOf(entities: FactEntities): string {
+  return `${entities.entityIds.join(",")}|${canonicalAttribute(entities.attribute.split("_"))}`;
 }
 
 export function factEntities(
@@ -57,4 +66,18 @@ export function factEntities(
     pendingIds: [...pending].sort(),
     attribute: (rest.length ? rest : words).join("_"),
   };
+}
+
+/**
+ * The slot a key names, when it names a registered entity: "heron_budget" and "project_heron_budget"
+ * both give Project Heron's budget. Only the key counts (what the value names is the value), and a key
+ * that names no active entity gives null: its slot is its key alone.
+ */
+export function keySlot(
+  key: string,
+  registry: MemoryRegistry,
+  thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+): { slot: string; entityIds: string[] } | null {
+  const entities = factEntities({ key, value: "" }, registry, thresholds);
+  return entities.entityIds.length ? { slot: slotOf(entities), entityIds: entities.entityIds } : null;
 }

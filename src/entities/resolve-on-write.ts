@@ -23,6 +23,8 @@ export interface Writer {
 /** A batch's resolution, ready to join the fact write's D1 batch. */
 export interface ResolvedWrite {
   plan: RegistryPlan;
+  /** The registry the batch was resolved against: what the slots of its facts are read with (keySlot). */
+  registry: MemoryRegistry;
   /** The registry statements, keeping references only for the facts the write inserted. */
   writes(insertedFacts: ReadonlySet<string>): BatchItem<"sqlite">[];
 }
@@ -41,6 +43,7 @@ const bounded = (mentions: Mention[]) => {
 
 const NOTHING: ResolvedWrite = {
   plan: { created: [], aliases: [], retyped: [], metadata: [], reviews: [], links: [], outcomes: [] },
+  registry: new MemoryRegistry(),
   writes: () => [],
 };
 
@@ -109,13 +112,13 @@ export class EntityResolver {
       [...new Set(lookups.flatMap((l) => l.terms))],
       [...new Set(lookups.flatMap((l) => l.prefixes))],
     );
-    const plan = withStableIds(
-      resolveMentions(sources, new MemoryRegistry(candidates), thresholds),
-      writer.projectId,
-    );
+    // The registry as resolution leaves it: the batch's new aliases bound too.
+    const registry = new MemoryRegistry(candidates);
+    const plan = withStableIds(resolveMentions(sources, registry, thresholds), writer.projectId);
     const at = new Date().toISOString();
     return {
       plan,
+      registry,
       writes: (inserted) => resolutionWrites(repository.db, writer.projectId, plan, inserted, at),
     };
   }

@@ -293,7 +293,14 @@ export async function runExtraction(
     input.slotAliases,
     input.clientReplaced,
   );
-  const echoed = echoClaims(claims, output.messageEchoes ?? []);
+  const echoed = [
+    ...echoClaims(claims, output.messageEchoes ?? []),
+    ...(output.echoedValues ?? []).map((e) => ({
+      message_id: e.id,
+      key: aliases[e.key] ?? e.key,
+      value: e.value,
+    })),
+  ];
   const itemVectors = new Map(reconciled.upserts.map((item) => [item.uid, vectors.get(item.text) ?? []]));
   const adoptedScopes = output.adoptedScopes ?? [];
   return {

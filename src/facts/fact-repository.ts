@@ -42,6 +42,9 @@ import {
 } from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
+/** Current facts about a write's entities that it is weighed against as one slot (currentReferencing). */
+const SLOT_CANDIDATES = 500;
+
 /** D1 binds at most 100 parameters per statement; lookups are chunked well under that. */
 const CHUNK = 80;
 
@@ -334,6 +337,21 @@ export class FactRepository {
       for (const row of rows) found.set(row.id, row);
     }
     return [...found.values()];
+  }
+
+  /**
+   * Current versions that refer to any of these entities, newest first and bounded: where a write looks
+   * for its slot filed under another key (plan-writes.ts). One statement, the ids as one JSON parameter.
+   */
+  async currentReferencing(projectId: string, entityIds: readonly string[]): Promise<FactVersion[]> {
+    if (!entityIds.length) return [];
+    const found = await this.statement(
+      (bind) => `SELECT * FROM facts WHERE project_id = ${bind(projectId)} AND tx_end IS NULL AND id IN (
+          SELECT fact_id FROM fact_entities WHERE project_id = ${bind(projectId)}
+            AND entity_id IN (SELECT value FROM json_each(${bind(JSON.stringify([...new Set(entityIds)]))})))
+        ORDER BY tx_start DESC, id DESC LIMIT ${bind(SLOT_CANDIDATES)}`,
+    ).all();
+    return (found.results ?? []).map((raw) => storedFactRow(raw as Record<string, unknown>));
   }
 
   /**

@@ -71,7 +71,18 @@ export function isNewer(a: FactVersion, b: FactVersion): boolean {
   return a.validFrom > b.validFrom || (a.validFrom === b.validFrom && a.id > b.id);
 }
 
-export function planFactWrites(existing: FactVersion[], incoming: FactVersion[], now: string): FactPlan {
+/**
+ * The slot a version fills beyond its key (entity plus attribute, src/entities/fact-entities.ts
+ * keySlot), or null when its key is its only slot.
+ */
+export type SlotOf = (row: FactVersion) => string | null;
+
+export function planFactWrites(
+  existing: FactVersion[],
+  incoming: FactVersion[],
+  now: string,
+  slotOf: SlotOf = () => null,
+): FactPlan {
   const byId = new Map(existing.map((row) => [row.id, { ...row }]));
   const inserted = new Set<string>();
   const plan: FactPlan = {
@@ -116,6 +127,25 @@ export function planFactWrites(existing: FactVersion[], incoming: FactVersion[],
       if (isCurrent(row) && sameSlot(row, writer) && row.userId === userId) return row;
     }
     return undefined;
+  };
+  /**
+   * The current version of the same entity and attribute filed under another key ("heron_budget" for
+   * "project_heron_budget"), in the writer's scope and visible to it. Only one such version counts:
+   * two would make a guess, and a wrong guess would replace a value that still holds.
+   */
+  const currentOfEntitySlot = (writer: FactVersion): FactVersion | undefined => {
+    const slot = slotOf(writer);
+    if (slot === null) return undefined;
+    const found = [...byId.values()].filter(
+      (row) =>
+        row.key !== writer.key &&
+        isCurrent(row) &&
+        (row.userId === null || row.userId === writer.userId) &&
+        row.scope === writer.scope &&
+        (row.scopeId ?? "") === (writer.scopeId ?? "") &&
+        slotOf(row) === slot,
+    );
+    return found.length === 1 ? found[0] : undefined;
   };
   /** Sets a link of a version: in place when this batch inserts it, by a guarded relink when stored. */
   const link = (row: FactVersion, field: Relink["field"], to: string) => {
@@ -179,6 +209,8 @@ export function planFactWrites(existing: FactVersion[], incoming: FactVersion[],
     // Without a live explicit target, the slot's own current version is the one a write replaces.
     const explicit = target !== undefined;
     if (!target) target = currentByKey(fact.key, fact, true);
+    // Nothing current under its own key: the same entity and attribute may be filed under another.
+    if (!target && !requested) target = currentOfEntitySlot(fact);
     if (target && (!isCurrent(target) || !mayDisplace(fact, target))) target = undefined;
 
     // An explicit supersession across slots must still leave one current version in the writer's own.

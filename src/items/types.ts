@@ -142,6 +142,12 @@ export interface ExtractionOutput {
    * … the final date is Monday"). Extractors may omit.
    */
   retiredValues?: RetiredValue[];
+  /**
+   * Assistant turns that repeat the current value of a slot, whichever earlier turn stated it
+   * ("Noted: pescatarian for you"): each states that value of that slot, so it leaves the context
+   * with the value when the slot changes (extractors may omit).
+   */
+  echoedValues?: RetiredValue[];
 }
 
 export interface RetiredValue {

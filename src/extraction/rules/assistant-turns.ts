@@ -1,4 +1,5 @@
 import type { CandidateItem, ExtractionMessage, MessageEcho, MessageScope } from "../../items/types";
+import { accepts, affirmedProposal, correctedPhrases, misquotedAmounts } from "./assistant-corrections";
 import type { OpenScope } from "./scope-tracker";
 import { isAcknowledgement } from "./signals";
 import { cleanText, contentWords } from "./text";
@@ -17,12 +18,34 @@ export class AssistantTurns {
   private statedTurn: { id: string; values: string[] } | null = null;
   /** The last user turn, when it was spoken inside a scope, for an assistant echo right after it. */
   private scopedTurn: { scope: OpenScope; text: string } | null = null;
+  /** The last user turn's text, for an assistant turn that misquotes it. */
+  private userText: string | null = null;
+  /** The last assistant turn, and the amounts it misquoted, for the user turn that answers it. */
+  private answered: { text: string; misquoted: string[] } | null = null;
+
+  /**
+   * The phrases of the assistant turn just before that this user turn corrects
+   * (assistant-corrections.ts): they are retired from this turn on.
+   */
+  correctedBy(userText: string): {
+    corrected: string[];
+    affirmed: { part: string; value: string } | null;
+  } {
+    const turn = this.answered;
+    this.answered = null;
+    if (!turn) return { corrected: [], affirmed: null };
+    const corrected = correctedPhrases(turn.text, userText);
+    if (!accepts(userText)) corrected.push(...turn.misquoted);
+    return { corrected: [...new Set(corrected)], affirmed: affirmedProposal(turn.text, userText) };
+  }
 
   /** Any turn but an assistant's ends what the previous user turn left for an assistant to answer. */
   forget(): void {
     this.pending = null;
     this.scopedTurn = null;
     this.statedTurn = null;
+    this.userText = null;
+    this.answered = null;
   }
 
   /**
@@ -40,12 +63,17 @@ export class AssistantTurns {
     },
   ): void {
     if (turn.scope) this.scopedTurn = { scope: turn.scope, text: turn.text };
+    this.userText = turn.text;
     this.pending = turn.items.length ? { items: turn.items, values: turn.values } : null;
     this.statedTurn = turn.stated.length ? { id, values: turn.stated } : null;
   }
 
   /** Reads an assistant turn; the scope it speaks in when it echoes a scoped user turn, else null. */
   assistantTurn(message: ExtractionMessage): MessageScope | null {
+    const text = cleanText(message.content ?? "");
+    const misquoted = this.userText ? misquotedAmounts(this.userText, text) : [];
+    this.userText = null;
+    this.answered = text ? { text, misquoted } : null;
     this.confirm(message);
     const scope = this.echoScope(message);
     this.echoValues(message);

@@ -9,6 +9,9 @@ import type { SlotReading } from "./slots/reading";
 import { normalizeValue } from "./text";
 import { isTimeSensitive, sameFigures, sameValue, valueKind } from "./values";
 
+/** The key a retired phrase of the assistant's is filed under: it fills no slot of its own. */
+const CORRECTED = "assistant_said";
+
 /**
  * The facts of one extraction run, and the supersession between them. A reading becomes a fact of
  * the slot it resolves to; a global fact whose slot already holds a different current value
@@ -110,6 +113,8 @@ export class FactLedger {
     };
     this.push(fact);
     this.registry.set(key, value, scopeKeyOf(scope));
+    // "net 30" in "brand refresh, $4,800, net 30" dies on its own too: turns quote it without the rest.
+    if (supersedes && target.replaced) this.retire(ctx.message.id, key, target.replaced);
     return { key, replacedValue: supersedes ? previousValue : null };
   }
 
@@ -142,6 +147,11 @@ export class FactLedger {
       authority: ctx.authority,
       confidence: ctx.tentative ? "low" : "high",
     };
+  }
+
+  /** A phrase of the assistant's that this user turn corrected: retired, tied to no slot. */
+  retireSaid(id: string, phrase: string): void {
+    this.retire(id, CORRECTED, phrase);
   }
 
   private retire(id: string, key: string, value: string): void {

@@ -1,5 +1,6 @@
 import type { Slot, SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
+import { replacePerson } from "./slots/stand-in";
 import { replaceKind, type ValueKind, valueKind } from "./values";
 
 /**
@@ -13,12 +14,14 @@ import { replaceKind, type ValueKind, valueKind } from "./values";
 export interface FactTarget {
   key: string;
   value: string;
+  /** The part of the slot's value a term update replaced ("net 30"): retired with the old value. */
+  replaced?: string;
   /** How the slot was found: named by the sentence, or resolved from a correction. */
-  via: "named" | "old_value" | "history" | "family" | "overlap" | "kind" | "recent" | "partial";
+  via: "named" | "old_value" | "history" | "family" | "overlap" | "kind" | "recent" | "partial" | "term";
 }
 
 /** Ways of finding a slot that justify high confidence; the others are educated guesses. */
-export const STRONG_VIA = new Set<FactTarget["via"]>(["named", "old_value", "history", "partial"]);
+export const STRONG_VIA = new Set<FactTarget["via"]>(["named", "old_value", "history", "partial", "term"]);
 
 /** The kind of value an attribute a partial update names holds ("change the quantity to 1500" → a count). */
 const ATTR_KIND: Record<string, ValueKind> = {
@@ -52,7 +55,7 @@ export function resolveTarget(
 ): FactTarget | null {
   const r = registry;
   if (reading.subject) {
-    const key = r.resolveName(reading.subject);
+    const key = reading.exact ? reading.subject : r.resolveName(reading.subject, valueKind(reading.value));
     if (reading.attr && !r.isKnown(key)) {
       const partial = partialTarget(registry, reading.attr, reading.value, scopeKey);
       if (partial) return partial;
@@ -62,11 +65,26 @@ export function resolveTarget(
   const kind = valueKind(reading.value);
   const found = (slot: Slot | undefined, via: FactTarget["via"]): FactTarget | null =>
     slot ? { key: slot.key, value: reading.value, via } : null;
+  if (reading.standIn && reading.oldValue) {
+    // Only the person's name changes in the slot that names them; nothing else finds a stand-in's slot.
+    const slot = r.byValue(reading.oldValue, scopeKey);
+    const swapped = slot?.value ? replacePerson(slot.value, reading.oldValue, reading.value) : null;
+    return slot && swapped
+      ? { key: slot.key, value: swapped.value, via: "old_value", replaced: swapped.name }
+      : null;
+  }
   if (reading.oldValue) {
     const byOld = found(r.byValue(reading.oldValue, scopeKey), "old_value");
     if (byOld) return byOld;
   }
   if (reading.family) return found(r.byFamily(reading.family, scopeKey), "family");
+  // "it's net 15": the term names the slot, and only that part of its value changes.
+  const term = r.byTerm(reading.value, scopeKey);
+  if (term?.slot.value) {
+    const value = term.whole ? reading.value : term.slot.value.replace(term.part, reading.value);
+    return { key: term.slot.key, value, via: "term", replaced: term.part };
+  }
+  if (reading.termOnly) return null;
   // "go back to X" when this run never saw X falls through to the other clues.
   const byHistory = found(r.byHistory(reading.value, scopeKey), "history");
   if (byHistory) return byHistory;
@@ -78,7 +96,8 @@ export function resolveTarget(
   }
   if (!reading.weak) {
     const recent = r.latest(scopeKey);
-    if (recent && (recent.kind === kind || kind === "text")) return found(recent, "recent");
+    // Recency alone never moves a figure or a date into words ("go back to a laundromat" is no rent).
+    if (recent && recent.kind === kind) return found(recent, "recent");
   }
   return null;
 }

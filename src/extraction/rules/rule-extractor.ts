@@ -66,6 +66,9 @@ import { DATE } from "./values";
  */
 
 const DRAFT_SENTENCE = /^draft\b/i;
+/** Words past which an assistant turn is an answer of its own rather than an echo of what was said. */
+const ECHO_WORDS = 40;
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 /** A figure, a time or a date: what a supposition could pass off as real state. */
 const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
@@ -78,6 +81,9 @@ class Run {
   readonly facts: FactLedger;
   readonly items: ItemLedger;
   readonly assistant = new AssistantTurns();
+  private readonly registry: SlotRegistry;
+  /** Assistant turns repeating a slot's current value (ExtractionOutput.echoedValues). */
+  readonly echoedValues: { id: string; key: string; value: string }[] = [];
   /** Messages spoken inside a non-global scope, so the transcript tail can be gated like facts. */
   readonly messageScopes: MessageScope[] = [];
   /** Scopes a turn adopted: what they said is current from that turn on. */
@@ -85,6 +91,7 @@ class Run {
 
   constructor(input: ExtractionInput) {
     const registry = new SlotRegistry(input.existingFacts ?? []);
+    this.registry = registry;
     if (input.openScope) registry.seed(input.openScopeFacts ?? [], scopeKeyOf(input.openScope));
     this.facts = new FactLedger(registry);
     this.tracker = new ScopeTracker(input.openScope);
@@ -99,12 +106,29 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
+      // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
+      // turn is an echo: a long answer that names a value in passing says much else, and it leaves
+      // the context only where it quotes a dead claim (masked there), never whole.
+      const content = cleanText(message.content ?? "");
+      if (words(content) <= ECHO_WORDS) {
+        for (const slot of this.registry.repeatedIn(content))
+          this.echoedValues.push({ id: message.id, ...slot });
+      }
       return;
     }
+    const text = cleanText(message.content ?? "");
+    const reply = message.role === "user" && text ? this.assistant.correctedBy(text) : null;
     this.assistant.forget();
     if (message.role !== "user" && message.role !== "system") return;
-    const text = cleanText(message.content ?? "");
     if (!text) return;
+    for (const phrase of reply?.corrected ?? []) this.facts.retireSaid(message.id, phrase);
+    // "Yes, the 7th" to "…the deadline moves to the 7th?": the user states the slot the question named,
+    // read as one more sentence of the turn, after its own.
+    const affirmedKey = reply?.affirmed ? this.registry.namedIn(reply.affirmed.part) : null;
+    const affirmed =
+      affirmedKey && reply?.affirmed
+        ? [`The ${affirmedKey.replace(/_/g, " ")} is ${reply.affirmed.value}.`]
+        : [];
 
     const tags = readLeadingTags(text);
     const messageAuthority = tags.authority ?? speakerAuthority(message.speaker);
@@ -128,7 +152,7 @@ class Run {
 
     const all = splitSentences(body);
     // A pasted record set states nothing: its lines stay in the transcript (searchable by passage).
-    const sentences = isRecordSet(all) ? [] : all;
+    const sentences = isRecordSet(all) ? [] : [...all, ...affirmed];
     this.tracker.begin(message.ts, all[0] ?? "");
     this.tracker.frame(sentences, body, message.id);
     for (const sentence of sentences) {
@@ -243,6 +267,7 @@ export function extractFromMessages(input: ExtractionInput): ExtractionOutput {
     adoptedScopes: run.adoptedScopes,
     messageEchoes: run.assistant.messageEchoes,
     retiredValues: run.facts.retiredValues,
+    echoedValues: run.echoedValues,
   };
 }
 

@@ -1,3 +1,4 @@
+import { attributeWord, isBoundWord, sameAttribute } from "../../entities/slot-attribute";
 import { keyHead } from "./slots/subject-keys";
 import { contentWords, normalizeValue } from "./text";
 import { containsKind, type ValueKind, valueKind } from "./values";
@@ -36,6 +37,10 @@ const TYPE_SUFFIXES = new Set([
   "location",
   "choice",
 ]);
+/** A term and its number ("net 15", "gate 22", "size 10"): one word, then the figure, and nothing else. */
+const TERM = /^([a-z][a-z-]{1,20})\s+(\d[\d.,]*)$/i;
+/** An identifier with a letter prefix ("LT-1187", "INV-2207"), first in a value: the prefix names its kind. */
+const IDENTIFIER = /^([A-Z]{1,5})-(\d{2,})\b/;
 /** Slot keys that say nothing about what the value is; overlap with them proves nothing. */
 const GENERIC_KEYS = new Set(["decision", "choice", "plan", "preference", "value", "status"]);
 
@@ -106,14 +111,20 @@ export class SlotRegistry {
    * ("budget" ~ project_budget, "rate" ~ hourly_rate, "priority" ~ top_priority), or one that only
    * adds a type suffix ("launch" ~ launch_date). The closest, then the most recent, wins.
    */
-  resolveName(raw: string): string {
+  resolveName(raw: string, kind?: ValueKind): string {
     const known = this.allKeys();
     if (known.has(raw)) return raw;
     const rawTokens = tokens(raw);
+    // One attribute in other words ("rent ceiling" ~ max_rent): the slot notion the write path uses.
+    const same = [...known].filter(([key]) => sameAttribute(tokens(key), rawTokens));
+    if (same.length) return same.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    const bound = kind ? this.boundOf(rawTokens, kind) : undefined;
+    if (bound) return bound;
     const rawHead = keyHead(raw);
     // Modifiers compare by stem ("deploy window" ~ scheduled_deployment_window).
     const rawPrefix = new Set(rawTokens.slice(0, -1).map(keyStem));
     let best: { key: string; distance: number; seq: number } | null = null;
+    let tied: string[] = [];
     for (const [key, seq] of known) {
       const keyTokens = tokens(key);
       let distance = Number.POSITIVE_INFINITY;
@@ -130,11 +141,47 @@ export class SlotRegistry {
         distance = 1;
       }
       if (!Number.isFinite(distance)) continue;
+      if (!best || distance < best.distance) tied = [key];
+      else if (distance === best.distance) tied.push(key);
       if (!best || distance < best.distance || (distance === best.distance && seq > best.seq)) {
         best = { key, distance, seq };
       }
     }
+    // A bare head two slots with different values share ("the cap" beside hotel_cap and food_cap)
+    // names neither for sure; two keys holding one value are one slot filed twice.
+    if (best && rawPrefix.size === 0 && best.distance > 0 && this.distinctValues(tied) > 1) return raw;
     return best?.key ?? raw;
+  }
+
+  /** How many different current values these keys hold, in any scope ("$100,000" is in "$100,000 (approved)"). */
+  private distinctValues(keys: string[]): number {
+    const values: string[] = [];
+    for (const slots of this.scopes.values()) {
+      for (const key of keys) {
+        const value = normalizeValue(slots.get(key)?.value ?? "");
+        if (value && !values.some((v) => v.includes(value) || value.includes(v))) values.push(value);
+      }
+    }
+    return values.length;
+  }
+
+  /**
+   * "The ceiling is now $2,300" names a bound and not what it bounds: it is the slot of the one known
+   * bound of that direction whose value is of the same kind. Two such slots (a hotel cap and a food
+   * cap) leave it unresolved: a guess between them could replace the wrong value.
+   */
+  private boundOf(rawTokens: string[], kind: ValueKind): string | undefined {
+    if (!rawTokens.length || !rawTokens.every(isBoundWord)) return undefined;
+    const direction = attributeWord(rawTokens[0] ?? "");
+    const keys = new Set<string>();
+    for (const slots of this.scopes.values()) {
+      for (const slot of slots.values()) {
+        if (slot.kind !== kind) continue;
+        if (tokens(slot.key).some((t) => isBoundWord(t) && attributeWord(t) === direction))
+          keys.add(slot.key);
+      }
+    }
+    return keys.size === 1 ? [...keys][0] : undefined;
   }
 
   isKnown(key: string): boolean {
@@ -218,6 +265,61 @@ export class SlotRegistry {
       this.newest(slots, (s) => matches(s.value)) ??
       this.newest(slots, (s) => s.history.some((h) => matches(h)))
     );
+  }
+
+  /**
+   * The slot a term update is about: "net 15" changes the newest slot whose current value says "net"
+   * followed by another number ("brand refresh, $4,800, net 30"), and the part it replaces ("net 30").
+   */
+  byTerm(value: string, scopeKey: string): { slot: Slot; part: string; whole: boolean } | undefined {
+    const term = TERM.exec(value.trim());
+    const id = term ? null : IDENTIFIER.exec(value.trim());
+    const found = term ?? id;
+    if (!found) return undefined;
+    const [, word, number] = found as unknown as [string, string, string];
+    const inValue = term
+      ? new RegExp(`\\b${word}\\s+(\\d[\\d.,]*)\\b`, "i")
+      : new RegExp(`\\b${word}-(\\d+)\\b`);
+    let best: { slot: Slot; part: string; whole: boolean } | undefined;
+    for (const slot of this.visible(scopeKey)) {
+      const m = slot.value === null ? null : inValue.exec(slot.value);
+      if (!m || m[1] === number) continue;
+      // "LT-1187, a Latitude 5440" says more than the tag: it is the slot's whole new value.
+      if (!best || slot.seq > best.slot.seq) best = { slot, part: m[0], whole: id !== null };
+    }
+    return best;
+  }
+
+  /**
+   * The global slots whose current value a text repeats, whole-word and case-insensitively. Values
+   * shorter than four characters ("5", "May") would match ordinary words and are left out.
+   */
+  repeatedIn(text: string): { key: string; value: string }[] {
+    const lower = text.toLowerCase();
+    const out: { key: string; value: string }[] = [];
+    for (const slot of this.scope(GLOBAL).values()) {
+      const value = slot.value;
+      if (value === null || value.length < 4) continue;
+      const at = lower.indexOf(value.toLowerCase());
+      if (at === -1) continue;
+      const before = lower.charAt(at - 1);
+      const after = lower.charAt(at + value.length);
+      if (/[\w$]/.test(before) || /\w/.test(after)) continue;
+      out.push({ key: slot.key, value });
+    }
+    return out;
+  }
+
+  /**
+   * The one global slot a text names by its head noun ("the deadline moves…" → report_deadline);
+   * null when none or several do.
+   */
+  namedIn(text: string): string | null {
+    const said = new Set((text.toLowerCase().match(/[a-z0-9]+/g) ?? []).map(keyHead));
+    const keys = [...this.scope(GLOBAL).values()]
+      .filter((s) => s.value !== null && said.has(keyHead(s.key)))
+      .map((s) => s.key);
+    return keys.length === 1 ? (keys[0] as string) : null;
   }
 
   /** The slot whose past values include `value`, for "go back to X". */

@@ -104,11 +104,14 @@ export function statusOf(value: string): string | null {
   return null;
 }
 
+/** "May" alone (or with a year) as a value is the month; elsewhere the word is usually the modal. */
+const MAY_VALUE = /^(?:(?:in|to|for|by|until)\s+)?(?:early\s+|mid-?\s*|late\s+)?May(?:\s+\d{4})?$/;
+
 export function valueKind(value: string): ValueKind {
   if (MONEY.test(value)) return "money";
   if (PERCENT.test(value)) return "percent";
   if (statusOf(value)) return "status";
-  if (DATE.test(value)) return "date";
+  if (DATE.test(value) || MAY_VALUE.test(value.trim())) return "date";
   if (DURATION.test(value)) return "duration";
   if (COUNT.test(value)) return "count";
   return "text";

@@ -1,6 +1,7 @@
 import type { FactEventInput, IngestOutput } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
 import type { FactRead } from "../../domain/trace";
+import { keySlot } from "../../entities/fact-entities";
 import { entityLookup } from "../../entities/query-entities";
 import { EntityResolver } from "../../entities/resolve-on-write";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
@@ -115,9 +116,25 @@ export class ThreadFacts {
     // Other threads of the project write the same slots at the same time. A plan made against versions
     // another writer replaced in between is refused by the storage (StaleFactPlan) and made again
     // against what won, so no write is lost and each slot keeps one current version and one chain.
+    // One slot across keys: the current facts about the registered entities the keys name are
+    // candidates for the same slot too.
+    const slots = new Map<string, ReturnType<typeof keySlot>>();
+    const slotIn = (key: string) => {
+      let slot = slots.get(key);
+      if (slot === undefined) {
+        slot = keySlot(key, entities.registry, tenant.entity_thresholds);
+        slots.set(key, slot);
+      }
+      return slot;
+    };
+    const slotOf = (row: FactVersion) => slotIn(row.key)?.slot ?? null;
+    const named = [...new Set(rows.flatMap((row) => slotIn(row.key)?.entityIds ?? []))];
     for (let attempt = 1; ; attempt++) {
-      const existing = await repository.loadForPlanning(record.project_id, ids, keys, oldest);
-      const plan = planFactWrites(existing, rows, receivedAt);
+      const loaded = await repository.loadForPlanning(record.project_id, ids, keys, oldest);
+      const existing = named.length
+        ? withRows(loaded, await repository.currentReferencing(record.project_id, named))
+        : loaded;
+      const plan = planFactWrites(existing, rows, receivedAt, slotOf);
       let written: FactsWritten | undefined;
       try {
         const inserted = new Set(plan.inserts.map((r) => r.id));
@@ -187,4 +204,10 @@ export class ThreadFacts {
   changed(projectId: string, token: string, revision: number): boolean {
     return this.cache.announce(projectId, token, revision);
   }
+}
+
+/** Stored rows with more stored rows, each once. */
+function withRows(rows: FactVersion[], more: FactVersion[]): FactVersion[] {
+  const seen = new Set(rows.map((r) => r.id));
+  return [...rows, ...more.filter((r) => !seen.has(r.id))];
 }

@@ -23,7 +23,7 @@ const ATTR_CHANGE =
 const SWITCH_FROM_TO =
   /\b(?:switch|switched|switching|move|moved|moving|change|changed|changing|migrate|migrated|migrating|go|going|went)\s+from\s+(.+?)\s+to\s+(.+)$/i;
 const SWITCH_TO =
-  /\b(?:switch(?:ed|ing)?|migrat(?:e|ed|ing)|transition(?:ed|ing)?|pivot(?:ed|ing)?|mov(?:e|ed|ing)|chang(?:e|ed|ing))\s+(?:over\s+)?to\s+(.+?)(?:,?\s+(?:instead(?:\s+of\s+(.+))?|rather than\s+(.+)))?$/i;
+  /\b(?:switch(?:ed|ing)?|swap(?:ped|ping)?|migrat(?:e|ed|ing)|transition(?:ed|ing)?|pivot(?:ed|ing)?|mov(?:e|ed|ing)|chang(?:e|ed|ing))\s+(?:(?:her|him|them|us|me)\s+)?(?:over\s+)?to\s+(.+?)(?:,?\s+(?:instead(?:\s+of\s+(.+))?|rather than\s+(.+)))?$/i;
 // "get back to" needs an object to mean a return ("get things back to normal"): without one it is a
 // reply ("they'd get back to us") or resuming an activity ("get back to work"), never a slot's value.
 const GO_BACK =
@@ -91,7 +91,7 @@ export function changeReading(clause: string): SlotReading | null {
   m = SWITCH_TO.exec(clause);
   if (m) {
     const v = value(m[1]);
-    const weak = !/\b(?:switch|migrat|transition|pivot)|\binstead\b|\brather than\b/i.test(m[0]);
+    const weak = !/\b(?:switch|swap|migrat|transition|pivot)|\binstead\b|\brather than\b/i.test(m[0]);
     if (v)
       return qualified(reading("change", null, v, { change: true, weak, oldValue: value(m[2] ?? m[3]) }));
   }

@@ -9,10 +9,49 @@ const COPULA = new RegExp(
   "i",
 );
 const PROGRESSIVE = /^[a-z]+ing\b/i;
+/**
+ * "Title's 'Night Ferry' now", "Budget's now $12k": "'s" is "is" when "now" marks the new value. Without
+ * "now" the "'s" may be a possessive ("Sam's car"), so it is not read.
+ */
+const CONTRACTED = new RegExp(String.raw`^${NP}'s\s+(?:now\s+(.+)|(.+?)\s+now\b.*)$`, "i");
+/** A value that carries a verb of its own is a possessive's clause ("Sam's car is now red"), not a value. */
+const VERB_IN_VALUE = /\b(?:is|are|was|were|has|have|had|will|would|can|does|did)\b/;
+/** What reads as a value after "X's": a quotation, a figure, a name or a determined noun ("Anna's idea now" is not one). */
+const VALUE_LIKE = /^(?:["'\u2018\u201c]|[$\u20ac\u00a3]|\d|[A-Z]|(?:the|a|an)\s)/;
+
+/**
+ * Predicates that are the value of an attribute of whoever they are said of: "I'm vegetarian now" and
+ * "My sister is vegan" state a diet, the speaker's (`diet`) and the sister's (`sister_diet`), two slots.
+ */
+const ATTRIBUTE_PREDICATES: { attribute: string; words: RegExp }[] = [
+  {
+    attribute: "diet",
+    words:
+      /^(?:a\s+|an\s+|strictly\s+|fully\s+|mostly\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|kosher|halal|omnivore|flexitarian|plant[- ]based)$/i,
+  },
+];
+const FIRST_PERSON = /^(?:i'm|i am|im)\s+(?:now\s+|actually\s+|officially\s+)?([^,;]+)/i;
+
+function predicateAttribute(v: string): string | null {
+  return ATTRIBUTE_PREDICATES.find((p) => p.words.test(v))?.attribute ?? null;
+}
+
+/** "I'm vegetarian now": the speaker's own attribute, when the predicate names which one. */
+function firstPersonReading(clause: string): SlotReading | null {
+  const m = FIRST_PERSON.exec(clause);
+  const v = m ? value(m[1]) : null;
+  const attribute = v ? predicateAttribute(v) : null;
+  return v && attribute ? reading("copula", attribute, v, { exact: true }) : null;
+}
+
+/** "It's net 15 for them": a pronoun and a value; only a term the value shares with a slot finds its slot. */
+const PRONOUN_COPULA =
+  /^(?:also\s+|and\s+|actually\s+)?(?:it|that)(?:'s|\s+is)\s+(?:now\s+|actually\s+)?(.+)$/i;
+const FOR_WHOM = /\s+for\s+(?:them|us|him|her|me|you|this one|that one)\b.*$/i;
 
 export function copulaReading(clause: string): SlotReading | null {
   const m = COPULA.exec(clause);
-  if (!m) return null;
+  if (!m) return contractedReading(clause) ?? firstPersonReading(clause) ?? pronounReading(clause);
   const verb = (m[2] ?? "").toLowerCase();
   const v = value(m[3]);
   if (!v) return null;
@@ -21,14 +60,36 @@ export function copulaReading(clause: string): SlotReading | null {
   // "is excluding …", "are trying …": a verb in progress, not a value.
   if (PROGRESSIVE.test(v) && !statusOf(v)) return null;
   const subject = subjectKey(m[1] ?? "");
+  // "Cheaper is cheaper", "a deal is a deal": a saying, not a value.
+  if (subject && subject.key === subjectKey(v)?.key) return null;
   const historical = verb === "was" || verb === "were";
   const modal = /^(?:would|could|might|should) be$/.test(verb);
   if (!subject) {
-    // "Your $200K is now $140K" names its slot by the old value.
-    return null;
+    // "Your $200K is now $140K" names its slot by the old value; "it's net 15" by a term.
+    return pronounReading(clause);
   }
   if (subject.generic) return reading("copula", null, v, { historical, modal, change: true });
+  const attribute = predicateAttribute(v);
+  if (attribute)
+    return reading("copula", `${subject.key}_${attribute}`, v, { historical, modal, exact: true });
   const status = statusOf(v);
   const key = status && !STATUS_HEADS.test(subject.key) ? statusKey(subject.key) : subject.key;
   return reading("copula", key, v, { historical, modal });
+}
+
+function contractedReading(clause: string): SlotReading | null {
+  const m = CONTRACTED.exec(clause);
+  if (!m) return null;
+  const raw = m[2] ?? m[3] ?? "";
+  if (VERB_IN_VALUE.test(raw) || !VALUE_LIKE.test(raw.trim())) return null;
+  const v = value(raw);
+  const subject = subjectKey(m[1] ?? "");
+  if (!v || !subject || subject.generic || isAppraisal(raw)) return null;
+  return reading("copula", subject.key, v, { change: true });
+}
+
+function pronounReading(clause: string): SlotReading | null {
+  const m = PRONOUN_COPULA.exec(clause);
+  const v = m ? value((m[1] ?? "").replace(FOR_WHOM, "")) : null;
+  return v ? reading("copula", null, v, { change: true, termOnly: true }) : null;
 }

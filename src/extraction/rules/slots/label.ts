@@ -8,6 +8,22 @@ import { subjectKey } from "./subject-keys";
  */
 
 const LABEL = /^([A-Za-z][\w' &/#+-]{0,40}?)\s*(?:\(([^)]{1,40})\))?\s*:\s+(.+)$/;
+/**
+ * A label that says what the slot is and then why ("Loaner laptop for Farah while hers is repaired:
+ * LT-0931"): the clause after a subordinating word, then a second prepositional phrase, are cut, and
+ * what is left is read as the label.
+ */
+const LONG_LABEL = /^([A-Za-z][\w' &/#+-]{41,100}?)\s*:\s+(.+)$/;
+const SUBORDINATE = /\s+(?:while|because|since|when|until|after|before|as|if|so)\b.*$/i;
+const SECOND_PHRASE = /^(\S+(?:\s+\S+){1,3}?\s+(?:for|of)\s+\S+)\s+(?:in|at|on|from|with|during)\b.*$/i;
+
+function shortened(clause: string): string | null {
+  const m = LONG_LABEL.exec(clause);
+  if (!m) return null;
+  let label = (m[1] ?? "").replace(SUBORDINATE, "");
+  label = SECOND_PHRASE.exec(label)?.[1] ?? label;
+  return label.length <= 41 && label !== m[1] ? `${label}: ${m[2]}` : null;
+}
 const LABEL_STOP_FIRST = new Set([
   "got",
   "based",
@@ -109,7 +125,7 @@ const LABEL_STOP_LAST =
   /(?:reminder|note|notes|update|fyi|recap|summary|correction|news|question|answer|context|background|example|tip|warning|says|said|asks|asked|wrote|writes|replied)$/i;
 
 export function labelReading(clause: string): SlotReading | "skip" | null {
-  const m = LABEL.exec(clause);
+  const m = LABEL.exec(clause) ?? LABEL.exec(shortened(clause) ?? "");
   if (!m) return null;
   let label = (m[1] ?? "").trim();
   const rest = m[3] ?? "";

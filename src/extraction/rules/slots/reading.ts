@@ -53,6 +53,18 @@ export interface SlotReading {
   weak: boolean;
   /** Key to use when a subjectless reading finds no slot ("We're thinking pilot program" → plan). */
   fallbackKey: string | null;
+  /**
+   * Names no slot and carries no clue but a term ("it's net 15"): it changes the slot whose value
+   * holds the same term with another number, or nothing.
+   */
+  termOnly: boolean;
+  /**
+   * The subject names whose attribute it is ("sister_diet", the speaker's `diet`): another holder's
+   * slot of the same attribute is another slot, so the key is used as it is.
+   */
+  exact: boolean;
+  /** A stand-in: `value` is the person taking the place of `oldValue` in the slot that names them. */
+  standIn: boolean;
 }
 
 export function reading(
@@ -76,6 +88,9 @@ export function reading(
     tentative: false,
     weak: false,
     fallbackKey: null,
+    termOnly: false,
+    exact: false,
+    standIn: false,
     ...extra,
   };
 }

@@ -1,3 +1,4 @@
+import { singular } from "../../../entities/slot-attribute";
 import { isTitle } from "../speaker";
 import { snake } from "../text";
 import { MONEY, startsWithDate } from "../values";
@@ -159,12 +160,6 @@ const INNER_PRONOUN =
 export const STATUS_HEADS = /(?:^|_)(?:status|state|phase|stage)$/;
 const OF_PHRASE = /^(.+?)\s+(?:of|for)\s+(?:the\s+|our\s+|this\s+|my\s+)?(.+)$/i;
 const SUBJECT_TOKEN = /^[a-z0-9#][a-z0-9#&'/+-]*$/i;
-
-function singular(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && word.endsWith("s") && !/(?:ss|us|is|ics)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
 
 /** Canonical head of a key, for comparing keys ("priorities" ~ "priority", "approach" ~ "plan"). */
 export function keyHead(key: string): string {
