@@ -60,7 +60,7 @@ export function copulaReading(clause: string): SlotReading | null {
   // "is excluding …", "are trying …": a verb in progress, not a value.
   if (PROGRESSIVE.test(v) && !statusOf(v)) return null;
   const subject = subjectKey(m[1] ?? "");
-  // "Cheaper is cheaper", "a deal is a deal": a saying, not a value.
+  // "A deal is a deal", "rules are rules": a saying, not a value.
   if (subject && subject.key === subjectKey(v)?.key) return null;
   const historical = verb === "was" || verb === "were";
   const modal = /^(?:would|could|might|should) be$/.test(verb);
