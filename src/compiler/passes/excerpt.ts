@@ -21,6 +21,8 @@ export interface Excerpt {
   /** 1-based positions of the chosen passages, in message order, and how many the message has. */
   parts: number[];
   of: number;
+  /** Whether the chosen passages share a word with the query (else the excerpt is the opening passage). */
+  matched: boolean;
 }
 
 /** A long message's passages with their terms, computed once per object. */
@@ -88,5 +90,5 @@ export function excerptOf(
   const parts = chosen.map((i) => i + 1);
   const pointer = `(excerpt of message ${o.objectId}: part${parts.length > 1 ? "s" : ""} ${parts.join(" and ")} of ${n}) `;
   const text = `${o.transcript?.stamp ?? ""}${pointer}${chosen.map((i) => index.texts[i]).join(" […] ")}`;
-  return { text, parts, of: n };
+  return { text, parts, of: n, matched: best !== undefined };
 }
