@@ -138,8 +138,9 @@ class Run {
       ? { scope: markers.scope, scope_id: markers.scopeLabel ?? null }
       : null;
     // Statements are read from the prose; the whole text still decides the message's handling above.
-    const prose = cleanText(withoutCode(message.content ?? ""));
-    const body = (prose === text ? tags.body : readLeadingTags(prose).body)
+    const raw = message.content ?? "";
+    const prose = withoutCode(raw);
+    const body = (prose === raw ? tags.body : readLeadingTags(cleanText(prose)).body)
       .replace(MARKER_BRACKETS, " ")
       .trim();
     const facts = this.facts.facts;
