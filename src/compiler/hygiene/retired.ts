@@ -38,9 +38,16 @@ export function withRetired(
       added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });
     }
   }
+  return mergedWith(dead, added, memos);
+}
+
+/**
+ * `dead` with `added` joined, longest first. The merged list is a function of `dead` and of `added` in
+ * order: the same pair gets the same list back, so the per-list index and masked texts carry over from
+ * compile to compile.
+ */
+export function mergedWith(dead: DeadClaim[], added: DeadClaim[], memos: RetiredMemos): DeadClaim[] {
   if (!added.length) return dead;
-  // The merged list is a function of `dead` and of `added` in order: the same pair gets the same
-  // list back, so the per-list index and masked texts below carry over from compile to compile.
   const merged = perList(memos.mergedLists, dead, () => new BoundedMap(MEMO_LIMITS.mergedLists));
   const key = added.map((a) => `${a.objectId}\u0000${a.diedAt}\u0000${a.text}`).join("\u0001");
   let list = merged.get(key);

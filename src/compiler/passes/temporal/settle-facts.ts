@@ -4,6 +4,7 @@ import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { speaksFromDeadState } from "../../hygiene/restatement";
 import { FactsMemo } from "./facts-memo";
+import { instructionOverrides } from "./instruction-authority";
 import type { TemporalMemos } from "./memos";
 import type { Admitted, FactSettlement } from "./settlement";
 import { reconcile, validTime } from "./slot-reconciliation";
@@ -32,6 +33,11 @@ export function settleFacts(
     removed.add(o.object.objectId);
   }
   for (const q of settled.quarantined) removed.add(q.object.objectId);
+  // Attributed instructions filed under keys that say nothing of what they are about (issue 17).
+  for (const o of instructionOverrides(keep(admitted.facts))) {
+    omitted.push(o);
+    removed.add(o.object.objectId);
+  }
   const facts = keep(admitted.facts);
   const working = keep(admitted.working);
 

@@ -3,6 +3,7 @@ import { type DeadBasis, deadBasis, deadClaimsWith } from "../../hygiene/dead-ba
 import { outdatedMessages } from "../../hygiene/outdated";
 import type { StatedClaims } from "../../types";
 import type { TemporalMemos } from "./memos";
+import { itemRetelling, overriddenInstructions } from "./retold-instructions";
 import { restatedBefore, settleFacts } from "./settle-facts";
 import type { Admitted, FactSettlement, StateSettlement } from "./settlement";
 
@@ -35,7 +36,18 @@ export function settleItems(
     const replacedBy = from ? outdated.get(from) : undefined;
     if (replacedBy) for (const ref of item.refs ?? []) if (!outdated.has(ref)) outdated.set(ref, replacedBy);
   }
+  // An item that repeats or retells an overridden instruction speaks for it, whenever it was said.
+  const retold = overriddenInstructions(core.omitted);
   const liveItems = items.filter((item) => {
+    const retelling = retold.length ? itemRetelling(item, retold) : undefined;
+    if (retelling) {
+      omitted.push({
+        object: item,
+        reason: retelling.reason,
+        detail: `restates ${retelling.instruction.object.objectId}`,
+      });
+      return false;
+    }
     const restated = restatedBefore(item, core.deadBeforeItems, memos);
     const from = item.refs?.find((ref) => outdated.has(ref));
     if (restated) {

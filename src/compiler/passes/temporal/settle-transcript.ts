@@ -5,9 +5,10 @@ import type { DeadClaim } from "../../hygiene/dead-claim";
 import { maskClaims, worthKeeping } from "../../hygiene/mask";
 import { outdatedMessages } from "../../hygiene/outdated";
 import { restatedClaim, speaksFromDeadState } from "../../hygiene/restatement";
-import { withRetired } from "../../hygiene/retired";
+import { mergedWith, withRetired } from "../../hygiene/retired";
 import type { StatedClaims } from "../../types";
 import type { TemporalMemos } from "./memos";
+import { overriddenInstructions, retoldInstructions } from "./retold-instructions";
 import type { Admitted, StateSettlement, TemporalResult } from "./settlement";
 
 /**
@@ -25,7 +26,11 @@ export function settleTranscript(
   ownTurn: OwnTurn = () => false,
 ): TemporalResult {
   const { facts, working, environment, items } = state;
-  const dead = sameDead(withRetired(state.dead, statedClaims, state.live, memos));
+  const retold = retoldInstructions(overriddenInstructions(state.omitted), [
+    ...admitted.messages,
+    ...admitted.episodes,
+  ]);
+  const dead = sameDead(mergedWith(withRetired(state.dead, statedClaims, state.live, memos), retold, memos));
   // Outdated is decided per message; among the items' sources, acknowledgements were added to it.
   const outdated = outdatedMessages(statedClaims, facts, memos);
   for (const [id, replacedBy] of state.outdatedSources) outdated.set(id, replacedBy);

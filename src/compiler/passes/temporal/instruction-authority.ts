@@ -1,0 +1,215 @@
+import { attributeWord } from "../../../entities/slot-attribute";
+import { readLeadingTags } from "../../../extraction/rules/speaker";
+import { authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
+import type { ContextObject, Omission } from "../../context-object";
+import { terms } from "../../lexical";
+import { validTime } from "./slot-reconciliation";
+
+/**
+ * Attributed instructions that speak of one thing under different keys (issue 17, item 5). A client
+ * often files what people said under generic keys ("instruction_a", "instruction_b"), each value
+ * naming its speaker ("[VP] Vera (VP Sales): Maximum discount is 15%", "Mark (Sales Manager): Give this
+ * customer 25% off"). Their slot is not in the key: it is read from the values, as what the instruction
+ * is about (its topic words, in the canonical form slot-attribute.ts gives) and the kind of value it
+ * sets (an amount, a share, a time, a choice).
+ *
+ * Two attributed instructions are one slot only with evidence on both sides, because hiding an
+ * instruction that still holds is worse than showing one that no longer does:
+ * - they share a topic word, and
+ * - the values collide: an amount or share beyond the other's bound ("up to $180k" against "$200k";
+ *   "$175k" is within it and both stand), two times for the same thing ("3 weeks" against "by Friday"),
+ *   an explicit counter-instruction ("…, use that instead"), or — from the same speaker — a later word
+ *   that marks a change ("now", "no longer", "cancelled").
+ * The higher rank on the authority ladder wins; between the same speaker's words the later wins.
+ * Different speakers of equal rank settle nothing here: that is a conflict for a person to resolve,
+ * and both stay in view.
+ */
+
+export interface Instruction {
+  object: ContextObject;
+  rank: number;
+  speaker: string;
+  /** The words naming the speaker ("Charles" of "Charles (CEO)"; the title when no name is given). */
+  names: string[];
+  topic: Set<string>;
+  body: string;
+  amounts: Figure[];
+  times: boolean;
+  counter: boolean;
+  change: boolean;
+}
+
+interface Figure {
+  unit: "money" | "percent" | "days";
+  value: number;
+  /** A bound the statement sets ("up to", "capped at", "over … requires"), not a value it asks for. */
+  bound: boolean;
+}
+
+/** "Name (Title): " after any leading tags: the speaker of an attributed line. */
+const NAMED = /^\s*(?:\[[^\]]{1,80}\]\s*)*([A-Z][^():[\]\n]{0,60}?)\s*\(([^)]{1,50})\)\s*:\s*/;
+const TAGS = /^\s*(?:\[[^\]]{1,80}\]\s*:?\s*)+/;
+
+const MONEY = /[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)\s?([kmb])?\b/gi;
+const PERCENT = /\b(\d+(?:\.\d+)?)\s?%/g;
+const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)[\s-](day|week|month|year)s?\b/gi;
+const DEADLINE =
+  /\b(?:by|before|until|no later than)\s+(?:the\s+)?(?:end of\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next\s+\w+|q[1-4]|eod|eow|january|february|march|april|may|june|july|august|september|october|november|december|\d)/i;
+/** Words before a figure that make it a bound rather than a value asked for. */
+const BOUND_BEFORE =
+  /(?:\b(?:up to|under|below|less than|at most|no more than|not to exceed|over|above|more than|exceeding|beyond|greater than|capped at|limited to)|\b(?:max|maximum|cap|ceiling|limit)\b(?:\s+\w+){0,2}\s+(?:is|of|at))\s*$/i;
+const COUNTER = /\b(?:instead|rather than|would be better|better to)\b/i;
+const CHANGE =
+  /\b(?:now|no longer|any ?more|cancell?ed|called off|scrapped|revoked|rescinded|withdrawn|changed|reversed|from now on|effective immediately)\b/i;
+
+const SCALE: Record<string, number> = { k: 1e3, m: 1e6, b: 1e9 };
+const WORD_NUMBERS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
+const DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
+
+/** Words too common to say what an instruction is about. */
+const GENERIC = new Set(["new", "per", "now", "need", "if", "get", "make", "want", "pleas", "go", "ahead"]);
+
+function figures(body: string): Figure[] {
+  const found: Figure[] = [];
+  const bounded = (index: number) => BOUND_BEFORE.test(body.slice(Math.max(0, index - 40), index));
+  for (const m of body.matchAll(MONEY)) {
+    const value = Number((m[1] ?? "").replace(/,/g, "")) * (SCALE[(m[2] ?? "").toLowerCase()] ?? 1);
+    found.push({ unit: "money", value, bound: bounded(m.index ?? 0) });
+  }
+  for (const m of body.matchAll(PERCENT)) {
+    found.push({ unit: "percent", value: Number(m[1]), bound: bounded(m.index ?? 0) });
+  }
+  for (const m of body.matchAll(DURATION)) {
+    const count = WORD_NUMBERS[(m[1] ?? "").toLowerCase()] ?? Number(m[1]);
+    const unit = DAYS[(m[2] ?? "").toLowerCase()] ?? 1;
+    found.push({ unit: "days", value: count * unit, bound: bounded(m.index ?? 0) });
+  }
+  return found;
+}
+
+function topicOf(body: string): Set<string> {
+  const words = new Set<string>();
+  for (const term of terms(body)) {
+    if (/[\d$%]/.test(term) || term.length < 3 || GENERIC.has(term)) continue;
+    words.add(attributeWord(term));
+  }
+  return words;
+}
+
+/** The instruction an object states with a speaker named, or null (unattributed objects settle nothing here). */
+export function attributedInstruction(object: ContextObject): Instruction | null {
+  const claim = object.claim;
+  if (!claim || object.kind !== "fact") return null;
+  const tags = readLeadingTags(claim);
+  const named = NAMED.exec(claim);
+  const title = tags.authority ?? (named ? (named[2] ?? "").trim() : null);
+  if (!title && !named) return null;
+  const body = named ? claim.slice(named[0].length) : tags.body.replace(TAGS, "");
+  if (!body.trim()) return null;
+  const speaker = (named ? `${named[1]} (${named[2]})` : (title ?? "")).toLowerCase().replace(/\s+/g, " ");
+  // The rank of whoever the value names: the writer only files what was said.
+  const rank = title ? authorityRank(title, DEFAULT_AUTHORITY_LADDER) : 0;
+  const naming = named ? (named[1] ?? "") : (title ?? "");
+  return {
+    object,
+    rank,
+    speaker,
+    names: naming.split(/\s+/).filter((w) => /^[A-Z]/.test(w) && w.length > 1),
+    topic: topicOf(body),
+    body,
+    amounts: figures(body),
+    times: DEADLINE.test(body) || figures(body).some((f) => f.unit === "days"),
+    counter: COUNTER.test(body),
+    change: CHANGE.test(body),
+  };
+}
+
+/** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
+export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
+
+const shareTopic = (a: Instruction, b: Instruction) => [...a.topic].some((w) => b.topic.has(w));
+
+/**
+ * Whether `rule`'s bounds settle `asked`: "exceeds" when a value asked for lies beyond a bound of the
+ * same unit, "within" when every such value lies inside it, null when no bound meets a value.
+ */
+function againstBounds(rule: Instruction, asked: Instruction): "exceeds" | "within" | null {
+  let verdict: "exceeds" | "within" | null = null;
+  for (const bound of rule.amounts) {
+    if (!bound.bound) continue;
+    for (const value of asked.amounts) {
+      if (value.bound || value.unit !== bound.unit) continue;
+      if (value.value > bound.value) return "exceeds";
+      verdict = "within";
+    }
+  }
+  return verdict;
+}
+
+/** Why `winner` overrides `loser`, or null when nothing shows they collide. */
+function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean): string | null {
+  const bounds = againstBounds(winner, loser);
+  if (bounds === "exceeds") return "asks for more than its bound";
+  if (bounds === "within") return null;
+  if (sameSpeaker) return winner.change ? "a later word from the same speaker changes it" : null;
+  if (winner.times && loser.times) return "sets another time for it";
+  if (loser.counter) return "a counter-instruction to it";
+  return null;
+}
+
+/**
+ * The attributed facts another attributed fact overrides, as omissions: "overridden" by a higher rank,
+ * "superseded" by the same speaker's later word. Each loser names its winner (supersededBy), so
+ * hygiene recognises the dead instruction restated in messages and items.
+ */
+export function instructionOverrides(facts: readonly ContextObject[]): Omission[] {
+  const instructions = facts.map(attributedInstruction).filter((i): i is Instruction => i !== null);
+  if (instructions.length < 2) return [];
+  const out = new Map<string, Omission>();
+  for (const [i, a] of instructions.entries()) {
+    for (const b of instructions.slice(i + 1)) {
+      if (!shareTopic(a, b)) continue;
+      const sameSpeaker = a.speaker === b.speaker;
+      let winner: Instruction;
+      let loser: Instruction;
+      if (sameSpeaker) {
+        const later = validTime(b.object).localeCompare(validTime(a.object)) > 0;
+        if (validTime(a.object) === validTime(b.object)) continue;
+        [winner, loser] = later ? [b, a] : [a, b];
+      } else if (a.rank !== b.rank) {
+        [winner, loser] = a.rank > b.rank ? [a, b] : [b, a];
+      } else continue;
+      if (out.has(loser.object.objectId)) continue;
+      const why = collision(winner, loser, sameSpeaker);
+      if (!why) continue;
+      // Its claim is what was said, without who said it: the items and turns that restate the
+      // instruction quote that part.
+      const object: ContextObject = {
+        ...loser.object,
+        claim: loser.body,
+        contradiction: "overridden",
+        supersededBy: winner.object.objectId,
+      };
+      overridden.set(object, { loser, winner });
+      out.set(loser.object.objectId, {
+        object,
+        reason: sameSpeaker ? "superseded" : "overridden",
+        detail: sameSpeaker
+          ? `${winner.object.objectId} (${winner.speaker}) ${why}`
+          : `${winner.object.objectId} (${winner.speaker}, rank ${winner.rank}) outranks rank ${loser.rank}: ${why}`,
+      });
+    }
+  }
+  return [...out.values()];
+}
