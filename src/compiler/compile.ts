@@ -34,14 +34,12 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const cache = compileInput.cache ?? new CompileCache();
   // Every count goes through the cache, which remembers the counts of lines it has seen.
   const input = { ...compileInput, countTokens: cache.countWith(compileInput.countTokens) };
+  const ladder = input.ladder.length ? input.ladder : DEFAULT_AUTHORITY_LADDER;
   const origin: Origin = {
     tenantId: input.tenantId,
     projectId: input.projectId,
     threadId: input.threadId,
-    topRank: Math.max(
-      1,
-      ...(input.ladder.length ? input.ladder : DEFAULT_AUTHORITY_LADDER).map((t) => t.rank),
-    ),
+    topRank: Math.max(1, ...ladder.map((t) => t.rank)),
     user: { id: input.identity.user_id, name: input.identity.user_name?.trim() || null },
   };
 
@@ -140,7 +138,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const gatedState = gated.filter((o) => o.object.kind !== "message");
   const sourceClaims = statedFor(admitted.items, input.statedClaims);
   const state = cache.temporalState(admitted, gatedState, sourceClaims, {
-    facts: (memo) => settleFacts(admitted, gatedState, memos, memo),
+    facts: (memo) => settleFacts(admitted, gatedState, memos, memo, ladder),
     items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims, memos),
   });
   const ownTurn = (message: ContextObject) => ownWords(message, gateContext.caller);

@@ -1,6 +1,6 @@
 import { attributeWord } from "../../../entities/slot-attribute";
 import { readLeadingTags } from "../../../extraction/rules/speaker";
-import { authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
+import { type AuthorityTier, authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
 import type { ContextObject, Omission } from "../../context-object";
 import { terms } from "../../lexical";
 import { validTime } from "./slot-reconciliation";
@@ -31,7 +31,10 @@ export interface Instruction {
   speaker: string;
   /** The words naming the speaker ("Charles" of "Charles (CEO)"; the title when no name is given). */
   names: string[];
+  /** What it is about: its words less those naming who acts (titles, the team). */
   topic: Set<string>;
+  /** The same, less the names inside its sentences: the things it is about in common words. */
+  things: Set<string>;
   body: string;
   amounts: Figure[];
   times: boolean;
@@ -98,38 +101,65 @@ function figures(body: string): Figure[] {
   return found;
 }
 
+/**
+ * Words that say who acts or who decides, not what the instruction is about: the ladder's titles
+ * ("manager", "board", "policy") and the people an instruction addresses.
+ */
+const WHO = new Set<string>(
+  [
+    ...DEFAULT_AUTHORITY_LADDER.flatMap((tier) => [tier.name, ...tier.words]),
+    ...["team", "everyone", "everybody", "staff", "people", "customer", "client", "company", "department"],
+    ...["group", "org", "organization", "person", "folk", "colleague", "approval", "approve"],
+  ].flatMap((w) => terms(w).map(attributeWord)),
+);
+
 function topicOf(body: string): Set<string> {
   const words = new Set<string>();
   for (const term of terms(body)) {
     if (/[\d$%]/.test(term) || term.length < 3 || GENERIC.has(term)) continue;
-    words.add(attributeWord(term));
+    const word = attributeWord(term);
+    if (!WHO.has(word)) words.add(word);
   }
   return words;
 }
 
+/** A capitalised word inside a sentence is a name ("Mia", "Phoenix"); the first word of one is not. */
+const CAPITALISED = /\b[A-Z][A-Za-z0-9'-]*/g;
+const withoutNames = (body: string) =>
+  body.replace(CAPITALISED, (word, at: number) => {
+    const before = body.slice(0, at).trimEnd();
+    return before === "" || /[.!?:;]$/.test(before) ? word : " ";
+  });
+
 /** The instruction an object states with a speaker named, or null (unattributed objects settle nothing here). */
-export function attributedInstruction(object: ContextObject): Instruction | null {
+export function attributedInstruction(
+  object: ContextObject,
+  ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
+): Instruction | null {
   const claim = object.claim;
   if (!claim || object.kind !== "fact") return null;
-  const tags = readLeadingTags(claim);
+  // The claim drops leading tags ("[VP] …"); the stored line ("key: value") keeps them.
+  const prefix = object.key ? `${object.key}: ` : "";
+  const line = prefix && object.text.startsWith(prefix) ? object.text.slice(prefix.length) : claim;
+  // Only a title the ladder knows makes a line an attributed instruction ("Budget (approved): …" is not).
+  const title = readLeadingTags(line).authority;
+  if (!title) return null;
   const named = NAMED.exec(claim);
-  const title = tags.authority ?? (named ? (named[2] ?? "").trim() : null);
-  if (!title && !named) return null;
-  const body = named ? claim.slice(named[0].length) : tags.body.replace(TAGS, "");
-  if (!body.trim()) return null;
-  const speaker = (named ? `${named[1]} (${named[2]})` : (title ?? "")).toLowerCase().replace(/\s+/g, " ");
-  // The rank of whoever the value names: the writer only files what was said.
-  const rank = title ? authorityRank(title, DEFAULT_AUTHORITY_LADDER) : 0;
-  const naming = named ? (named[1] ?? "") : (title ?? "");
+  const body = (named ? claim.slice(named[0].length) : readLeadingTags(line).body.replace(TAGS, "")).trim();
+  if (!body) return null;
+  const speaker = (named ? `${named[1]} (${named[2]})` : title).toLowerCase().replace(/\s+/g, " ");
+  const amounts = figures(body);
   return {
     object,
-    rank,
+    // The rank of whoever the value names: the writer only files what was said.
+    rank: authorityRank(title, ladder),
     speaker,
-    names: naming.split(/\s+/).filter((w) => /^[A-Z]/.test(w) && w.length > 1),
+    names: (named ? (named[1] ?? "") : title).split(/\s+/).filter((w) => /^[A-Z]/.test(w) && w.length > 1),
     topic: topicOf(body),
+    things: topicOf(withoutNames(body)),
     body,
-    amounts: figures(body),
-    times: DEADLINE.test(body) || figures(body).some((f) => f.unit === "days"),
+    amounts,
+    times: DEADLINE.test(body) || amounts.some((f) => f.unit === "days"),
     counter: COUNTER.test(body),
     change: CHANGE.test(body),
   };
@@ -138,7 +168,7 @@ export function attributedInstruction(object: ContextObject): Instruction | null
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
 export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
 
-const shareTopic = (a: Instruction, b: Instruction) => [...a.topic].some((w) => b.topic.has(w));
+const share = (a: Set<string>, b: Set<string>) => [...a].some((w) => b.has(w));
 
 /**
  * Whether `rule`'s bounds settle `asked`: "exceeds" when a value asked for lies beyond a bound of the
@@ -173,14 +203,21 @@ function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean
  * "superseded" by the same speaker's later word. Each loser names its winner (supersededBy), so
  * hygiene recognises the dead instruction restated in messages and items.
  */
-export function instructionOverrides(facts: readonly ContextObject[]): Omission[] {
-  const instructions = facts.map(attributedInstruction).filter((i): i is Instruction => i !== null);
+export function instructionOverrides(
+  facts: readonly ContextObject[],
+  ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
+): Omission[] {
+  const instructions = facts
+    .map((fact) => attributedInstruction(fact, ladder))
+    .filter((i): i is Instruction => i !== null);
   if (instructions.length < 2) return [];
   const out = new Map<string, Omission>();
   for (const [i, a] of instructions.entries()) {
     for (const b of instructions.slice(i + 1)) {
-      if (!shareTopic(a, b)) continue;
       const sameSpeaker = a.speaker === b.speaker;
+      // The same speaker may name the thing ("Project Kite"); different speakers must share a common
+      // word for it, as a shared name alone may be a person both speak of on different matters.
+      if (!(sameSpeaker ? share(a.topic, b.topic) : share(a.things, b.things))) continue;
       let winner: Instruction;
       let loser: Instruction;
       if (sameSpeaker) {

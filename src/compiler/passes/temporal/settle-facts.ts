@@ -1,3 +1,4 @@
+import { type AuthorityTier, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
 import { perList } from "../../cache/memo-tables";
 import type { ContextObject, Omission } from "../../context-object";
 import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
@@ -15,6 +16,7 @@ export function settleFacts(
   earlier: Omission[],
   memos: TemporalMemos,
   memo = new FactsMemo(),
+  ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
 ): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
@@ -34,7 +36,7 @@ export function settleFacts(
   }
   for (const q of settled.quarantined) removed.add(q.object.objectId);
   // Attributed instructions filed under keys that say nothing of what they are about (issue 17).
-  for (const o of instructionOverrides(keep(admitted.facts))) {
+  for (const o of instructionOverrides(keep(admitted.facts), ladder)) {
     omitted.push(o);
     removed.add(o.object.objectId);
   }
