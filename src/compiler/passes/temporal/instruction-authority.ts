@@ -33,8 +33,10 @@ export interface Instruction {
   names: string[];
   /** What it is about: its words less those naming who acts (titles, the team). */
   topic: Set<string>;
-  /** The same, less the names inside its sentences: the things it is about in common words. */
+  /** Its words written in lower case: the things it is about, in common words. */
   things: Set<string>;
+  /** The first words of its sentences, which are common words only if written so elsewhere. */
+  heads: Set<string>;
   body: string;
   amounts: Figure[];
   times: boolean;
@@ -123,13 +125,21 @@ function topicOf(body: string): Set<string> {
   return words;
 }
 
-/** A capitalised word inside a sentence is a name ("Mia", "Phoenix"); the first word of one is not. */
+/**
+ * A capitalised word may be a name ("Mia", "Phoenix"), at the head of a sentence too ("Priya leads …").
+ * A word counts as a common word for the thing when it is written in lower case somewhere: in the
+ * instruction itself (`things`), or, for the first word of a sentence (`heads`), in the other one.
+ */
 const CAPITALISED = /\b[A-Z][A-Za-z0-9'-]*/g;
-const withoutNames = (body: string) =>
-  body.replace(CAPITALISED, (word, at: number) => {
-    const before = body.slice(0, at).trimEnd();
-    return before === "" || /[.!?:;]$/.test(before) ? word : " ";
-  });
+const commonWords = (body: string) => body.replace(CAPITALISED, " ");
+function sentenceHeads(body: string): string {
+  const heads: string[] = [];
+  for (const m of body.matchAll(CAPITALISED)) {
+    const before = body.slice(0, m.index).trimEnd();
+    if (before === "" || /[.!?:;]$/.test(before)) heads.push(m[0]);
+  }
+  return heads.join(" ");
+}
 
 /** The instruction an object states with a speaker named, or null (unattributed objects settle nothing here). */
 export function attributedInstruction(
@@ -156,7 +166,8 @@ export function attributedInstruction(
     speaker,
     names: (named ? (named[1] ?? "") : title).split(/\s+/).filter((w) => /^[A-Z]/.test(w) && w.length > 1),
     topic: topicOf(body),
-    things: topicOf(withoutNames(body)),
+    things: topicOf(commonWords(body)),
+    heads: topicOf(sentenceHeads(body)),
     body,
     amounts,
     times: DEADLINE.test(body) || amounts.some((f) => f.unit === "days"),
@@ -169,6 +180,8 @@ export function attributedInstruction(
 export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
 
 const share = (a: Set<string>, b: Set<string>) => [...a].some((w) => b.has(w));
+const shareThing = (a: Instruction, b: Instruction) =>
+  share(a.things, b.things) || share(a.heads, b.things) || share(a.things, b.heads);
 
 /**
  * Whether `rule`'s bounds settle `asked`: "exceeds" when a value asked for lies beyond a bound of the
@@ -217,7 +230,7 @@ export function instructionOverrides(
       const sameSpeaker = a.speaker === b.speaker;
       // The same speaker may name the thing ("Project Kite"); different speakers must share a common
       // word for it, as a shared name alone may be a person both speak of on different matters.
-      if (!(sameSpeaker ? share(a.topic, b.topic) : share(a.things, b.things))) continue;
+      if (!(sameSpeaker ? share(a.topic, b.topic) : shareThing(a, b))) continue;
       let winner: Instruction;
       let loser: Instruction;
       if (sameSpeaker) {

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { ask, fact, message, newThread } from "./helpers";
+
+/**
+ * Issue 17 item 5 for instructions filed under keys that say nothing of what they are about
+ * ("directive_1", "directive_2"): the slot is read from the values. Two attributed instructions are one
+ * slot only when they share a word for the thing and their values collide; then the higher rank (or the
+ * same speaker's later word) wins, and the loser leaves the context with the items and sentences that
+ * retell it. Everything else stays in view. Every sentence here is invented.
+ */
+
+const at = (minute: number) => `2025-03-04T10:${String(minute).padStart(2, "0")}:00Z`;
+
+describe("attributed instructions under generic keys", () => {
+  it("a lower rank asking for more than a higher rank's cap is overridden, and its retelling masked", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("directive_1", "[VP] Ines (VP Procurement): Laptop purchases are capped at $1,800 per person", {
+        id: "cap",
+        ts: at(1),
+      }),
+      fact("directive_2", "[MANAGER] Otto (IT Manager): Order the $3,200 laptops for the design group", {
+        id: "ask",
+        ts: at(2),
+      }),
+      message("IT Manager Otto wants the $3,200 laptops for design. VP Ines capped laptops at $1,800 each.", {
+        ts: at(3),
+      }),
+    ]);
+    const r = await ask(t, "Which laptops can we order for the design group?");
+    expect(r.reasonFor("ask")).toBe("overridden");
+    expect(r.reasonFor("cap")).toBeUndefined();
+    expect(r.context).toContain("$1,800");
+    expect(r.context).not.toContain("$3,200");
+    const omission = r.trace.omitted.find((o: any) => o.object_id === "ask");
+    expect(omission.detail).toContain("cap");
+  });
+
+  it("a value within the higher rank's bound stands beside it", async () => {
+    const t = await newThread();
+    await t.events([
+      fact(
+        "directive_1",
+        "[DIRECTOR] Rosa (Finance Director): Travel refunds up to $600 need no receipt review",
+        {
+          id: "rule",
+          ts: at(1),
+        },
+      ),
+      fact(
+        "directive_2",
+        "[MANAGER] Ben (Travel Manager): Refund the $450 travel costs of the Lisbon trip today",
+        {
+          id: "within",
+          ts: at(2),
+        },
+      ),
+    ]);
+    const r = await ask(t, "Can we refund the Lisbon travel costs?");
+    expect(r.reasonFor("within")).toBeUndefined();
+    expect(r.context).toContain("$450");
+    expect(r.context).toContain("$600");
+  });
+
+  it("a higher rank's deadline overrides a lower rank's estimate for the same deliverable", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("note_a", "[ANALYST] Pia (Data Analyst): The churn report needs 10 days of cleanup first", {
+        id: "estimate",
+        ts: at(1),
+      }),
+      fact("note_b", "[VP] Theo (VP Analytics): Deliver the churn report by Monday with what is clean", {
+        id: "deadline",
+        ts: at(2),
+      }),
+      message("Analyst Pia estimated 10 days for the churn report. VP Theo wants it by Monday.", {
+        ts: at(3),
+      }),
+    ]);
+    const r = await ask(t, "When is the churn report due?");
+    expect(r.reasonFor("estimate")).toBe("overridden");
+    expect(r.context).toContain("by Monday");
+    expect(r.context).not.toContain("10 days");
+  });
+
+  it("a lower rank's counter-proposal ('… instead') to a higher rank's choice is overridden", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("note_a", "[DIRECTOR] Lena (Platform Director): Use Kafka for every new event pipeline", {
+        id: "choice",
+        ts: at(1),
+      }),
+      fact(
+        "note_b",
+        "[CONTRACTOR] Rafe (Freelance Developer): Pulsar would fit this pipeline, use it instead",
+        {
+          id: "counter",
+          ts: at(2),
+        },
+      ),
+    ]);
+    const r = await ask(t, "Which broker should the new event pipeline use?");
+    expect(r.reasonFor("counter")).toBe("overridden");
+    expect(r.context).toContain("Kafka");
+    expect(r.context).not.toContain("Pulsar");
+  });
+
+  it("the same speaker's later word that marks a change supersedes the earlier one", async () => {
+    const t = await newThread();
+    await t.events([
+      fact(
+        "note_a",
+        "[DIRECTOR] Hana (Ops Director): The warehouse audit runs on Tuesday at the Leeds site",
+        {
+          id: "first",
+          ts: at(1),
+        },
+      ),
+      fact("note_b", "[DIRECTOR] Hana (Ops Director): The warehouse audit is cancelled for this quarter", {
+        id: "later",
+        ts: at(2),
+      }),
+    ]);
+    const r = await ask(t, "Is the warehouse audit still on?");
+    expect(r.reasonFor("first")).toBe("superseded");
+    expect(r.context).toContain("cancelled");
+    expect(r.context).not.toContain("Leeds");
+  });
+
+  it("equal ranks from different people both stay: a conflict for a person, not a guess", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("note_a", "[VP] Noor (VP Marketing): Spend the $40k reserve on the autumn trade show", {
+        id: "show",
+        ts: at(1),
+      }),
+      fact("note_b", "[VP] Emil (VP Sales): Spend the $40k reserve on two contract recruiters instead", {
+        id: "hire",
+        ts: at(2),
+      }),
+    ]);
+    const r = await ask(t, "What should the $40k reserve go to?");
+    expect(r.reasonFor("show")).toBeUndefined();
+    expect(r.reasonFor("hire")).toBeUndefined();
+    expect(r.context).toContain("trade show");
+    expect(r.context).toContain("recruiters");
+  });
+
+  it("instructions that only name the same person, or share no word for the thing, stay apart", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("note_a", "[VP] Vic (VP Sales): Priya leads the renewal call with Northwind by Friday", {
+        id: "call",
+        ts: at(1),
+      }),
+      fact("note_b", "[MANAGER] Moe (Sales Manager): Priya takes 2 weeks of leave from the 20th", {
+        id: "leave",
+        ts: at(2),
+      }),
+      fact("note_c", "[INTERN] Lu (Sales Intern): Book the larger meeting room instead", {
+        id: "room",
+        ts: at(3),
+      }),
+    ]);
+    const r = await ask(t, "What is Priya doing this month?");
+    expect(r.reasonFor("call")).toBeUndefined();
+    expect(r.reasonFor("leave")).toBeUndefined();
+    expect(r.reasonFor("room")).toBeUndefined();
+    expect(r.context).toContain("2 weeks of leave");
+    expect(r.context).toContain("larger meeting room");
+  });
+});
