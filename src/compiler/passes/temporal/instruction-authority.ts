@@ -15,7 +15,9 @@ import { validTime } from "./slot-reconciliation";
  *
  * Two attributed instructions are one slot only with evidence on both sides, because hiding an
  * instruction that still holds is worse than showing one that no longer does:
- * - they share a topic word, and
+ * - they share a word for the thing, not for who acts (titles, "the team"): from different speakers a
+ *   common word, written in lower case in one of them ("Priya leads …" and "Priya takes …" only name
+ *   a person); from the same speaker a name will do ("Project Kite"), and
  * - the values collide: an amount or share beyond the other's bound ("up to $180k" against "$200k";
  *   "$175k" is within it and both stand), two times for the same thing ("3 weeks" against "by Friday"),
  *   an explicit counter-instruction ("…, use that instead"), or — from the same speaker — a later word
