@@ -1,4 +1,5 @@
 import { attributeWord } from "../../../entities/slot-attribute";
+import { UNITS } from "../../../extraction/rules/slots/asking";
 import { readLeadingTags } from "../../../extraction/rules/speaker";
 import { type AuthorityTier, authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
 import type { ContextObject, Omission } from "../../context-object";
@@ -59,7 +60,10 @@ const TAGS = /^\s*(?:\[[^\]]{1,80}\]\s*:?\s*)+/;
 
 const MONEY = /[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)\s?([kmb])?\b/gi;
 const PERCENT = /\b(\d+(?:\.\d+)?)\s?%/g;
-const DURATION = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)[\s-](day|week|month|year)s?\b/gi;
+const DURATION = new RegExp(
+  `\\b(\\d+|${Object.keys(UNITS).join("|")})[\\s-](day|week|month|year)s?\\b`,
+  "gi",
+);
 const DEADLINE =
   /\b(?:by|before|until|no later than)\s+(?:the\s+)?(?:end of\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next\s+\w+|q[1-4]|eod|eow|january|february|march|april|may|june|july|august|september|october|november|december|\d)/i;
 /** Words before a figure that make it a bound rather than a value asked for. */
@@ -70,18 +74,6 @@ const CHANGE =
   /\b(?:now|no longer|any ?more|cancell?ed|called off|scrapped|revoked|rescinded|withdrawn|changed|reversed|from now on|effective immediately)\b/i;
 
 const SCALE: Record<string, number> = { k: 1e3, m: 1e6, b: 1e9 };
-const WORD_NUMBERS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-};
 const DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
 
 /** Words too common to say what an instruction is about. */
@@ -98,7 +90,7 @@ function figures(body: string): Figure[] {
     found.push({ unit: "percent", value: Number(m[1]), bound: bounded(m.index ?? 0) });
   }
   for (const m of body.matchAll(DURATION)) {
-    const count = WORD_NUMBERS[(m[1] ?? "").toLowerCase()] ?? Number(m[1]);
+    const count = UNITS[(m[1] ?? "").toLowerCase()] ?? Number(m[1]);
     const unit = DAYS[(m[2] ?? "").toLowerCase()] ?? 1;
     found.push({ unit: "days", value: count * unit, bound: bounded(m.index ?? 0) });
   }

@@ -7,7 +7,8 @@ import { reading, type SlotReading } from "./reading";
  * assistant's "$15,000" repeats it.
  */
 
-const UNITS: Record<string, number> = {
+/** Numbers written as one word, below twenty. */
+export const UNITS: Record<string, number> = {
   one: 1,
   two: 2,
   three: 3,
