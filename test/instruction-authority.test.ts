@@ -36,6 +36,24 @@ describe("attributed instructions under generic keys", () => {
     expect(omission.detail).toContain("cap");
   });
 
+  it("a sentence naming the overridden speaker and figure on another matter is kept", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("directive_1", "[VP] Ines (VP Procurement): Monitor purchases are capped at $400 per desk", {
+        id: "cap",
+        ts: at(1),
+      }),
+      fact("directive_2", "[MANAGER] Otto (IT Manager): Order the $700 monitors for the support desks", {
+        id: "ask",
+        ts: at(2),
+      }),
+      message("Otto also settled the $700 catering bill for the offsite yesterday.", { ts: at(3) }),
+    ]);
+    const r = await ask(t, "What did Otto settle for the offsite?");
+    expect(r.reasonFor("ask")).toBe("overridden");
+    expect(r.context).toContain("catering bill");
+  });
+
   it("a value within the higher rank's bound stands beside it", async () => {
     const t = await newThread();
     await t.events([

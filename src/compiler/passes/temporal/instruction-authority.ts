@@ -109,7 +109,7 @@ const WHO = new Set<string>(
   ].flatMap((w) => terms(w).map(attributeWord)),
 );
 
-function topicOf(body: string): Set<string> {
+export function topicOf(body: string): Set<string> {
   const words = new Set<string>();
   for (const term of terms(body)) {
     if (/[\d$%]/.test(term) || term.length < 3 || GENERIC.has(term)) continue;
@@ -135,7 +135,7 @@ function sentenceHeads(body: string): string {
   return heads.join(" ");
 }
 
-/** The instruction an object states with a speaker named, or null (unattributed objects settle nothing here). */
+/** The instruction an object states with its speaker named; null for others, which settle nothing here. */
 export function attributedInstruction(
   object: ContextObject,
   ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,

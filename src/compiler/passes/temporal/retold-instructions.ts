@@ -1,20 +1,20 @@
 import type { ContextObject, Omission } from "../../context-object";
 import type { DeadClaim } from "../../hygiene/dead-claim";
-import { type Instruction, overridden } from "./instruction-authority";
+import { type Instruction, overridden, topicOf } from "./instruction-authority";
 import { validTime } from "./slot-reconciliation";
 
 /**
  * A conversation often retells an instruction in its own words before or beside the instruction
  * itself ("Engineer Ray estimated four sprints for the port. The CTO wants it by June."). Once the
  * instruction is overridden (instruction-authority.ts), the sentence that retells it speaks for a dead
- * instruction too. A sentence retells it when it names the instruction's speaker and states one of the
- * instruction's own values: a figure, a number or a name the winning instruction does not state.
- * Both are needed, so a sentence about someone else, or about what the speaker said on another matter,
- * is left alone. Each such sentence becomes a dead claim of the overridden instruction: hygiene masks
- * it where it is quoted and keeps the rest of the message.
+ * instruction too. A sentence retells it when it names the instruction's speaker, states one of the
+ * instruction's own values (a figure, a number or a name the winning instruction does not state) and
+ * speaks of its topic. All three are needed, so a sentence about someone else, or about what the
+ * speaker said on another matter, is left alone. Each such sentence becomes a dead claim of the
+ * overridden instruction: hygiene masks it where it is quoted and keeps the rest of the message.
  */
 
-/** A token that carries a value: a figure or number, or a name written with inner capitals (MongoDB, CFO, Q3). */
+/** A token that carries a value: a figure, a number, or a name with inner capitals (MongoDB, CFO, Q3). */
 const VALUE_TOKEN = /[\d$%€£¥]|^.+[A-Z]/;
 const TOKEN = /[$€£¥]?[A-Za-z0-9][\w.,%-]*[A-Za-z0-9%]|[$€£¥]?[A-Za-z0-9]/g;
 const SENTENCE = /[^.!?\n]+(?:[.!?]+|$)/g;
@@ -34,13 +34,16 @@ function ownValues(loser: Instruction, winner: Instruction): Set<string> {
   return own;
 }
 
-function retells(sentence: string, names: string[], values: Set<string>): boolean {
+/** Whether a sentence names the instruction's speaker, states one of its values and speaks of its topic. */
+function retells(sentence: string, instruction: Instruction, values: Set<string>): boolean {
   const tokens = tokensOf(sentence);
-  if (!names.some((name) => tokens.includes(name))) return false;
+  if (!instruction.names.some((name) => tokens.includes(name))) return false;
   // "2-week" states the 2 of "2 weeks": a hyphenated token counts by its parts too.
-  return tokens.some(
+  const statesValue = tokens.some(
     (t) => values.has(t.toLowerCase()) || t.split("-").some((part) => values.has(part.toLowerCase())),
   );
+  // The same figure said of another matter ("Otto paid the $900 catering bill") retells nothing.
+  return statesValue && [...topicOf(sentence)].some((w) => instruction.topic.has(w));
 }
 
 /** An overridden instruction, with what retells it. */
@@ -78,7 +81,7 @@ export function itemRetelling(item: ContextObject, retold: readonly Retold[]): R
   return retold.find(
     (r) =>
       (r.said.length >= 12 && lower.includes(r.said)) ||
-      (r.values.size > 0 && retells(text, r.instruction.names, r.values)),
+      (r.values.size > 0 && retells(text, r.instruction, r.values)),
   );
 }
 
@@ -101,7 +104,7 @@ export function retoldInstructions(
       for (const match of text.matchAll(SENTENCE)) {
         const sentence = match[0].trim();
         if (sentence.length < 12 || seen.has(sentence)) continue;
-        if (!retells(sentence, instruction.names, values)) continue;
+        if (!retells(sentence, instruction, values)) continue;
         seen.add(sentence);
         found.push({
           text: sentence,
