@@ -221,6 +221,8 @@ export function instructionOverrides(
   const out = new Map<string, Omission>();
   for (const [i, a] of instructions.entries()) {
     for (const b of instructions.slice(i + 1)) {
+      // A hypothetical, draft or task instruction never settles one outside its own scope.
+      if (a.object.scope !== b.object.scope || a.object.scopeId !== b.object.scopeId) continue;
       const sameSpeaker = a.speaker === b.speaker;
       // The same speaker may name the thing ("Project Kite"); different speakers must share a common
       // word for it, as a shared name alone may be a person both speak of on different matters.
