@@ -202,6 +202,33 @@ describe("amounts in words and affirmed proposals", () => {
   });
 });
 
+describe("partial updates", () => {
+  it("'change the headcount to 14' rewrites the count inside the slot that holds one", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The offsite is 12 people at Lakehouse Lodge.", "h1", 1),
+      said("Please change the headcount to 14.", "h2", 2),
+    ]);
+    const ctx = await ask(t, "How many people come to the offsite?");
+    expect(ctx.context).toContain("14 people at Lakehouse Lodge");
+    expect(ctx.context).not.toContain("12 people");
+  });
+
+  it("a value of another kind leaves the slot alone: a duration never lands in a date", async () => {
+    const t = await newThread();
+    // Two deliveries, so the second message is read against the first one's stored fact.
+    await t.events([
+      said("I'm updating my release plan to reflect the new review deadline of June 12, 2025.", "r1", 1),
+    ]);
+    await t.events([said("I've managed to cut the page render time from 2.5s to 300ms.", "r2", 2)]);
+    const ctx = await ask(t, "When is the review deadline?");
+    expect(ctx.context).toContain("June 12, 2025");
+    expect(ctx.context).not.toContain("300ms, 2025");
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    expect(state.json.facts.some((f: any) => f.is_valid && f.value.includes("June 12, 2025"))).toBe(true);
+  });
+});
+
 describe("stand-ins", () => {
   it("'Priya dropped out, but Tom Becker is filling in' changes only the name in the slot naming her", async () => {
     const t = await newThread();

@@ -40,7 +40,7 @@ const packOnly = (over: Partial<PackInput> & Pick<PackInput, "budgetTokens" | "c
     facts: [],
     retrieved: [],
     episodes: [],
-    retrievalScore: new Map(),
+    retrieval: new Map(),
     messages: [],
     background: [],
     queryTerms: [],

@@ -50,7 +50,9 @@ export function compileContext(compileInput: CompileInput): Envelope {
   // holds their result for every record that has not changed since the last compile.
   const tail = input.messages.slice(-MESSAGE_TAIL);
   const tailIds = new Set(tail.map((m) => m.id));
-  const retrievalScore = new Map((input.episodes ?? []).map((e) => [e.id, e.score]));
+  const retrieval = new Map(
+    (input.episodes ?? []).map((e) => [e.id, { score: e.score, similarity: e.similarity ?? 1 }]),
+  );
   const resolved = {
     facts: cache.resolvedList("fact", input.facts, (row) => cache.fact(row, origin)),
     working: cache.resolvedList("working", input.working, (entry) => cache.layer(entry, "working", origin)),
@@ -180,8 +182,8 @@ export function compileContext(compileInput: CompileInput): Envelope {
   const episodes: Ranked[] = settled.episodes.map((object) => ({
     object,
     tier: "useful",
-    relevance: 1,
-    score: retrievalScore.get(object.objectId) ?? 0,
+    relevance: retrieval.get(object.objectId)?.similarity ?? 0,
+    score: retrieval.get(object.objectId)?.score ?? 0,
   }));
   const retrievedIds = new Set(episodes.map((r) => r.object.objectId));
   const restatesRetrieved = (r: Ranked) =>
@@ -242,7 +244,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     facts: factsG ?? [],
     retrieved: retrievedG ?? [],
     episodes,
-    retrievalScore,
+    retrieval,
     messages: messagesG ?? [],
     background: backgroundG ?? [],
     queryTerms,

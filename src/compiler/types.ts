@@ -32,6 +32,8 @@ export interface MessageRecord {
 /** An earlier message retrieved for the query, with its relevance (higher is more relevant). */
 export interface EpisodeRecord extends MessageRecord {
   score: number;
+  /** Retrieval's similarity to the query in [0, 1]; pass 7 weighs it against the message's length. */
+  similarity?: number;
 }
 
 /** Slot values extraction read from a message, with the message's time. */

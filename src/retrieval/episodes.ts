@@ -24,7 +24,10 @@ export interface EpisodeRankingInput {
 
 export interface RankedEpisode {
   id: string;
+  /** Seed 004's composite, recency aside: the order retrieval hands messages on in. */
   score: number;
+  /** How well the message answers the query, in [0, 1] (fused rank, period and rescue shares applied). */
+  similarity: number;
   rescuedBy?: string;
 }
 
@@ -81,7 +84,7 @@ export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
         typePriority: EPISODE_TYPE_PRIORITY,
         ageDays: 0,
       });
-      return { ...entry, score };
+      return { ...entry, score, similarity: entry.score };
     })
     .sort(
       (a, b) =>

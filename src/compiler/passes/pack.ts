@@ -7,6 +7,7 @@ import type { DeadClaim } from "../hygiene/dead-claim";
 import { type MaskMemos, maskClaims } from "../hygiene/mask";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, phrase } from "./compress";
+import { episodeValue } from "./episode-value";
 import { type Excerpt, type ExcerptMemos, excerptOf } from "./excerpt";
 import { SECTIONS, type SectionName } from "./order";
 import type { Ranked } from "./rank";
@@ -37,13 +38,6 @@ export interface Placed {
 
 /** The recent tail's share of the message budget when relevant earlier messages compete for it. */
 export const TAIL_SHARE_WITH_EPISODES = 0.1;
-/**
- * A long retrieved message (one split into passages) is packed whole only when it takes at most this
- * share of the episodes' allowance; beyond it, its passages that answer the query are packed instead
- * (excerpt.ts), so one pasted file or log never crowds out every other relevant turn, and a relevant
- * message too long to fit whole is still represented.
- */
-export const WHOLE_MESSAGE_SHARE = 0.25;
 /** An excerpt takes about this share of the episodes' allowance: one passage at 2k tokens, more above. */
 export const EXCERPT_SHARE = 0.1;
 
@@ -105,8 +99,8 @@ export interface PackInput {
   retrieved: Ranked[];
   /** Retrieved earlier messages, with their retrieval score. */
   episodes: Ranked[];
-  /** Retrieval scores by message id, tail messages included. */
-  retrievalScore: Map<string, number>;
+  /** Retrieval's score and similarity by message id, tail messages included. */
+  retrieval: Map<string, { score: number; similarity: number }>;
   messages: Ranked[];
   background: Ranked[];
   /** The query's terms (lexical.ts), for choosing the passages of a long message. */
@@ -177,9 +171,10 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     const dated = grouped(section);
     const excerpts = new Map<ContextObject, Excerpt>();
     /**
-     * The detail levels an object may take here. A long retrieved message takes its excerpt instead of
-     * its summary, and instead of its whole text past WHOLE_MESSAGE_SHARE of the allowance; one of the
-     * recent tail is whole whenever it fits (see below for when it is excerpted).
+     * The detail levels an object may take here. A long retrieved message is whole when it fits and
+     * otherwise takes its excerpt, never its summary: the passages that answer the query say more than
+     * the message's opening. One of the recent tail is whole whenever it fits (see below for when it
+     * is excerpted).
      */
     const detailsOf = (r: Ranked): readonly DetailLevelName[] => {
       if ((section !== "episodes" && section !== "messages") || r.object.kind !== "message") {
@@ -200,7 +195,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
         // to spend (an excerpt there cost bench:beam @8k 0.011).
         return input.episodes.length === 0 && excerpt.matched ? ["full", "excerpt"] : DETAILS[r.tier];
       }
-      return r.object.tokens <= allowance * WHOLE_MESSAGE_SHARE ? ["full", "excerpt"] : ["excerpt"];
+      return ["full", "excerpt"];
     };
     /** A detail level's text and count; an excerpt is made for this query, so counted here. */
     const formFor = (r: Ranked, detail: DetailLevelName, undatedForm: boolean) => {
@@ -277,7 +272,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     // for competes again among the episodes.
     remaining -= fillTail(input.messages, Math.floor(Math.max(0, remaining) * TAIL_SHARE_WITH_EPISODES));
     const displaced = input.messages.filter(
-      (r) => input.retrievalScore.has(r.object.objectId) && !placed.some((p) => p.object === r.object),
+      (r) => input.retrieval.has(r.object.objectId) && !placed.some((p) => p.object === r.object),
     );
     for (const r of displaced) {
       const at = omitted.findIndex((o) => o.object === r.object && o.reason === "over_budget");
@@ -285,7 +280,10 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
     }
     const pool = [
       ...input.episodes,
-      ...displaced.map((r) => ({ ...r, score: input.retrievalScore.get(r.object.objectId) ?? 0 })),
+      ...displaced.map((r) => {
+        const found = input.retrieval.get(r.object.objectId);
+        return { ...r, score: found?.score ?? 0, relevance: found?.similarity ?? 0 };
+      }),
     ];
     remaining -= fillEpisodes(pool, Math.max(0, remaining));
   } else {
@@ -297,10 +295,15 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   fill("state", background.state, Math.max(0, remaining));
   return { placed, omitted };
 
-  /** Best retrieval score first into the allowance; the kept lines read in chronological order. */
+  /**
+   * Most relevance per token first into the allowance (episode-value.ts); the kept lines
+   * read in chronological order.
+   */
   function fillEpisodes(pool: Ranked[], allowance: number): number {
+    const value = new Map(pool.map((r) => [r, episodeValue(r.relevance, r.object.tokens)]));
     const best = [...pool].sort(
       (a, b) =>
+        (value.get(b) as number) - (value.get(a) as number) ||
         b.score - a.score ||
         a.object.ts.localeCompare(b.object.ts) ||
         a.object.objectId.localeCompare(b.object.objectId),

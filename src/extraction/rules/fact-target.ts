@@ -111,7 +111,9 @@ function partialTarget(
 ): FactTarget | null {
   const head = attr.split("_").pop() ?? attr;
   const kind = ATTR_KIND[head];
-  if (!kind) return null;
+  // The new value must be of the kind it replaces: "cut the load time from 1.2s to 400ms" is a
+  // duration, and writing it over the date inside "sprint deadline of April 5" is a false merge.
+  if (!kind || valueKind(value) !== kind) return null;
   const slot = registry.containing(kind, scopeKey);
   if (!slot?.value) return null;
   const rewritten = replaceKind(slot.value, kind, value);

@@ -79,7 +79,7 @@ export class ThreadRetrieval {
       .slice(0, MAX_EPISODES)
       .flatMap((ranked) => {
         const record = records.get(ranked.id);
-        return record ? [{ ...record, score: ranked.score }] : [];
+        return record ? [{ ...record, score: ranked.score, similarity: ranked.similarity }] : [];
       });
   }
 
