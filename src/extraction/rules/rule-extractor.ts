@@ -11,6 +11,7 @@ import { AssistantTurns } from "./assistant-turns";
 import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
+import { RunningFigures } from "./running-figures";
 import { type OpenScope, ScopeTracker } from "./scope-tracker";
 import { type SentenceContext, scopeKeyOf, sentenceScope } from "./sentence-context";
 import { splitClauses, splitSentences } from "./sentences";
@@ -22,11 +23,12 @@ import {
   isQuestion,
   isTentative,
   opensHypotheticalMessage,
+  proposes,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
+import { cleanText, contentWords, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -81,6 +83,7 @@ class Run {
   readonly facts: FactLedger;
   readonly items: ItemLedger;
   readonly assistant = new AssistantTurns();
+  private readonly running = new RunningFigures();
   private readonly registry: SlotRegistry;
   /** Assistant turns repeating a slot's current value (ExtractionOutput.echoedValues). */
   readonly echoedValues: { id: string; key: string; value: string }[] = [];
@@ -106,6 +109,9 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
+      // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
+      for (const amount of this.running.read(message.id, cleanText(message.content ?? ""), echoed !== null))
+        this.facts.retireSaid(message.id, amount);
       // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
       // turn is an echo: a long answer that names a value in passing says much else, and it leaves
       // the context only where it quotes a dead claim (masked there), never whole.
@@ -150,6 +156,8 @@ class Run {
     let messageHypothetical = false;
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
+    /** The proposal a sentence of this turn made, and what it named, for the sentences after it. */
+    let proposal: (OpenScope & { terms: string[] }) | null = null;
 
     const all = splitSentences(body);
     // A pasted record set states nothing: its lines stay in the transcript (searchable by passage).
@@ -181,6 +189,7 @@ class Run {
         historical: isHistorical(core),
         draft,
         changeWords: changeSignal(core).trigger !== null,
+        proposal,
       };
       if (observed.adopted) {
         this.facts.adopt(observed.adopted, ctx);
@@ -202,6 +211,9 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
+      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && proposes(lead)) {
+        proposal = { ...scope, terms: contentWords(core) };
+      }
       turnScope.sentence({
         shared: observed.scope ?? markerScope,
         scope,
@@ -215,7 +227,11 @@ class Run {
     const saysNothing = facts.length === firstFact && items.length === firstItem;
     const supposesValue = facts.length > firstFact || STATES_VALUE.test(body);
     let messageScope = turnScope.scope(supposesValue);
-    this.tracker.finish(message.ts, message.id, turnScope.supposition(supposesValue));
+    // A turn that proposed and priced something ("Would it be crazy to drop to the LE? It's $33,400.")
+    // stays in view, but what it supposed may still be taken up by the next turns.
+    const proposalStated = proposal && facts.slice(firstFact).some((f) => f.scope_id === proposal?.scope_id);
+    const supposed = turnScope.supposition(supposesValue) ?? (proposalStated ? proposal : null);
+    this.tracker.finish(message.ts, message.id, supposed && { ...supposed, terms: proposal?.terms }, body);
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });

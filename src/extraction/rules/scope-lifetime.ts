@@ -1,4 +1,5 @@
 import type { CarriedScope } from "../../items/types";
+import { contentWords } from "./text";
 
 /**
  * How long a scope inferred from the conversation lasts (issue 16, item 2). An exploratory or draft
@@ -22,6 +23,33 @@ const REJECT =
 /** Taking a supposition up, by pointing back at it: "let's go with that", "that's the plan". */
 const ADOPT =
   /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) with (?:that|it|this)\b|\b(?:that'?s|it'?s) (?:the plan|settled|decided|a deal|a go)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
+
+/**
+ * Taking a proposal up by naming what it proposed: "fine, we'll take the LE", "let's book the Elm
+ * Street one then". The object must share a word with the proposal (`terms`); a verb of choosing alone
+ * ("we'll take the dog out") adopts nothing.
+ */
+const ADOPT_NAMED =
+  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we'?re going to|i'?m going to|we'?re|i'?m|we should)\s+(?:just\s+|definitely\s+)?(?:go(?:ing)? with|take|taking|pick|picking|choose|choosing|book|booking|get|getting|do|doing)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)/i;
+
+/**
+ * Putting the decision off: "let me sit on it", "I'll sleep on it", "let me talk to Sam tonight". The
+ * proposal stays open to a verdict from the next turns (at most DEFERRALS times).
+ */
+const DEFER =
+  /\b(?:let me|i'?ll|i will|i need to|we need to|i want to|need to)\s+(?:sit on|sleep on|think (?:about|it over|on)|mull (?:it|that) over|talk (?:to|with|it over with)|check with|run it by|ask)\b|\b(?:not sure yet|undecided|both are tempting|haven'?t decided)\b/i;
+export const DEFERRALS = 2;
+
+/** Whether a turn puts a pending decision off. */
+export const defers = (text: string) => DEFER.test(text);
+
+/** Whether a sentence adopts the proposal that named `terms` by naming it again. */
+export function adoptsByName(sentence: string, terms: readonly string[]): boolean {
+  const object = ADOPT_NAMED.exec(sentence)?.[1];
+  if (!object || terms.length === 0 || REJECT.test(sentence)) return false;
+  const named = new Set(terms);
+  return contentWords(object).some((w) => named.has(w));
+}
 
 /** Whether a scope of this kind ends by itself (hypothetical and draft stretches do). */
 export const inferred = (scope: CarriedScope) => scope.scope === "hypothetical" || scope.scope === "draft";

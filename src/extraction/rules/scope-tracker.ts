@@ -1,5 +1,5 @@
 import type { CarriedScope, ItemScope } from "../../items/types";
-import { inferred, overBefore, verdictOn } from "./scope-lifetime";
+import { adoptsByName, DEFERRALS, defers, inferred, overBefore, verdictOn } from "./scope-lifetime";
 import { snake } from "./text";
 
 /**
@@ -167,7 +167,8 @@ export class ScopeTracker {
     let closed: OpenScope | null = null;
     let adopted: OpenScope | null = null;
     const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
-    const verdict = supposition ? verdictOn(sentence) : null;
+    const named = supposition === this.proposal && adoptsByName(sentence, this.proposal?.terms ?? []);
+    const verdict = supposition ? (verdictOn(sentence) ?? (named ? "adopted" : null)) : null;
     if (supposition && verdict) {
       if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
       if (supposition === this.open) closed = this.current();
@@ -193,10 +194,21 @@ export class ScopeTracker {
    * A user turn ends: the open scope counts it (unless the turn opened it) and dates it; a turn that
    * supposed a value on its own (`supposed`, its own scope) is what the next turn may adopt.
    */
-  finish(ts: string, messageId: string, supposed: OpenScope | null): void {
+  finish(
+    ts: string,
+    messageId: string,
+    supposed: (OpenScope & { terms?: string[] }) | null,
+    text = "",
+  ): void {
     if (this.open) {
       const openedHere = this.open.scope_id?.endsWith(`@${messageId}`) ?? false;
       this.open = { ...this.open, last_ts: ts, turns: (this.open.turns ?? 0) + (openedHere ? 0 : 1) };
+    }
+    // "Let me sit on it": a turn that only puts the decision off leaves the proposal to the next one.
+    const pending = this.proposal;
+    if (!supposed && pending && !this.open && (pending.deferred ?? 0) < DEFERRALS && defers(text)) {
+      this.proposal = { ...pending, deferred: (pending.deferred ?? 0) + 1 };
+      return;
     }
     this.proposal = supposed && !this.open ? { ...supposed, last_ts: ts, proposal: true } : null;
   }

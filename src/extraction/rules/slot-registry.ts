@@ -360,6 +360,13 @@ export class SlotRegistry {
     );
   }
 
+  /** The one slot whose current value is a figure of this kind, when exactly one is (never a text). */
+  soleOfKind(kind: ValueKind, scopeKey: string): Slot | undefined {
+    if (kind === "text") return undefined;
+    const holding = this.visible(scopeKey).filter((s) => s.value !== null && s.kind === kind);
+    return holding.length === 1 ? holding[0] : undefined;
+  }
+
   /** The newest slot whose value contains a part of this kind ("500 units to Chicago" has a count). */
   containing(kind: ValueKind, scopeKey: string): Slot | undefined {
     return this.newest(this.visible(scopeKey), (s) => s.value !== null && containsKind(s.value, kind));

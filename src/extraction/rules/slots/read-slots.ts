@@ -80,5 +80,22 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
   const colon = clause.indexOf(": ");
   if (colon > 0 && colon < clause.length - 2) return readSlots(clause.slice(colon + 2), depth + 1);
   if (parts.length > 1) for (const part of parts) out.push(...readSlots(part, depth + 1));
+  else out.push(...splicedReadings(clause));
+  return out;
+}
+
+/**
+ * "We're set on the blue one, dealer quote is $21,500": two statements spliced by a comma, which no
+ * pattern reads whole. Only a part that names its own subject with a form of "to be" is read, so a
+ * list or an aside between commas states nothing.
+ */
+function splicedReadings(clause: string): SlotReading[] {
+  const parts = clause.split(/,\s+/);
+  if (parts.length < 2) return [];
+  const out: SlotReading[] = [];
+  for (const part of parts.slice(1)) {
+    const found = copulaReading(part);
+    if (found && found.subject !== null && !found.termOnly) out.push(...splitCompound(found));
+  }
   return out;
 }
