@@ -1,4 +1,5 @@
 import { findSecrets } from "../classification";
+import { valueKind } from "../values";
 import { askingReading } from "./asking";
 import { changeReading } from "./change";
 import { copulaReading } from "./copula";
@@ -86,8 +87,9 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
 
 /**
  * "We're set on the blue one, dealer quote is $21,500": two statements spliced by a comma, which no
- * pattern reads whole. Only a part that names its own subject with a form of "to be" is read, so a
- * list or an aside between commas states nothing.
+ * pattern reads whole. Only a part that names its own subject, says what it is now ("is", not "was")
+ * and gives it a figure, a date or a time is read: an aside between commas ("my family are my rocks",
+ * "the trip was insane", "his name is Kyle") is talk, not a slot value.
  */
 function splicedReadings(clause: string): SlotReading[] {
   const parts = clause.split(/,\s+/);
@@ -95,7 +97,9 @@ function splicedReadings(clause: string): SlotReading[] {
   const out: SlotReading[] = [];
   for (const part of parts.slice(1)) {
     const found = copulaReading(part);
-    if (found && found.subject !== null && !found.termOnly) out.push(...splitCompound(found));
+    const figure = found !== null && valueKind(found.value) !== "text";
+    if (found?.subject && figure && !found.termOnly && !found.historical && !found.modal)
+      out.push(...splitCompound(found));
   }
   return out;
 }
