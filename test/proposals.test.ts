@@ -75,11 +75,15 @@ describe("a proposal is taken up by name", () => {
   ];
 
   it("named days later, it becomes current and the turn that said the old value leaves", async () => {
-    const t = await heard(...proposal, [
-      "r6",
-      "user",
-      "We walked on both samples again. Fine, we'll take the Birch Mist.",
-      day(5, 0),
+    const t = await heard(...proposal);
+    const pending = await ask(t, "What is the installer quote for the floor?");
+    expect(pending.context).toContain("$8,450");
+    // Days later, in a request (and an extraction run) of its own.
+    await t.events([
+      message("We walked on both samples again. Fine, we'll take the Birch Mist.", {
+        id: "r6",
+        ts: day(5, 0),
+      }),
     ]);
     const ctx = await ask(t, "What is the installer quote for the floor?");
     expect(ctx.context).toContain("$6,900");
@@ -132,5 +136,17 @@ describe("the assistant's recomputed result retires its earlier one", () => {
     const ctx = await ask(t, "What is the monthly lease payment on the van?");
     expect(ctx.context).toContain("$612 a month");
     expect(ctx.reasonFor("u2")).toBeUndefined();
+  });
+});
+
+describe("a comma splice states its figure", () => {
+  it("the quote spliced after a choice is a value, and a later quote replaces it", async () => {
+    const t = await heard(
+      ["w1", "user", "Kitchen update: we picked the slate tiles, the tile quote is $2,300.", day(6, 0)],
+      ["w2", "user", "The tile quote is $2,650 now.", day(6, 1)],
+    );
+    const ctx = await ask(t, "What is the tile quote?");
+    expect(ctx.context).toContain("$2,650");
+    expect(ctx.context).not.toContain("$2,300");
   });
 });

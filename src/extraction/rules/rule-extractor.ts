@@ -23,12 +23,12 @@ import {
   isQuestion,
   isTentative,
   opensHypotheticalMessage,
-  proposes,
+  proposedTerms,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, contentWords, stripAdverbial, stripFillers, withoutCode } from "./text";
+import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -211,8 +211,8 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
-      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && proposes(lead)) {
-        proposal = { ...scope, terms: contentWords(core) };
+      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framesHypothetical(lead)) {
+        proposal = { ...scope, terms: proposedTerms(core) };
       }
       turnScope.sentence({
         shared: observed.scope ?? markerScope,

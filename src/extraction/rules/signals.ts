@@ -1,3 +1,5 @@
+import { contentWords } from "./text";
+
 /**
  * Change language and the guardrails around it (seed 000 rule 1, seed 002 triggers).
  *
@@ -79,6 +81,26 @@ const PROPOSAL_FRAME = new RegExp(
 );
 export function proposes(sentence: string): boolean {
   return PROPOSAL_FRAME.test(sentence.trim());
+}
+
+/** Verbs of changing that say a proposal is one, not what it proposes. */
+const CHANGE_VERBS =
+  /^(?:move|moved|moving|switch|switched|switching|change|changed|changing|drop|dropped|dropping|go|going|went|cut|cutting|bump|bumped|push|pushed|pick|try|instead|crazy|floated|pitched|suggested|proposed|pushing|keeps|kept)$/;
+
+/**
+ * What a supposition names, for a later turn that takes it up by naming it again ("fine, we'll take
+ * the LE"): its names and figures when it has any (capitalised words past the first, words with
+ * digits), else its content words; the words of the frame itself never count.
+ */
+export function proposedTerms(sentence: string): string[] {
+  const body = sentence.replace(PROPOSAL_FRAME, " ").replace(HYPOTHETICAL_FRAME, " ");
+  const tokens = body.trim().split(/\s+/).slice(1);
+  const names = tokens
+    .filter((t) => /^[A-Z0-9]/.test(t) || /\d/.test(t))
+    .flatMap((t) => contentWords(t))
+    .filter((w) => !CHANGE_VERBS.test(w));
+  if (names.length) return [...new Set(names)];
+  return [...new Set(contentWords(body).filter((w) => !CHANGE_VERBS.test(w)))];
 }
 
 /** A hypothetical or speculative sentence: its facts belong to a hypothetical scope, never global. */
