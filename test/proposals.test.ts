@@ -93,6 +93,27 @@ describe("a proposal is taken up by name", () => {
     expect(ctx.reasonFor("r3")).toBeUndefined();
   });
 
+  it("turned down by keeping what stood, the proposal and the reply about it leave the context", async () => {
+    const t = await heard(...proposal, [
+      "r6",
+      "user",
+      "Nah, we're keeping the Aspen Oak, it feels warmer underfoot.",
+      day(5, 0),
+    ]);
+    const ctx = await ask(t, "What is the installer quote for the floor?");
+    expect(ctx.context).toContain("$8,450");
+    expect(ctx.reasonFor("r3")).toBe("out_of_scope");
+    expect(ctx.reasonFor("r4")).toBe("out_of_scope");
+    expect(ctx.context).not.toContain("$6,900");
+  });
+
+  it("a courtesy is no verdict: the proposal stays in view", async () => {
+    const t = await heard(...proposal, ["r6", "user", "I'll keep you posted.", day(2, 6)]);
+    const ctx = await ask(t, "What did we say about the Birch Mist laminate?");
+    expect(ctx.reasonFor("r3")).toBeUndefined();
+    expect(ctx.context).toContain("It's $6,900.");
+  });
+
   it("a choice that names something else adopts nothing", async () => {
     const t = await heard(...proposal, [
       "r6",

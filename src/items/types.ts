@@ -122,6 +122,11 @@ export interface CarriedScope {
   terms?: string[];
   /** Turns that put the decision off ("let me sit on it") since the proposal. */
   deferred?: number;
+  /**
+   * The proposal's turn, when it stayed in view, and the assistant's reply to it: what leaves the
+   * context when a later turn turns the proposal down.
+   */
+  shown?: string[];
 }
 
 export interface ExtractionOutput {

@@ -7,7 +7,7 @@ import type {
   Extractor,
   MessageScope,
 } from "../../items/types";
-import { AssistantTurns } from "./assistant-turns";
+import { AssistantTurns, repliesTo } from "./assistant-turns";
 import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
@@ -91,6 +91,8 @@ class Run {
   readonly messageScopes: MessageScope[] = [];
   /** Scopes a turn adopted: what they said is current from that turn on. */
   readonly adoptedScopes: string[] = [];
+  /** The last user turn, when it proposed something and stayed in view, for the reply to it. */
+  private proposalTurn: string | null = null;
 
   constructor(input: ExtractionInput) {
     const registry = new SlotRegistry(input.existingFacts ?? []);
@@ -109,6 +111,9 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
+      if (this.proposalTurn !== null && repliesTo(this.proposalTurn, cleanText(message.content ?? "")))
+        this.tracker.replied(message.id);
+      this.proposalTurn = null;
       // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
       for (const amount of this.running.read(message.id, cleanText(message.content ?? ""), echoed !== null))
         this.facts.retireSaid(message.id, amount);
@@ -122,6 +127,7 @@ class Run {
       }
       return;
     }
+    this.proposalTurn = null;
     const text = cleanText(message.content ?? "");
     const reply = message.role === "user" && text ? this.assistant.correctedBy(text) : null;
     this.assistant.forget();
@@ -191,6 +197,11 @@ class Run {
         changeWords: changeSignal(core).trigger !== null,
         proposal,
       };
+      // "No, we're keeping the XLE": the proposal, and the reply about it, leave the context.
+      for (const id of observed.rejected?.shown ?? []) {
+        const rejected = observed.rejected as OpenScope;
+        this.messageScopes.push({ id, scope: rejected.scope, scope_id: rejected.scope_id });
+      }
       if (observed.adopted) {
         this.facts.adopt(observed.adopted, ctx);
         if (observed.adopted.scope_id) this.adoptedScopes.push(observed.adopted.scope_id);
@@ -230,8 +241,17 @@ class Run {
     // A turn that proposed and priced something ("Would it be crazy to drop to the LE? It's $33,400.")
     // stays in view, but what it supposed may still be taken up by the next turns.
     const proposalStated = proposal && facts.slice(firstFact).some((f) => f.scope_id === proposal?.scope_id);
-    const supposed = turnScope.supposition(supposesValue) ?? (proposalStated ? proposal : null);
-    this.tracker.finish(message.ts, message.id, supposed && { ...supposed, terms: proposal?.terms }, body);
+    const wholly = turnScope.supposition(supposesValue);
+    const supposed = wholly ?? (proposalStated ? proposal : null);
+    // A proposal that stays in view leaves it only when a later turn turns it down.
+    const shown = supposed && !wholly && !messageScope ? [message.id] : undefined;
+    this.tracker.finish(
+      message.ts,
+      message.id,
+      supposed && { ...supposed, terms: proposal?.terms, shown },
+      body,
+    );
+    if (shown) this.proposalTurn = body;
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });

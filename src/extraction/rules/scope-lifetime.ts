@@ -20,6 +20,13 @@ const TOPIC_SHIFT =
 /** Turning a supposition down: checked before adoption, so "let's not go with that" is no adoption. */
 const REJECT =
   /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
+/**
+ * Keeping what stood before a proposal turns it down: "we're keeping the Saturday", "I'll stick with
+ * my old laptop". The object must be a thing kept ("the", "our", a figure), not a courtesy ("we'll
+ * keep you posted", "keep it in mind").
+ */
+const KEEP =
+  /\b(?:we'?re|we are|we'?ll|we will|i'?m|i am|i'?ll|i will|let'?s)\s+(?:just\s+|still\s+)?(?:keeping|keep|sticking with|stick with|staying with|stay with)\s+(?:the|our|my|what we (?:have|had)|[$\u20ac\u00a3]?\d)/i;
 /** Taking a supposition up, by pointing back at it: "let's go with that", "that's the plan". */
 const ADOPT =
   /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) with (?:that|it|this)\b|\b(?:that'?s|it'?s) (?:the plan|settled|decided|a deal|a go)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
@@ -46,7 +53,7 @@ export const defers = (text: string) => DEFER.test(text);
 /** Whether a sentence adopts the proposal that named `terms` by naming it again. */
 export function adoptsByName(sentence: string, terms: readonly string[]): boolean {
   const object = ADOPT_NAMED.exec(sentence)?.[1];
-  if (!object || terms.length === 0 || REJECT.test(sentence)) return false;
+  if (!object || terms.length === 0 || verdictOn(sentence) === "rejected") return false;
   const named = new Set(terms);
   return contentWords(object).some((w) => named.has(w));
 }
@@ -64,6 +71,6 @@ export function overBefore(scope: CarriedScope, ts: string, opening: string): bo
 
 /** What a sentence does to a supposition it follows: adopts it, rejects it, or neither. */
 export function verdictOn(sentence: string): "adopted" | "rejected" | null {
-  if (REJECT.test(sentence)) return "rejected";
+  if (REJECT.test(sentence) || KEEP.test(sentence)) return "rejected";
   return ADOPT.test(sentence) ? "adopted" : null;
 }

@@ -162,15 +162,24 @@ export class ScopeTracker {
     sentence: string,
     message: string,
     messageId: string,
-  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null; adopted: OpenScope | null } {
+  ): {
+    scope: OpenScope | null;
+    changed: boolean;
+    closed: OpenScope | null;
+    adopted: OpenScope | null;
+    rejected: (OpenScope & { shown: string[] }) | null;
+  } {
     let changed = false;
     let closed: OpenScope | null = null;
     let adopted: OpenScope | null = null;
+    let rejected: (OpenScope & { shown: string[] }) | null = null;
     const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
     const named = supposition === this.proposal && adoptsByName(sentence, this.proposal?.terms ?? []);
     const verdict = supposition ? (verdictOn(sentence) ?? (named ? "adopted" : null)) : null;
     if (supposition && verdict) {
       if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
+      else if (supposition.shown?.length)
+        rejected = { scope: supposition.scope, scope_id: supposition.scope_id, shown: supposition.shown };
       if (supposition === this.open) closed = this.current();
       this.open = supposition === this.open ? null : this.open;
       this.proposal = null;
@@ -187,7 +196,13 @@ export class ScopeTracker {
       }
       changed = true;
     }
-    return { scope: this.current(), changed, closed, adopted };
+    return { scope: this.current(), changed, closed, adopted, rejected };
+  }
+
+  /** An assistant turn answered the proposal still in view: it leaves with the proposal if turned down. */
+  replied(messageId: string): void {
+    if (this.proposal?.shown)
+      this.proposal = { ...this.proposal, shown: [...this.proposal.shown, messageId] };
   }
 
   /**
@@ -197,7 +212,7 @@ export class ScopeTracker {
   finish(
     ts: string,
     messageId: string,
-    supposed: (OpenScope & { terms?: string[] }) | null,
+    supposed: (OpenScope & { terms?: string[]; shown?: string[] }) | null,
     text = "",
   ): void {
     if (this.open) {
