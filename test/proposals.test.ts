@@ -60,6 +60,27 @@ describe("proposals suppose", () => {
   });
 });
 
+describe("a supposing question taken up makes its value current", () => {
+  const asked: Turn[] = [
+    ["x1", "user", "The pottery class showcase is on March 14.", day(7, 0)],
+    ["x2", "user", "What if we pushed the showcase to March 28?", day(7, 1)],
+  ];
+
+  it("taken up, the supposed date replaces the old one", async () => {
+    const t = await heard(...asked, ["x3", "user", "Yes, let's do that.", day(7, 2)]);
+    const ctx = await ask(t, "When is the pottery showcase?");
+    expect(ctx.context).toContain("March 28");
+    expect(ctx.context).not.toContain("March 14");
+  });
+
+  it("left alone, it stays a supposition and the date stands", async () => {
+    const t = await heard(...asked, ["x3", "user", "The kiln is booked through Friday.", day(7, 2)]);
+    const ctx = await ask(t, "When is the pottery showcase?");
+    expect(ctx.context).toContain("March 14");
+    expect(ctx.context).not.toContain("March 28");
+  });
+});
+
 describe("a proposal is taken up by name", () => {
   const proposal: Turn[] = [
     [

@@ -209,8 +209,11 @@ class Run {
 
       const keys: string[] = [];
       let replaced: string | null = null;
-      if (!ctx.question) {
-        for (const clause of splitClauses(core)) {
+      // A question states nothing, unless it frames a supposition ("What if we moved the launch to
+      // June 3?"): what it supposes is kept in its own scope, for a turn that may take it up.
+      const supposing = ctx.question && hypothetical && framesHypothetical(lead);
+      if (!ctx.question || supposing) {
+        for (const clause of splitClauses(supposing ? core.replace(/\?+\s*$/, "") : core)) {
           for (const reading of readSlots(clause)) {
             const outcome = this.facts.record(reading, ctx);
             if (outcome) {
