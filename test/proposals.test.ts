@@ -135,6 +135,30 @@ describe("a proposal is taken up by name", () => {
     expect(ctx.context).toContain("It's $6,900.");
   });
 
+  it("other ways of asking, taking up and turning down read the same", async () => {
+    const asks = [
+      "What about the Birch Mist laminate instead? It's $6,900.",
+      "Should we just switch to the Birch Mist laminate? It's $6,900.",
+    ];
+    const takes = ["The Birch Mist it is.", "We went with the Birch Mist after all."];
+    for (const [i, asked] of asks.entries()) {
+      const t = await heard(
+        proposal[0] as Turn,
+        ["r3", "user", asked, day(2, 2)],
+        ["r6", "user", takes[i] as string, day(5, 0)],
+      );
+      const ctx = await ask(t, "What is the installer quote for the floor?");
+      expect(ctx.context).toContain("$6,900");
+      expect(ctx.context).not.toContain("$8,450");
+    }
+    for (const turnedDown of ["We decided against it.", "I'll pass."]) {
+      const t = await heard(...proposal, ["r6", "user", turnedDown, day(2, 6)]);
+      const ctx = await ask(t, "What is the installer quote for the floor?");
+      expect(ctx.context).toContain("$8,450");
+      expect(ctx.reasonFor("r3")).toBe("out_of_scope");
+    }
+  });
+
   it("a choice that names something else adopts nothing", async () => {
     const t = await heard(...proposal, [
       "r6",
@@ -163,6 +187,23 @@ describe("the assistant's recomputed result retires its earlier one", () => {
     );
     const ctx = await ask(t, "What will the van cost us per month?");
     expect(ctx.context).toContain("$655 a month");
+    expect(ctx.context).not.toContain("$612");
+  });
+
+  it("the unit may come first", async () => {
+    const t = await heard(
+      ["v1", "user", "Leasing the van through Harbor Credit at 6.1% over 48 months.", day(3, 0)],
+      ["v2", "assistant", "At 6.1% over 48 months, your monthly payment comes to about $612.", day(3, 1)],
+      ["v3", "user", "The dealer knocked the price down to $27,800.", day(3, 2)],
+      [
+        "v4",
+        "assistant",
+        "At 6.1% over 48 months on $27,800, the monthly payment is roughly $655.",
+        day(3, 3),
+      ],
+    );
+    const ctx = await ask(t, "What will the van cost us per month?");
+    expect(ctx.context).toContain("roughly $655");
     expect(ctx.context).not.toContain("$612");
   });
 

@@ -10,7 +10,8 @@ import { figures, moneyAmounts } from "./values";
  *
  * Evidence must be specific, since the assistant names many rates in passing:
  * - the figure is an approximate or computed result ("about", "roughly", "comes to", "works out to")
- *   of an amount per unit of time or per head ("a month", "per guest");
+ *   of an amount per unit of time or per head ("a month", "per guest"), or the unit comes first
+ *   ("the monthly payment comes to about $636");
  * - a difference is another quantity ("saves $3,500, about $67 a month", "$40 a week cheaper");
  * - the two turns are about the same thing: they share another figure ("5.4%", "60 months") or two
  *   content words beside the rate;
@@ -19,6 +20,18 @@ import { figures, moneyAmounts } from "./values";
  */
 const RUNNING =
   /\b(?:roughly|about|around|approximately|approx\.?|comes?\s+(?:out\s+)?to|came\s+(?:out\s+)?to|works?\s+out\s+(?:to|at)|worked\s+out\s+(?:to|at)|totals?|totaling|totalling)\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?(([$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?)\s*(?:\/\s*|(?:a|an|per|each)\s+)(month|mo|week|wk|year|yr|day|night|hour|hr|person|head|guest|seat|user))\b/gi;
+/** The unit said first: "your monthly payment comes to about $636", "the nightly rate is roughly $210". */
+const RUNNING_UNIT_FIRST =
+  /\b((monthly|weekly|yearly|annual|nightly|daily|hourly)\b[^.;!?$\u20ac\u00a3]{0,40}?\b(?:is|be|comes?\s+(?:out\s+)?to|works?\s+out\s+to|runs?|of)\s+(?:about\s+|roughly\s+|around\s+|approximately\s+)?([$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?))(?![\d,])/gi;
+const ADVERB_UNIT: Record<string, string> = {
+  monthly: "month",
+  weekly: "week",
+  yearly: "year",
+  annual: "year",
+  nightly: "night",
+  daily: "day",
+  hourly: "hour",
+};
 const DIFFERENCE =
   /\b(?:sav(?:e|es|ed|ing|ings)|cheaper|pricier|less|more|extra|difference|discount|off|lower|higher|increase|decrease|drop|knock(?:s|ed)?)\b/i;
 const UNIT: Record<string, string> = { mo: "month", wk: "week", yr: "year", hr: "hour", head: "person" };
@@ -37,15 +50,23 @@ function resultsIn(text: string): Map<string, { amount: string; phrase: string }
   const seen = new Map<string, { amount: string; phrase: string } | null>();
   for (const sentence of splitSentences(text)) {
     const difference = DIFFERENCE.test(sentence);
-    for (const m of sentence.matchAll(RUNNING)) {
-      const rawUnit = (m[3] ?? "").toLowerCase();
+    const found = [
+      ...[...sentence.matchAll(RUNNING)].map((m) => ({ phrase: m[1], amount: m[2], unit: m[3] })),
+      ...[...sentence.matchAll(RUNNING_UNIT_FIRST)].map((m) => ({
+        phrase: m[1],
+        amount: m[3],
+        unit: ADVERB_UNIT[(m[2] ?? "").toLowerCase()],
+      })),
+    ];
+    for (const m of found) {
+      const rawUnit = (m.unit ?? "").toLowerCase();
       const unit = UNIT[rawUnit] ?? rawUnit;
-      const amount = moneyAmounts(m[2] ?? "")[0];
-      if (!amount) continue;
+      const amount = moneyAmounts(m.amount ?? "")[0];
+      if (!amount || !unit) continue;
       // A difference is its own quantity, and it makes the unit ambiguous in this turn.
       const other = seen.get(unit);
       if (difference || other === null || (other && other.amount !== amount)) seen.set(unit, null);
-      else seen.set(unit, { amount, phrase: m[1] ?? amount });
+      else seen.set(unit, { amount, phrase: m.phrase ?? amount });
     }
   }
   const out = new Map<string, { amount: string; phrase: string }>();

@@ -19,7 +19,7 @@ const TOPIC_SHIFT =
 
 /** Turning a supposition down: checked before adoption, so "let's not go with that" is no adoption. */
 const REJECT =
-  /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
+  /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it)|decided against|(?:we'?ll|we will|i'?ll|i will|we'?re|i'?m) (?:pass|passing)(?: on (?:it|that|this|the idea))?(?=\s*(?:[.,;!]|$)))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
 /**
  * Keeping what stood before a proposal turns it down: "we're keeping the Saturday", "I'll stick with
  * my old laptop". The object must be a thing kept ("the", "our", a figure), not a courtesy ("we'll
@@ -36,8 +36,16 @@ const ADOPT =
  * Street one then". The object must share a word with the proposal (`terms`); a verb of choosing alone
  * ("we'll take the dog out") adopts nothing.
  */
-const ADOPT_NAMED =
-  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we'?re going to|i'?m going to|we'?re|i'?m|we should)\s+(?:just\s+|definitely\s+)?(?:go(?:ing)? with|take|taking|pick|picking|choose|choosing|book|booking|get|getting|do|doing)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)/i;
+const ADOPT_NAMED = new RegExp(
+  [
+    String.raw`\b(?:let'?s|we'?ll|we will|i'?ll|i will|we'?re going to|i'?m going to|we'?re|i'?m|we should)\s+(?:just\s+|definitely\s+)?(?:go(?:ing)? with|go(?:ing)? for|take|taking|pick|picking|choose|choosing|book|booking|get|getting|do|doing)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)`,
+    // "We went with the LE", "I booked the Elm Street hall": the choice already made.
+    String.raw`\b(?:we|i)\s+(?:just\s+|finally\s+)?(?:decided on|settled on|went with|opted for|chose|picked|booked|ordered|bought)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)`,
+    // "The LE it is."
+    String.raw`^\W*(?:ok(?:ay)?,?\s+|fine,?\s+|alright,?\s+)?(?:the\s+)?([^.,;!?]{1,40}?)\s+it is\b`,
+  ].join("|"),
+  "i",
+);
 
 /**
  * Putting the decision off: "let me sit on it", "I'll sleep on it", "let me talk to Sam tonight". The
@@ -52,7 +60,8 @@ export const defers = (text: string) => DEFER.test(text);
 
 /** Whether a sentence adopts the proposal that named `terms` by naming it again. */
 export function adoptsByName(sentence: string, terms: readonly string[]): boolean {
-  const object = ADOPT_NAMED.exec(sentence)?.[1];
+  const m = ADOPT_NAMED.exec(sentence);
+  const object = m?.[1] ?? m?.[2] ?? m?.[3];
   if (!object || terms.length === 0 || verdictOn(sentence) === "rejected") return false;
   const named = new Set(terms);
   return contentWords(object).some((w) => named.has(w));

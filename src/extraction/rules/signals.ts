@@ -73,9 +73,14 @@ const PROPOSAL_FRAME = new RegExp(
     String.raw`\b(?:toy(?:ing|ed)|play(?:ing|ed)|flirt(?:ing|ed))\s+with\s+(?:the\s+idea|an?\s+)`,
     String.raw`\bkick(?:ing|ed)\s+around\b`,
     String.raw`\b(?:keeps|kept)\s+(?:pushing|suggesting|proposing|pitching|floating|bringing\s+up)\s+(?!forward\b|on\b|through\b|ahead\b|back\b|each\s+other\b|(?:me|us|him|her|them|you|my|our|his|their|your)(?:sel(?:f|ves))?\b)`,
-    String.raw`\b(?:suggest(?:s|ed|ing)?|propos(?:es|ed|ing)|push(?:es|ed|ing)\s+for)\b[^.?!;]*\binstead\b`,
+    String.raw`\b(?:suggest(?:s|ed|ing)?|propos(?:es|ed|ing)|push(?:es|ed|ing)\s+for)\b(?=[^.?!;]*\binstead\b)`,
     String.raw`^(?:would|wouldn't|would\s+it\s+not)\s+it\s+be\s+(?:crazy|dumb|silly|stupid|nuts|insane|smarter|better|cheaper|wiser|a\s+(?:bad|good|terrible)\s+idea)\s+(?:to|if)\b`,
     String.raw`^(?:maybe|perhaps)\s+we\s+(?:could|should)\s+(?:just\s+)?(?:move|switch|change|drop|go|cut|bump|push|pick|try)\b`,
+    // "Should we just switch to the annual plan?", "Is it worth upgrading to the Pro?"
+    String.raw`^(?:should|could|shall)\s+(?:we|i)\s+(?:just\s+)?(?:move|switch|change|drop|downgrade|upgrade|go|cut|bump|push)\s+(?:down\s+|up\s+|over\s+|back\s+)?(?:to|it\s+to|the)\b`,
+    String.raw`^(?:is|would)\s+it\s+(?:be\s+)?worth\s+(?:switching|moving|dropping|downgrading|upgrading|going|changing)\b`,
+    // "What about the LE trim instead?" (a bare "what about you?" offers nothing)
+    String.raw`^(?:what|how)\s+about\b(?=[^.?!;]*\binstead\b)`,
   ].join("|"),
   "i",
 );
