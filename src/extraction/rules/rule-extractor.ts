@@ -51,7 +51,8 @@ import { DATE } from "./values";
  *   change and supersede it;
  * - authority: the title a statement reports ("Per the CEO", "[VP]", "CFO says") goes on the fact's
  *   `authority`; the service's ladder decides whether it may supersede.
- * Guardrails: questions yield no facts; hypothetical, hedged-and-conflicting, draft and scoped facts
+ * Guardrails: questions yield no facts (a question framing a supposition, "What if we moved it to
+ * June 3?", only facts of its own scope); hypothetical, hedged-and-conflicting, draft and scoped facts
  * never supersede anything; "actually" or "correction" without a slot value change nothing.
  *
  * Items supersede an existing or earlier item only when the sentence has seed 002's change language
@@ -198,9 +199,9 @@ class Run {
         proposal,
       };
       // "No, we're keeping the XLE": the proposal, and the reply about it, leave the context.
-      for (const id of observed.rejected?.shown ?? []) {
-        const rejected = observed.rejected as OpenScope;
-        this.messageScopes.push({ id, scope: rejected.scope, scope_id: rejected.scope_id });
+      if (observed.rejected) {
+        const { scope: kind, scope_id, shown } = observed.rejected;
+        for (const id of shown) this.messageScopes.push({ id, scope: kind, scope_id });
       }
       if (observed.adopted) {
         this.facts.adopt(observed.adopted, ctx);
