@@ -112,17 +112,17 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
-      if (this.proposalTurn !== null && repliesTo(this.proposalTurn, cleanText(message.content ?? "")))
+      const content = cleanText(message.content ?? "");
+      if (this.proposalTurn !== null && repliesTo(this.proposalTurn, content))
         this.tracker.replied(message.id);
       this.proposalTurn = null;
-      // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
-      for (const amount of this.running.read(message.id, cleanText(message.content ?? ""), echoed !== null))
-        this.facts.retireSaid(message.id, amount);
       // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
       // turn is an echo: a long answer that names a value in passing says much else, and it leaves
       // the context only where it quotes a dead claim (masked there), never whole.
-      const content = cleanText(message.content ?? "");
       if (words(content) <= ECHO_WORDS) {
+        // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
+        for (const phrase of this.running.read(content, echoed !== null))
+          this.facts.retireSaid(message.id, phrase);
         for (const slot of this.registry.repeatedIn(content))
           this.echoedValues.push({ id: message.id, ...slot });
       }

@@ -13,6 +13,8 @@ import { figures, moneyAmounts } from "./values";
  *   of an amount per unit of time or per head ("a month", "per guest"), or the unit comes first
  *   ("the monthly payment comes to about $636");
  * - a difference is another quantity ("saves $3,500, about $67 a month", "$40 a week cheaper");
+ * - both turns are short (an echo's length: a long answer is masked where it quotes a dead claim, never
+ *   dropped whole);
  * - the two turns are about the same thing: they share another figure ("5.4%", "60 months") or two
  *   content words beside the rate;
  * - a turn naming two such figures per the same unit is a comparison, not a result, and counts for
@@ -37,7 +39,6 @@ const DIFFERENCE =
 const UNIT: Record<string, string> = { mo: "month", wk: "week", yr: "year", hr: "hour", head: "person" };
 
 interface Result {
-  id: string;
   amount: string;
   /** The result as the turn wrote it ("$703 a month"): what is retired, as a bare "$703" is too short to mask. */
   phrase: string;
@@ -78,10 +79,10 @@ export class RunningFigures {
   private readonly last = new Map<string, Result>();
 
   /**
-   * Reads an assistant turn; returns the amounts of earlier results it recomputes (to be retired).
-   * `supposed`: the turn speaks inside a hypothetical or draft scope.
+   * Reads a short assistant turn; returns the phrases of earlier results it recomputes (to be
+   * retired). `supposed`: the turn speaks inside a hypothetical or draft scope.
    */
-  read(id: string, text: string, supposed: boolean): string[] {
+  read(text: string, supposed: boolean): string[] {
     const results = resultsIn(text);
     if (!results.size || supposed) return [];
     const retired: string[] = [];
@@ -90,7 +91,7 @@ export class RunningFigures {
       const words = new Set(contentWords(text));
       const before = this.last.get(unit);
       if (before && before.amount !== amount && sameSubject(before, own, words)) retired.push(before.phrase);
-      this.last.set(unit, { id, amount, phrase, figures: own, words });
+      this.last.set(unit, { amount, phrase, figures: own, words });
     }
     return retired;
   }
