@@ -84,7 +84,7 @@ const PROPOSAL_FRAME = new RegExp(
   ].join("|"),
   "i",
 );
-export function proposes(sentence: string): boolean {
+function proposes(sentence: string): boolean {
   return PROPOSAL_FRAME.test(sentence.trim());
 }
 
