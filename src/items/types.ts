@@ -115,6 +115,18 @@ export interface CarriedScope {
    * but the next user turn may adopt it or turn it down.
    */
   proposal?: boolean;
+  /**
+   * What the proposal named (its content words), so a later turn may adopt it by naming them ("fine,
+   * we'll take the LE" after "would it be crazy to drop to the LE trim?").
+   */
+  terms?: string[];
+  /** Turns that put the decision off ("let me sit on it") since the proposal. */
+  deferred?: number;
+  /**
+   * The proposal's turn, when it stayed in view, and the assistant's reply to it: what leaves the
+   * context when a later turn turns the proposal down.
+   */
+  shown?: string[];
 }
 
 export interface ExtractionOutput {

@@ -88,14 +88,7 @@ export class AssistantTurns {
     const turn = this.scopedTurn;
     this.scopedTurn = null;
     if (!turn) return null;
-    const content = cleanText(message.content ?? "");
-    if (!content) return null;
-    const theirs = new Set(figures(turn.text));
-    const words = new Set(contentWords(turn.text));
-    const sharedWords = new Set(contentWords(content).filter((w) => words.has(w))).size;
-    const echoes =
-      isAcknowledgement(content) || figures(content).some((f) => theirs.has(f)) || sharedWords >= 2;
-    if (!echoes) return null;
+    if (!repliesTo(turn.text, cleanText(message.content ?? ""))) return null;
     return { id: message.id, scope: turn.scope.scope, scope_id: turn.scope.scope_id };
   }
 
@@ -124,4 +117,13 @@ export class AssistantTurns {
       if (item.confidence === "medium") item.confidence = "high";
     }
   }
+}
+
+/** An assistant turn answers this user turn: it acknowledges it, or repeats a figure or two content words. */
+export function repliesTo(userText: string, content: string): boolean {
+  if (!content) return false;
+  const theirs = new Set(figures(userText));
+  const words = new Set(contentWords(userText));
+  const sharedWords = new Set(contentWords(content).filter((w) => words.has(w))).size;
+  return isAcknowledgement(content) || figures(content).some((f) => theirs.has(f)) || sharedWords >= 2;
 }

@@ -30,10 +30,15 @@ export class FactLedger {
 
   /** Records what a reading states; the slot key and, when it superseded one, the value it replaced. */
   record(reading: SlotReading, ctx: SentenceContext): { key: string; replacedValue: string | null } | null {
-    let scope = readingScope(reading, ctx);
+    // "It's $33,400" after a proposal prices the proposal: a figure of the one kind only one slot
+    // holds, in the proposal's scope (hiding nothing: the turn stays, its value stays a supposition).
+    const proposed = ctx.proposal && reading.termOnly && !ctx.scope ? ctx.proposal : null;
+    let scope = proposed ?? readingScope(reading, ctx);
     const scopeKey = scopeKeyOf(scope);
+    const sole = proposed ? this.registry.soleOfKind(valueKind(reading.value), scopeKey) : undefined;
     const target =
       resolveTarget(this.registry, reading, scopeKey) ??
+      (sole ? { key: sole.key, value: reading.value, via: "kind" as const } : null) ??
       (reading.fallbackKey
         ? { key: this.registry.resolveName(reading.fallbackKey), value: reading.value, via: "named" as const }
         : null);

@@ -7,10 +7,11 @@ import type {
   Extractor,
   MessageScope,
 } from "../../items/types";
-import { AssistantTurns } from "./assistant-turns";
+import { AssistantTurns, repliesTo } from "./assistant-turns";
 import { classifyMessage, classifyText, strictest } from "./classification";
 import { FactLedger } from "./fact-ledger";
 import { ItemLedger } from "./item-ledger";
+import { RunningFigures } from "./running-figures";
 import { type OpenScope, ScopeTracker } from "./scope-tracker";
 import { type SentenceContext, scopeKeyOf, sentenceScope } from "./sentence-context";
 import { splitClauses, splitSentences } from "./sentences";
@@ -22,6 +23,7 @@ import {
   isQuestion,
   isTentative,
   opensHypotheticalMessage,
+  proposedTerms,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
@@ -49,7 +51,8 @@ import { DATE } from "./values";
  *   change and supersede it;
  * - authority: the title a statement reports ("Per the CEO", "[VP]", "CFO says") goes on the fact's
  *   `authority`; the service's ladder decides whether it may supersede.
- * Guardrails: questions yield no facts; hypothetical, hedged-and-conflicting, draft and scoped facts
+ * Guardrails: questions yield no facts (a question framing a supposition, "What if we moved it to
+ * June 3?", only facts of its own scope); hypothetical, hedged-and-conflicting, draft and scoped facts
  * never supersede anything; "actually" or "correction" without a slot value change nothing.
  *
  * Items supersede an existing or earlier item only when the sentence has seed 002's change language
@@ -81,6 +84,7 @@ class Run {
   readonly facts: FactLedger;
   readonly items: ItemLedger;
   readonly assistant = new AssistantTurns();
+  private readonly running = new RunningFigures();
   private readonly registry: SlotRegistry;
   /** Assistant turns repeating a slot's current value (ExtractionOutput.echoedValues). */
   readonly echoedValues: { id: string; key: string; value: string }[] = [];
@@ -88,6 +92,8 @@ class Run {
   readonly messageScopes: MessageScope[] = [];
   /** Scopes a turn adopted: what they said is current from that turn on. */
   readonly adoptedScopes: string[] = [];
+  /** The last user turn, when it proposed something and stayed in view, for the reply to it. */
+  private proposalTurn: string | null = null;
 
   constructor(input: ExtractionInput) {
     const registry = new SlotRegistry(input.existingFacts ?? []);
@@ -106,16 +112,23 @@ class Run {
     if (message.role === "assistant") {
       const echoed = this.assistant.assistantTurn(message);
       if (echoed) this.messageScopes.push(echoed);
+      const content = cleanText(message.content ?? "");
+      if (this.proposalTurn !== null && repliesTo(this.proposalTurn, content))
+        this.tracker.replied(message.id);
+      this.proposalTurn = null;
       // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
       // turn is an echo: a long answer that names a value in passing says much else, and it leaves
       // the context only where it quotes a dead claim (masked there), never whole.
-      const content = cleanText(message.content ?? "");
       if (words(content) <= ECHO_WORDS) {
+        // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
+        for (const phrase of this.running.read(content, echoed !== null))
+          this.facts.retireSaid(message.id, phrase);
         for (const slot of this.registry.repeatedIn(content))
           this.echoedValues.push({ id: message.id, ...slot });
       }
       return;
     }
+    this.proposalTurn = null;
     const text = cleanText(message.content ?? "");
     const reply = message.role === "user" && text ? this.assistant.correctedBy(text) : null;
     this.assistant.forget();
@@ -150,6 +163,8 @@ class Run {
     let messageHypothetical = false;
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
+    /** The proposal a sentence of this turn made, and what it named, for the sentences after it. */
+    let proposal: (OpenScope & { terms: string[] }) | null = null;
 
     const all = splitSentences(body);
     // A pasted record set states nothing: its lines stay in the transcript (searchable by passage).
@@ -181,7 +196,13 @@ class Run {
         historical: isHistorical(core),
         draft,
         changeWords: changeSignal(core).trigger !== null,
+        proposal,
       };
+      // "No, we're keeping the XLE": the proposal, and the reply about it, leave the context.
+      if (observed.rejected) {
+        const { scope: kind, scope_id, shown } = observed.rejected;
+        for (const id of shown) this.messageScopes.push({ id, scope: kind, scope_id });
+      }
       if (observed.adopted) {
         this.facts.adopt(observed.adopted, ctx);
         if (observed.adopted.scope_id) this.adoptedScopes.push(observed.adopted.scope_id);
@@ -189,8 +210,11 @@ class Run {
 
       const keys: string[] = [];
       let replaced: string | null = null;
-      if (!ctx.question) {
-        for (const clause of splitClauses(core)) {
+      // A question states nothing, unless it frames a supposition ("What if we moved the launch to
+      // June 3?"): what it supposes is kept in its own scope, for a turn that may take it up.
+      const supposing = ctx.question && hypothetical && framesHypothetical(lead);
+      if (!ctx.question || supposing) {
+        for (const clause of splitClauses(supposing ? core.replace(/\?+\s*$/, "") : core)) {
           for (const reading of readSlots(clause)) {
             const outcome = this.facts.record(reading, ctx);
             if (outcome) {
@@ -202,6 +226,9 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
+      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framesHypothetical(lead)) {
+        proposal = { ...scope, terms: proposedTerms(core) };
+      }
       turnScope.sentence({
         shared: observed.scope ?? markerScope,
         scope,
@@ -215,7 +242,20 @@ class Run {
     const saysNothing = facts.length === firstFact && items.length === firstItem;
     const supposesValue = facts.length > firstFact || STATES_VALUE.test(body);
     let messageScope = turnScope.scope(supposesValue);
-    this.tracker.finish(message.ts, message.id, turnScope.supposition(supposesValue));
+    // A turn that proposed and priced something ("Would it be crazy to drop to the LE? It's $33,400.")
+    // stays in view, but what it supposed may still be taken up by the next turns.
+    const proposalStated = proposal && facts.slice(firstFact).some((f) => f.scope_id === proposal?.scope_id);
+    const wholly = turnScope.supposition(supposesValue);
+    const supposed = wholly ?? (proposalStated ? proposal : null);
+    // A proposal that stays in view leaves it only when a later turn turns it down.
+    const shown = supposed && !wholly && !messageScope ? [message.id] : undefined;
+    this.tracker.finish(
+      message.ts,
+      message.id,
+      supposed && { ...supposed, terms: proposal?.terms, shown },
+      body,
+    );
+    if (shown) this.proposalTurn = body;
     if (!messageScope && closedScope && saysNothing) messageScope = closedScope;
     const scoped = messageScope && messageScope.scope !== "global" ? messageScope : null;
     if (scoped) this.messageScopes.push({ id: message.id, scope: scoped.scope, scope_id: scoped.scope_id });

@@ -1,4 +1,5 @@
 import type { CarriedScope } from "../../items/types";
+import { contentWords } from "./text";
 
 /**
  * How long a scope inferred from the conversation lasts (issue 16, item 2). An exploratory or draft
@@ -18,10 +19,53 @@ const TOPIC_SHIFT =
 
 /** Turning a supposition down: checked before adoption, so "let's not go with that" is no adoption. */
 const REJECT =
-  /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
+  /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it)|decided against|(?:we'?ll|we will|i'?ll|i will|we'?re|i'?m) (?:pass|passing)(?: on (?:it|that|this|the idea))?(?=\s*(?:[.,;!]|$)))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
+/**
+ * Keeping what stood before a proposal turns it down: "we're keeping the Saturday", "I'll stick with
+ * my old laptop". The object must be a thing kept ("the", "our", a figure), not a courtesy ("we'll
+ * keep you posted", "keep it in mind").
+ */
+const KEEP =
+  /\b(?:we'?re|we are|we'?ll|we will|i'?m|i am|i'?ll|i will|let'?s)\s+(?:just\s+|still\s+)?(?:keeping|keep|sticking with|stick with|staying with|stay with)\s+(?:the|our|my|what we (?:have|had)|[$\u20ac\u00a3]?\d)/i;
 /** Taking a supposition up, by pointing back at it: "let's go with that", "that's the plan". */
 const ADOPT =
   /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) with (?:that|it|this)\b|\b(?:that'?s|it'?s) (?:the plan|settled|decided|a deal|a go)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
+
+/**
+ * Taking a proposal up by naming what it proposed: "fine, we'll take the LE", "let's book the Elm
+ * Street one then". The object must share a word with the proposal (`terms`); a verb of choosing alone
+ * ("we'll take the dog out") adopts nothing.
+ */
+const ADOPT_NAMED = new RegExp(
+  [
+    String.raw`\b(?:let'?s|we'?ll|we will|i'?ll|i will|we'?re going to|i'?m going to|we'?re|i'?m|we should)\s+(?:just\s+|definitely\s+)?(?:go(?:ing)? with|go(?:ing)? for|take|taking|pick|picking|choose|choosing|book|booking|get|getting|do|doing)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)`,
+    // "We went with the LE", "I booked the Elm Street hall": the choice already made.
+    String.raw`\b(?:we|i)\s+(?:just\s+|finally\s+)?(?:decided on|settled on|went with|opted for|chose|picked|booked|ordered|bought)\s+(?:the\s+|a\s+|an\s+)?([^.,;!?]+)`,
+    // "The LE it is."
+    String.raw`^\W*(?:ok(?:ay)?,?\s+|fine,?\s+|alright,?\s+)?(?:the\s+)?([^.,;!?]{1,40}?)\s+it is\b`,
+  ].join("|"),
+  "i",
+);
+
+/**
+ * Putting the decision off: "let me sit on it", "I'll sleep on it", "let me talk to Sam tonight". The
+ * proposal stays open to a verdict from the next turns (at most DEFERRALS times).
+ */
+const DEFER =
+  /\b(?:let me|i'?ll|i will|i need to|we need to|i want to|need to)\s+(?:sit on|sleep on|think (?:about|it over|on)|mull (?:it|that) over|talk (?:to|with|it over with)|check with|run it by|ask)\b|\b(?:not sure yet|undecided|both are tempting|haven'?t decided)\b/i;
+export const DEFERRALS = 2;
+
+/** Whether a turn puts a pending decision off. */
+export const defers = (text: string) => DEFER.test(text);
+
+/** Whether a sentence adopts the proposal that named `terms` by naming it again. */
+export function adoptsByName(sentence: string, terms: readonly string[]): boolean {
+  const m = ADOPT_NAMED.exec(sentence);
+  const object = m?.[1] ?? m?.[2] ?? m?.[3];
+  if (!object || terms.length === 0 || verdictOn(sentence) === "rejected") return false;
+  const named = new Set(terms);
+  return contentWords(object).some((w) => named.has(w));
+}
 
 /** Whether a scope of this kind ends by itself (hypothetical and draft stretches do). */
 export const inferred = (scope: CarriedScope) => scope.scope === "hypothetical" || scope.scope === "draft";
@@ -36,6 +80,6 @@ export function overBefore(scope: CarriedScope, ts: string, opening: string): bo
 
 /** What a sentence does to a supposition it follows: adopts it, rejects it, or neither. */
 export function verdictOn(sentence: string): "adopted" | "rejected" | null {
-  if (REJECT.test(sentence)) return "rejected";
+  if (REJECT.test(sentence) || KEEP.test(sentence)) return "rejected";
   return ADOPT.test(sentence) ? "adopted" : null;
 }

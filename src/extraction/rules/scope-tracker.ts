@@ -1,5 +1,5 @@
 import type { CarriedScope, ItemScope } from "../../items/types";
-import { inferred, overBefore, verdictOn } from "./scope-lifetime";
+import { adoptsByName, DEFERRALS, defers, inferred, overBefore, verdictOn } from "./scope-lifetime";
 import { snake } from "./text";
 
 /**
@@ -162,14 +162,24 @@ export class ScopeTracker {
     sentence: string,
     message: string,
     messageId: string,
-  ): { scope: OpenScope | null; changed: boolean; closed: OpenScope | null; adopted: OpenScope | null } {
+  ): {
+    scope: OpenScope | null;
+    changed: boolean;
+    closed: OpenScope | null;
+    adopted: OpenScope | null;
+    rejected: (OpenScope & { shown: string[] }) | null;
+  } {
     let changed = false;
     let closed: OpenScope | null = null;
     let adopted: OpenScope | null = null;
+    let rejected: (OpenScope & { shown: string[] }) | null = null;
     const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
-    const verdict = supposition ? verdictOn(sentence) : null;
+    const named = supposition === this.proposal && adoptsByName(sentence, this.proposal?.terms ?? []);
+    const verdict = supposition ? (verdictOn(sentence) ?? (named ? "adopted" : null)) : null;
     if (supposition && verdict) {
       if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
+      else if (supposition.shown?.length)
+        rejected = { scope: supposition.scope, scope_id: supposition.scope_id, shown: supposition.shown };
       if (supposition === this.open) closed = this.current();
       this.open = supposition === this.open ? null : this.open;
       this.proposal = null;
@@ -186,17 +196,34 @@ export class ScopeTracker {
       }
       changed = true;
     }
-    return { scope: this.current(), changed, closed, adopted };
+    return { scope: this.current(), changed, closed, adopted, rejected };
+  }
+
+  /** An assistant turn answered the proposal still in view: it leaves with the proposal if turned down. */
+  replied(messageId: string): void {
+    if (this.proposal?.shown)
+      this.proposal = { ...this.proposal, shown: [...this.proposal.shown, messageId] };
   }
 
   /**
    * A user turn ends: the open scope counts it (unless the turn opened it) and dates it; a turn that
    * supposed a value on its own (`supposed`, its own scope) is what the next turn may adopt.
    */
-  finish(ts: string, messageId: string, supposed: OpenScope | null): void {
+  finish(
+    ts: string,
+    messageId: string,
+    supposed: (OpenScope & { terms?: string[]; shown?: string[] }) | null,
+    text = "",
+  ): void {
     if (this.open) {
       const openedHere = this.open.scope_id?.endsWith(`@${messageId}`) ?? false;
       this.open = { ...this.open, last_ts: ts, turns: (this.open.turns ?? 0) + (openedHere ? 0 : 1) };
+    }
+    // "Let me sit on it": a turn that only puts the decision off leaves the proposal to the next one.
+    const pending = this.proposal;
+    if (!supposed && pending && !this.open && (pending.deferred ?? 0) < DEFERRALS && defers(text)) {
+      this.proposal = { ...pending, deferred: (pending.deferred ?? 0) + 1 };
+      return;
     }
     this.proposal = supposed && !this.open ? { ...supposed, last_ts: ts, proposal: true } : null;
   }

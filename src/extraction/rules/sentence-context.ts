@@ -21,6 +21,12 @@ export interface SentenceContext {
   draft: boolean;
   /** Change language in the sentence (strong, or weak with a value: seed 000 rule 1 guardrail). */
   changeWords: boolean;
+  /**
+   * The scope of a proposal an earlier sentence of the turn made ("Would it be crazy to drop to the
+   * LE trim? It's $33,400."): "it"/"that" now points at the proposed thing, so a pronoun's value is
+   * that proposal's, not current state. Null when the turn proposed nothing.
+   */
+  proposal: OpenScope | null;
 }
 
 /** Slot registry key of a scope: one namespace per non-global scope, so scoped values never meet global ones. */

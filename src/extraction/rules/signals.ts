@@ -1,3 +1,5 @@
+import { contentWords } from "./text";
+
 /**
  * Change language and the guardrails around it (seed 000 rule 1, seed 002 triggers).
  *
@@ -57,10 +59,60 @@ const HYPOTHETICAL_ANY =
 const REPORTED_WOULD =
   /\b(?:said|told|explained|thought|knew|promised|assured|reassured|hoped|figured|believed|expected|realized|realised|guessed|felt|heard)\b[^.?!;]*?\bwould\b/gi;
 
+/**
+ * A proposal put to the conversation rather than a decision taken: an idea floated or pitched ("She
+ * floated cutting the list to 110", "we've been toying with a May launch"), someone pressing an
+ * alternative ("My dad keeps pushing a Tuesday pickup instead", "the vendor suggested Postgres
+ * instead"), or a question that offers a change ("Would it be crazy to drop to the basic plan?",
+ * "Maybe we could move it to June?"). Like "what if", it supposes: nothing in it is settled until a
+ * later turn adopts it ("fine, we'll take the basic plan") or turns it down.
+ */
+const PROPOSAL_FRAME = new RegExp(
+  [
+    String.raw`\b(?:floated|floating|pitched|pitching)\s+(?!in\b|out\b|a\s+tent\b)`,
+    String.raw`\b(?:toy(?:ing|ed)|play(?:ing|ed)|flirt(?:ing|ed))\s+with\s+(?:the\s+idea|an?\s+)`,
+    String.raw`\bkick(?:ing|ed)\s+around\b`,
+    String.raw`\b(?:keeps|kept)\s+(?:pushing|suggesting|proposing|pitching|floating|bringing\s+up)\s+(?!forward\b|on\b|through\b|ahead\b|back\b|each\s+other\b|(?:me|us|him|her|them|you|my|our|his|their|your)(?:sel(?:f|ves))?\b)`,
+    String.raw`\b(?:suggest(?:s|ed|ing)?|propos(?:es|ed|ing)|push(?:es|ed|ing)\s+for)\b(?=[^.?!;]*\binstead\b)`,
+    String.raw`^(?:would|wouldn't|would\s+it\s+not)\s+it\s+be\s+(?:crazy|dumb|silly|stupid|nuts|insane|smarter|better|cheaper|wiser|a\s+(?:bad|good|terrible)\s+idea)\s+(?:to|if)\b`,
+    String.raw`^(?:maybe|perhaps)\s+we\s+(?:could|should)\s+(?:just\s+)?(?:move|switch|change|drop|go|cut|bump|push|pick|try)\b`,
+    // "Should we just switch to the annual plan?", "Is it worth upgrading to the Pro?"
+    String.raw`^(?:should|could|shall)\s+(?:we|i)\s+(?:just\s+)?(?:move|switch|change|drop|downgrade|upgrade|go|cut|bump|push)\s+(?:down\s+|up\s+|over\s+|back\s+)?(?:to|it\s+to|the)\b`,
+    String.raw`^(?:is|would)\s+it\s+(?:be\s+)?worth\s+(?:switching|moving|dropping|downgrading|upgrading|going|changing)\b`,
+    // "What about the LE trim instead?" (a bare "what about you?" offers nothing)
+    String.raw`^(?:what|how)\s+about\b(?=[^.?!;]*\binstead\b)`,
+  ].join("|"),
+  "i",
+);
+function proposes(sentence: string): boolean {
+  return PROPOSAL_FRAME.test(sentence.trim());
+}
+
+/** Verbs of changing that say a proposal is one, not what it proposes. */
+const CHANGE_VERBS =
+  /^(?:move|moved|moving|switch|switched|switching|change|changed|changing|drop|dropped|dropping|go|going|went|cut|cutting|bump|bumped|push|pushed|pick|try|instead|crazy|floated|pitched|suggested|proposed|pushing|keeps|kept)$/;
+
+/**
+ * What a supposition names, for a later turn that takes it up by naming it again ("fine, we'll take
+ * the LE"): its names and figures when it has any (capitalised words past the first, words with
+ * digits), else its content words; the words of the frame itself never count.
+ */
+export function proposedTerms(sentence: string): string[] {
+  const body = sentence.replace(PROPOSAL_FRAME, " ").replace(HYPOTHETICAL_FRAME, " ");
+  const tokens = body.trim().split(/\s+/).slice(1);
+  const names = tokens
+    .filter((t) => /^[A-Z0-9]/.test(t) || /\d/.test(t))
+    .flatMap((t) => contentWords(t))
+    .filter((w) => !CHANGE_VERBS.test(w));
+  if (names.length) return [...new Set(names)];
+  return [...new Set(contentWords(body).filter((w) => !CHANGE_VERBS.test(w)))];
+}
+
 /** A hypothetical or speculative sentence: its facts belong to a hypothetical scope, never global. */
 export function isHypothetical(sentence: string): boolean {
   return (
     HYPOTHETICAL_START.test(sentence.trim()) ||
+    proposes(sentence) ||
     HYPOTHETICAL_ANY.test(sentence.replace(REPORTED_WOULD, (report) => report.slice(0, -"would".length)))
   );
 }
@@ -74,7 +126,7 @@ export function isHypothetical(sentence: string): boolean {
 const HYPOTHETICAL_FRAME =
   /^(?:what if|suppose|supposing|imagine|hypothetically|theoretically|in theory|say we|let'?s (?:say|pretend|imagine))\b|\b(?:what if|hypothetical(?:ly)?|theoretical(?:ly)?|in theory|for the sake of argument|thought experiment)\b/i;
 export function framesHypothetical(sentence: string): boolean {
-  return HYPOTHETICAL_FRAME.test(sentence.trim());
+  return HYPOTHETICAL_FRAME.test(sentence.trim()) || proposes(sentence);
 }
 
 /** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */

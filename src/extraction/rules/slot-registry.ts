@@ -360,6 +360,17 @@ export class SlotRegistry {
     );
   }
 
+  /**
+   * The one slot whose current value is a figure of this kind ("$36,900 out the door"), when exactly
+   * one is; a value that only mentions a figure in passing is a text, not such a slot.
+   */
+  soleOfKind(kind: ValueKind, scopeKey: string): Slot | undefined {
+    if (kind === "text") return undefined;
+    const figure = (v: string | null) => v !== null && /^[$\u20ac\u00a3]?\d/.test(v.trim());
+    const holding = this.visible(scopeKey).filter((s) => figure(s.value) && s.kind === kind);
+    return holding.length === 1 ? holding[0] : undefined;
+  }
+
   /** The newest slot whose value contains a part of this kind ("500 units to Chicago" has a count). */
   containing(kind: ValueKind, scopeKey: string): Slot | undefined {
     return this.newest(this.visible(scopeKey), (s) => s.value !== null && containsKind(s.value, kind));

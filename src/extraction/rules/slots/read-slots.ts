@@ -1,4 +1,5 @@
 import { findSecrets } from "../classification";
+import { valueKind } from "../values";
 import { askingReading } from "./asking";
 import { changeReading } from "./change";
 import { copulaReading } from "./copula";
@@ -80,5 +81,25 @@ export function readSlots(input: string, depth = 0): SlotReading[] {
   const colon = clause.indexOf(": ");
   if (colon > 0 && colon < clause.length - 2) return readSlots(clause.slice(colon + 2), depth + 1);
   if (parts.length > 1) for (const part of parts) out.push(...readSlots(part, depth + 1));
+  else out.push(...splicedReadings(clause));
+  return out;
+}
+
+/**
+ * "We're set on the blue one, dealer quote is $21,500": two statements spliced by a comma, which no
+ * pattern reads whole. Only a part that names its own subject, says what it is now ("is", not "was")
+ * and gives it a figure, a date or a time is read: an aside between commas ("my family are my rocks",
+ * "the trip was insane", "his name is Kyle") is talk, not a slot value.
+ */
+function splicedReadings(clause: string): SlotReading[] {
+  const parts = clause.split(/,\s+/);
+  if (parts.length < 2) return [];
+  const out: SlotReading[] = [];
+  for (const part of parts.slice(1)) {
+    const found = copulaReading(part);
+    const figure = found !== null && valueKind(found.value) !== "text";
+    if (found?.subject && figure && !found.termOnly && !found.historical && !found.modal)
+      out.push(...splitCompound(found));
+  }
   return out;
 }
