@@ -17,6 +17,7 @@ import {
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
+import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
@@ -231,6 +232,41 @@ function entityReferences(entityIds: string[], project: string, bind: (value: un
     .join(" UNION ALL ");
 }
 
+/** The columns a write inserts from its rows, by field, in the table's order; `revision`, last, is the batch's own. */
+const INSERTED_COLUMNS = Object.entries(getTableColumns(facts)).filter(([field]) => field !== "revision");
+
+/**
+ * A write's new versions as few statements: each inserts a run of rows from one JSON parameter (an array
+ * of rows, each an array of cells in INSERTED_COLUMNS order), stamped with the batch's revision. D1 runs
+ * a batch's statements one by one, and 500 facts as 500 statements cost more than their rows did. The
+ * rows go in the order given, as one statement per row did (the full-text index's triggers fire per row).
+ * Only a repeated id is skipped: a second current version of a slot must fail the batch.
+ */
+function insertStatements(
+  db: DrizzleD1Database,
+  projectId: string,
+  rows: readonly FactVersion[],
+): BatchItem<"sqlite">[] {
+  const cells = INSERTED_COLUMNS.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ");
+  const values = rows.map((row) =>
+    INSERTED_COLUMNS.map(([field]) => {
+      const value = (row as unknown as Record<string, unknown>)[field];
+      // Booleans are stored as drizzle's boolean mode stores them.
+      return typeof value === "boolean" ? (value ? 1 : 0) : (value ?? null);
+    }),
+  );
+  // The selection lists every column in the table's order, `revision` last, as drizzle inserts them.
+  return jsonRuns(values).map((run) =>
+    db
+      .insert(facts)
+      .select(
+        sql`SELECT ${sql.raw(cells)}, (SELECT revision FROM ${factRevisions} WHERE project_id = ${projectId})
+          FROM json_each(${run}) WHERE true`,
+      )
+      .onConflictDoNothing({ target: [facts.projectId, facts.id] }),
+  );
+}
+
 /**
  * Frozen: a thread holds a search's rows and hands the same objects to every compile that asks it again,
  * so none may be altered (and the compiler's cache recognises them as unchanged).
@@ -401,15 +437,7 @@ export class FactRepository {
         this.matchedOne(),
       );
     }
-    for (const row of plan.inserts) {
-      statements.push(
-        this.db
-          .insert(facts)
-          .values({ ...row, revision })
-          // Only a repeated id is skipped: a second current version of a slot must fail the batch.
-          .onConflictDoNothing({ target: [facts.projectId, facts.id] }),
-      );
-    }
+    statements.push(...insertStatements(this.db, projectId, plan.inserts));
     for (const [factId, dependsOn] of plan.dependencies) {
       for (const dependsOnId of dependsOn) {
         statements.push(
