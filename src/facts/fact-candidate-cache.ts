@@ -99,14 +99,20 @@ export class FactCandidateCache {
     };
     const nearIds = near.then((facts) => facts.map((f) => f.id));
     // The newest versions and the standing rules do not depend on the question: held at the current
-    // revision, a new question reads only its own part.
-    const base =
-      current && this.base?.revision === this.revision && this.baseUser === userId ? this.base : undefined;
+    // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
+    // or the recheck is due), they are brought to the current revision by reading only what changed.
+    const mine = this.baseUser === userId ? this.base : undefined;
+    let base = current && mine?.revision === this.revision ? mine : undefined;
+    let asked = false;
+    if (!base && mine) {
+      base = await repository.advance(projectId, userId, mine, watcher);
+      asked = true;
+    }
     let found = await repository.candidates(
       projectId,
       userId,
       this.fitsInRecent ? [] : terms,
-      watcher,
+      asked ? undefined : watcher,
       entities,
       nearIds,
       base,
@@ -136,7 +142,7 @@ export class FactCandidateCache {
       while (this.held.size > HELD_SEARCHES) this.held.delete(this.held.keys().next().value as string);
     }
     // Only a read of the revision itself counts as asking D1 whether the project changed.
-    if (!base) this.checkedAt = now;
+    if (!base || asked) this.checkedAt = now;
     return { candidates, read: "searched" };
   }
 

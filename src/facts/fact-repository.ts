@@ -22,7 +22,9 @@ import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
+  advanceBase,
   assembleCandidates,
+  BASE_CHANGES_LIMIT,
   FACT_CANDIDATE_LIMITS,
   type FactBase,
   type FactCandidates,
@@ -535,6 +537,39 @@ export class FactRepository {
         ),
     );
     if (first) await this.db.batch([first, ...rest]);
+  }
+
+  /**
+   * The query-independent part of a search (the newest versions and the standing rules) at the project's
+   * current revision, from the part a reader holds at an earlier one: one small read, in one transaction,
+   * of the revision and the versions written or changed since (every statement that writes a version
+   * stamps it with its batch's revision), merged by `advanceBase`. Undefined when more changed than
+   * BASE_CHANGES_LIMIT, or when the merge cannot be exact: the caller then reads the part afresh. The
+   * reader's registration, when given, is made or renewed in the same transaction.
+   */
+  async advance(
+    projectId: string,
+    userId: string,
+    held: FactBase,
+    watcher: FactWatcher | undefined,
+  ): Promise<FactBase | undefined> {
+    const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
+    const results = await this.database.batch([
+      ...registering,
+      this.prepared(this.counter(projectId)),
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(and(eq(facts.projectId, projectId), gt(facts.revision, held.revision), visibleTo(userId)))
+          .limit(BASE_CHANGES_LIMIT + 1),
+      ),
+    ]);
+    const [counter, changed] = results.slice(registering.length);
+    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+    const rows = (changed?.results ?? []).map(frozenRow);
+    if (rows.length > BASE_CHANGES_LIMIT) return undefined;
+    return advanceBase(held, rows, revision);
   }
 
   /**
