@@ -8,6 +8,7 @@ import {
   isStanding,
   newestFirst,
 } from "../src/facts/fact-candidates";
+import { factRow } from "./support/context-objects";
 
 /**
  * A reader holds the query-independent part of a search (the newest versions it may know of and the
@@ -18,41 +19,6 @@ import {
  */
 
 type Row = FactVersion & { revision: number };
-
-const template: Omit<Row, "id" | "txStart" | "userId" | "sourceType" | "isConstraint" | "authorityRank"> = {
-  projectId: "p",
-  lineageId: "l",
-  key: "k",
-  valueJson: '"v"',
-  content: "v",
-  tokens: 1,
-  memoryType: "organizational",
-  threadId: "t",
-  sourceAuthority: null,
-  sourceIdentity: null,
-  scope: "global",
-  scopeId: null,
-  supersedes: null,
-  supersededBy: null,
-  isValid: true,
-  contradictionStatus: "clean",
-  statusReason: null,
-  dependsOnJson: "[]",
-  needsReview: false,
-  constraintType: null,
-  classification: "public",
-  allowRolesJson: "[]",
-  denyRolesJson: "[]",
-  validFrom: "2026-01-01T00:00:00.000Z",
-  validUntil: null,
-  txEnd: null,
-  summary: "",
-  summaryTokens: 0,
-  micro: "",
-  microTokens: 0,
-  contextJson: "{}",
-  revision: 0,
-};
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 
@@ -73,13 +39,14 @@ const spec = fc.record({
 
 function row(id: number, s: Spec, revision: number, minuteOffset = 0): Row {
   return {
-    ...template,
-    id: `f${String(id).padStart(5, "0")}`,
-    txStart: at(s.minute + minuteOffset),
-    userId: s.user,
-    sourceType: s.kind === "policy" || s.kind === "system" ? s.kind : "user",
-    isConstraint: s.kind === "constraint",
-    authorityRank: s.rank,
+    ...factRow({
+      id: `f${String(id).padStart(5, "0")}`,
+      txStart: at(s.minute + minuteOffset),
+      userId: s.user,
+      sourceType: s.kind === "policy" || s.kind === "system" ? s.kind : "user",
+      isConstraint: s.kind === "constraint",
+      authorityRank: s.rank,
+    }),
     revision,
   };
 }

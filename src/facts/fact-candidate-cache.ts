@@ -102,20 +102,16 @@ export class FactCandidateCache {
     // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
     // or the recheck is due), they are brought to the current revision by reading only what changed.
     const mine = this.baseUser === userId ? this.base : undefined;
-    let base = current && mine?.revision === this.revision ? mine : undefined;
-    let asked = false;
-    if (!base && mine) {
-      base = await repository.advance(projectId, userId, mine, watcher);
-      asked = true;
-    }
+    const base = current && mine?.revision === this.revision ? mine : undefined;
     let found = await repository.candidates(
       projectId,
       userId,
       this.fitsInRecent ? [] : terms,
-      asked ? undefined : watcher,
+      watcher,
       entities,
       nearIds,
       base,
+      base ? undefined : mine,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
@@ -142,7 +138,7 @@ export class FactCandidateCache {
       while (this.held.size > HELD_SEARCHES) this.held.delete(this.held.keys().next().value as string);
     }
     // Only a read of the revision itself counts as asking D1 whether the project changed.
-    if (!base || asked) this.checkedAt = now;
+    if (!base) this.checkedAt = now;
     return { candidates, read: "searched" };
   }
 

@@ -540,39 +540,6 @@ export class FactRepository {
   }
 
   /**
-   * The query-independent part of a search (the newest versions and the standing rules) at the project's
-   * current revision, from the part a reader holds at an earlier one: one small read, in one transaction,
-   * of the revision and the versions written or changed since (every statement that writes a version
-   * stamps it with its batch's revision), merged by `advanceBase`. Undefined when more changed than
-   * BASE_CHANGES_LIMIT, or when the merge cannot be exact: the caller then reads the part afresh. The
-   * reader's registration, when given, is made or renewed in the same transaction.
-   */
-  async advance(
-    projectId: string,
-    userId: string,
-    held: FactBase,
-    watcher: FactWatcher | undefined,
-  ): Promise<FactBase | undefined> {
-    const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
-    const results = await this.database.batch([
-      ...registering,
-      this.prepared(this.counter(projectId)),
-      this.prepared(
-        this.db
-          .select()
-          .from(facts)
-          .where(and(eq(facts.projectId, projectId), gt(facts.revision, held.revision), visibleTo(userId)))
-          .limit(BASE_CHANGES_LIMIT + 1),
-      ),
-    ]);
-    const [counter, changed] = results.slice(registering.length);
-    const revision = (counter?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    const rows = (changed?.results ?? []).map(frozenRow);
-    if (rows.length > BASE_CHANGES_LIMIT) return undefined;
-    return advanceBase(held, rows, revision);
-  }
-
-  /**
    * The candidate facts of a compile or an extraction run for this reader (fact-candidates.ts), with
    * the project revision they are current as of. The facts nearest the text in the project's vector index
    * (`near`) are awaited first (the caller bounds that wait); then one D1 batch, one transaction: the
@@ -593,33 +560,18 @@ export class FactRepository {
     named: NamedLookup | undefined = undefined,
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
+    since?: FactBase,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
-    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
-    const current = and(visible, isNull(facts.txEnd));
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
     // The query-independent part (revision, newest versions, standing rules) is read unless the caller
-    // holds it at the project's current revision.
+    // holds it at the project's current revision; held at an earlier one (`since`), only the versions
+    // written or changed after it are read, and merged in.
     const baseStatements = held
       ? []
       : [
           this.prepared(this.counter(projectId)),
-          this.prepared(
-            this.db
-              .select()
-              .from(facts)
-              .where(visible)
-              .orderBy(desc(facts.txStart), desc(facts.id))
-              .limit(limits.recent + 1),
-          ),
-          this.prepared(
-            this.db
-              .select()
-              .from(facts)
-              .where(and(current, STANDING))
-              .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
-              .limit(limits.standing + 1),
-          ),
+          ...(since ? [this.changedSince(projectId, userId, since)] : this.baseReads(projectId, userId)),
         ];
     const none = { keys: [] as string[], ids: [] as string[] };
     const newest = (recent: readonly FactVersion[]) =>
@@ -648,11 +600,12 @@ export class FactRepository {
     const first = [...registering, ...baseStatements, ...lookup, ...found];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
-    const base: FactBase = held ?? {
-      revision: (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0,
-      recent: rowsOf(results[1]),
-      standing: rowsOf(results[2]),
-    };
+    const revision = (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+    const base: FactBase =
+      held ??
+      (since
+        ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
+        : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
     const entities = named ? named.decode(lookedUp) : [];
     const answers = found.length ? [results[results.length - 1]] : [];
@@ -696,6 +649,67 @@ export class FactRepository {
     return {
       ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
       base,
+    };
+  }
+
+  /** The newest versions the reader may know of and the current standing rules, each one past its bound. */
+  private baseReads(projectId: string, userId: string): D1PreparedStatement[] {
+    const limits = FACT_CANDIDATE_LIMITS;
+    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
+    return [
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(visible)
+          .orderBy(desc(facts.txStart), desc(facts.id))
+          .limit(limits.recent + 1),
+      ),
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(and(visible, isNull(facts.txEnd), STANDING))
+          .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
+          .limit(limits.standing + 1),
+      ),
+    ];
+  }
+
+  /**
+   * The versions the reader may know of that were written or changed after `since` was read: every
+   * statement that writes a version stamps it with its batch's revision. One past BASE_CHANGES_LIMIT.
+   */
+  private changedSince(projectId: string, userId: string, since: FactBase): D1PreparedStatement {
+    return this.prepared(
+      this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), gt(facts.revision, since.revision), visibleTo(userId)))
+        .limit(BASE_CHANGES_LIMIT + 1),
+    );
+  }
+
+  /**
+   * The held part brought to `revision` with the versions changed since (advanceBase). When more changed
+   * than BASE_CHANGES_LIMIT, or the merge cannot be exact, the part is read afresh in a read of its own;
+   * it keeps the revision of the batch the rest of the search was read in, so a write in between is
+   * announced as newer than what the reader holds and read at its next search.
+   */
+  private async advanced(
+    projectId: string,
+    userId: string,
+    since: FactBase,
+    changed: FactVersion[],
+    revision: number,
+  ): Promise<FactBase> {
+    const merged = changed.length <= BASE_CHANGES_LIMIT ? advanceBase(since, changed, revision) : undefined;
+    if (merged) return merged;
+    const [recent, standing] = await this.database.batch(this.baseReads(projectId, userId));
+    return {
+      revision,
+      recent: (recent?.results ?? []).map(frozenRow),
+      standing: (standing?.results ?? []).map(frozenRow),
     };
   }
 
