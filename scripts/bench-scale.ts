@@ -1,5 +1,5 @@
-// `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--url URL] [--json FILE]
-//                      [--compare FILE]`
+// `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--write-rounds 10]
+//                      [--url URL] [--json FILE] [--compare FILE]`
 //
 // Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
 //  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
@@ -7,7 +7,8 @@
 //    newest positions; each is asked about in its own compile and counts as recalled when its value is
 //    in the compiled context. Ingest events/s, the first compile right after the bulk write, and
 //    p50/p95 of the server's trace.compile_ms and of the client's round trip over every compile after
-//    the bulk write (the first one, the recall questions and --rounds varied queries);
+//    the bulk write (the first one, the recall questions and --rounds varied queries); then --write-rounds
+//    compiles each right after a write of one fact (the turn-by-turn case), reported apart;
 //  - messages at scale: a thread of M conversational turns with three planted statements; ingest
 //    events/s, the first compile right after the bulk write, how long extraction took to drain
 //    (GET state watermark.pending_messages = 0, with a deadline), then the same compile figures and recall;
@@ -47,6 +48,7 @@ const { values: options } = parseArgs({
     sizes: { type: "string", default: "1000,10000" },
     messages: { type: "string", default: "1000,10000" },
     rounds: { type: "string", default: "20" },
+    "write-rounds": { type: "string", default: "10" },
     "drain-timeout": { type: "string", default: "300" },
     "policy-share": { type: "string", default: "0" },
     url: { type: "string" },
@@ -64,6 +66,8 @@ const list = (text: string) =>
 const FACT_SIZES = list(options.sizes);
 const MESSAGE_SIZES = list(options.messages);
 const ROUNDS = Math.max(1, Number(options.rounds) || 20);
+/** Facts scenarios: compiles each right after a write of one fact (the turn-by-turn case). */
+const WRITE_ROUNDS = Math.max(0, Number(options["write-rounds"]) || 0);
 const DRAIN_TIMEOUT_MS = Math.max(1, Number(options["drain-timeout"]) || 300) * 1000;
 const BUDGET = 8000;
 const BATCH = 500;
@@ -136,6 +140,8 @@ interface Scenario {
   splits?: Split[];
   /** trace.held of the scenario's last compile. */
   held?: { fact_rows: number; compiled_objects: number };
+  /** Facts scenarios: the compiles made each right after a one-fact write, after the rounds above. */
+  afterWrite?: { compiles: number; serverP50: number; serverP95: number; splits: Split[] };
   cold?: { compileMs: number; roundTripMs: number };
 }
 
@@ -296,8 +302,26 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
   const recall = await log.recall(PLANTED_FACTS);
   progress(recallLine(`${size} facts`, recall));
   await log.rounds(FACT_QUERIES.slice(1));
+  // Turn by turn: one new fact, then a question, so every compile follows a write it must see.
+  const afterWrite = new CompileLog(call, thread);
+  for (let i = 0; i < WRITE_ROUNDS; i++) {
+    const event = fillerFact(size + i, at(size + i), pick, chance, POLICY_SHARE);
+    await call("POST", `/threads/${thread}/events`, { events: [event] });
+    await afterWrite.compile(FACT_QUERIES[(i + 1) % FACT_QUERIES.length] as string);
+  }
   memory.afterMiB = workerdMiB(server);
+  const written = summarise(afterWrite);
   return {
+    ...(WRITE_ROUNDS > 0
+      ? {
+          afterWrite: {
+            compiles: written.compiles,
+            serverP50: written.serverP50,
+            serverP95: written.serverP95,
+            splits: written.splits,
+          },
+        }
+      : {}),
     kind: "facts",
     size,
     thread,
@@ -508,6 +532,15 @@ function printSplits(scenarios: Scenario[]): void {
     console.log(
       `  ${String(s.size).padStart(7)} ${s.kind.padEnd(8)} facts ${part((x) => x.facts)}  thread ${part((x) => x.thread)}  passes ${part((x) => x.passes)}  slowest: ${slowest.join("; ")}`,
     );
+    const written = s.afterWrite;
+    if (written && written.compiles > 0) {
+      const facts = sorted(written.splits.map((x) => x.facts));
+      const before = baseline(s)?.afterWrite;
+      console.log(
+        `          each right after a one-fact write (${written.compiles}): compile p50/p95 ${fmt(written.serverP50)}/${fmt(written.serverP95)} ms, facts ${fmt(percentile(facts, 50))}/${fmt(percentile(facts, 95))}` +
+          (before ? `  (before: compile ${fmt(before.serverP50)}/${fmt(before.serverP95)})` : ""),
+      );
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_RECHECK_MS, FactCandidateCache, HELD_SEARCHES } from "../src/facts/fact-candidate-cache";
-import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
+import { BASE_CHANGES_LIMIT, FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
@@ -125,7 +125,12 @@ describe("announced fact writes", () => {
 describe("FactCandidateCache (tenant D1)", () => {
   const repository = () => new FactRepository(env.TENANT_ACME_DB);
   let n = 0;
-  async function write(projectId: string, key: string, value: string, extra: { userId?: string } = {}) {
+  async function write(
+    projectId: string,
+    key: string,
+    value: string,
+    extra: { userId?: string; policy?: boolean } = {},
+  ) {
     n++;
     const row = prepareFact(
       {
@@ -135,6 +140,7 @@ describe("FactCandidateCache (tenant D1)", () => {
         value,
         ts: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
         ...(extra.userId ? { memory_type: "user" as const } : {}),
+        ...(extra.policy ? { source: { type: "policy" as const } } : {}),
       },
       {
         projectId,
@@ -229,6 +235,68 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(tier.map((r) => JSON.parse(r.valueJson))).toEqual(["premium"]);
     expect((await write(project, "tier", "basic")).watchers).toEqual([{ thread: "t-c", token: cache.token }]);
   });
+
+  it("brings its newest versions and standing rules to a new revision by reading only what changed", async () => {
+    const project = newProject();
+    for (let i = 0; i < 60; i++) await write(project, `metric_${i}`, `value ${i}`);
+    await write(project, "region", "eu-west-1");
+    await write(project, "retention_rule", "Keep invoices for 7 years", { policy: true });
+    await write(project, "travel_rule", "Book economy for flights under 6 hours", { policy: true });
+    // Counts the rows D1 hands this reader.
+    let rowsRead = 0;
+    const database = env.TENANT_ACME_DB;
+    const counting = new Proxy(database, {
+      get(target, property) {
+        if (property === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch(statements);
+            rowsRead += results.reduce((n, r) => n + (r.results?.length ?? 0), 0);
+            return results;
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const repo = new FactRepository(counting);
+    const cache = new FactCandidateCache();
+    await cache.read(repo, reader(project, "t-a"), [], 0);
+    expect(rowsRead).toBeGreaterThan(60);
+
+    // A supersession, a new rule, a rule replaced, and another user's own fact, written elsewhere.
+    await write(project, "region", "us-east-1");
+    await write(project, "expense_rule", "Expenses over $5,000 need a director", { policy: true });
+    await write(project, "travel_rule", "Book economy for every flight", { policy: true });
+    const last = await write(project, "diet", "Ada is vegetarian", { userId: "ada" });
+    cache.announce(project, cache.token, last.revision);
+
+    rowsRead = 0;
+    const advanced = await cache.read(repo, reader(project, "t-a"), [], 1);
+    // The revision and the five versions the reader may know of that changed: two closed, three new.
+    expect(rowsRead).toBe(6);
+    const fresh = await new FactCandidateCache().read(repository(), reader(project, "t-fresh"), [], 1);
+    expect(advanced.candidates.rows).toEqual(fresh.candidates.rows);
+    expect(advanced.candidates.counts).toEqual(fresh.candidates.counts);
+    expect(advanced.candidates.revision).toBe(last.revision);
+    const current = advanced.candidates.rows.filter((r) => r.txEnd === null && !r.key.startsWith("metric"));
+    expect(current.map((r) => JSON.parse(r.valueJson)).sort()).toEqual([
+      "Book economy for every flight",
+      "Expenses over $5,000 need a director",
+      "Keep invoices for 7 years",
+      "us-east-1",
+    ]);
+    expect(cache.heldRows()).toBe(advanced.candidates.rows.length);
+
+    // More changed than it applies: the part is read afresh, and is what a fresh read finds.
+    let latest = last;
+    for (let i = 0; i <= BASE_CHANGES_LIMIT; i++) latest = await write(project, `metric_${i}`, `v${i}`);
+    cache.announce(project, cache.token, latest.revision);
+    rowsRead = 0;
+    const reread = await cache.read(repo, reader(project, "t-a"), [], 2);
+    expect(rowsRead).toBeGreaterThan(BASE_CHANGES_LIMIT + 60);
+    const again = await new FactCandidateCache().read(repository(), reader(project, "t-fresh2"), [], 2);
+    expect(reread.candidates.rows).toEqual(again.candidates.rows);
+  }, 120_000);
 
   it("keeps a newer reader's registration when an older reader of the same thread is forgotten", async () => {
     const project = newProject();

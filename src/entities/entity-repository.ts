@@ -31,11 +31,25 @@ const NEIGHBOUR_FACTS = 200;
 const LOOKUP_CHUNK = 1000;
 
 /**
- * The entities sharing a term with the lookups (one statement: the terms and prefixes travel as one JSON
- * parameter each), with their aliases and neighbours (entities that facts referring to them also refer
- * to). A prefix matches every term that starts with it: char(1114111) is above every character.
+ * Each candidate's neighbours (entities that facts referring to it also refer to), from its latest
+ * references only (NEIGHBOUR_FACTS, above), as a JSON array.
  */
-const CANDIDATES_SQL = `WITH hit(entity_id) AS (
+const NEIGHBOURS_SQL = `(SELECT json_group_array(n.entity_id) FROM (
+       SELECT DISTINCT o.entity_id FROM (
+           SELECT fact_id FROM fact_entities WHERE project_id = e.project_id AND entity_id = e.id
+           ORDER BY fact_id DESC LIMIT ${NEIGHBOUR_FACTS}
+         ) mine
+         CROSS JOIN fact_entities o INDEXED BY sqlite_autoindex_fact_entities_1
+           ON o.project_id = e.project_id AND o.fact_id = mine.fact_id
+         WHERE o.entity_id <> e.id
+         LIMIT ${NEIGHBOUR_LIMIT}) n)`;
+
+/**
+ * The entities sharing a term with the lookups (one statement: the terms and prefixes travel as one JSON
+ * parameter each), with their aliases and, when asked, their neighbours. A prefix matches every term
+ * that starts with it: char(1114111) is above every character.
+ */
+const candidatesSql = (neighbours: string) => `WITH hit(entity_id) AS (
     SELECT t.entity_id FROM json_each(?1) w
       CROSS JOIN entity_terms t ON t.project_id = ?3 AND t.term = w.value
     UNION
@@ -45,18 +59,16 @@ const CANDIDATES_SQL = `WITH hit(entity_id) AS (
   SELECT e.*,
     (SELECT json_group_array(json_object('alias', a.alias, 'norm', a.norm, 'source', a.source))
        FROM entity_aliases a WHERE a.project_id = e.project_id AND a.entity_id = e.id) AS aliases_json,
-    (SELECT json_group_array(n.entity_id) FROM (
-       SELECT DISTINCT o.entity_id FROM (
-           SELECT fact_id FROM fact_entities WHERE project_id = e.project_id AND entity_id = e.id
-           ORDER BY fact_id DESC LIMIT ${NEIGHBOUR_FACTS}
-         ) mine
-         CROSS JOIN fact_entities o INDEXED BY sqlite_autoindex_fact_entities_1
-           ON o.project_id = e.project_id AND o.fact_id = mine.fact_id
-         WHERE o.entity_id <> e.id
-         LIMIT ${NEIGHBOUR_LIMIT}) n) AS neighbours_json
+    ${neighbours} AS neighbours_json
   FROM (SELECT DISTINCT entity_id FROM hit LIMIT ?4) h
   CROSS JOIN entities e ON e.project_id = ?3 AND e.id = h.entity_id
   WHERE e.status <> 'merged'`;
+const CANDIDATES_SQL = candidatesSql(NEIGHBOURS_SQL);
+/**
+ * Without neighbours: a question's mentions are scored with no co-mentioned entities (query-entities.ts),
+ * so their neighbourhood is never read, and each candidate's would cost a read of its latest references.
+ */
+const CANDIDATES_WITHOUT_NEIGHBOURS_SQL = candidatesSql("'[]'");
 
 interface CandidateRow {
   id: string;
@@ -125,15 +137,19 @@ export class EntityRepository {
    * The statements of `candidates`, for a caller that sends them in a batch of its own (a compile's
    * first read, src/facts/fact-repository.ts); `registryEntities` decodes their results.
    */
-  candidateStatements(projectId: string, terms: string[], prefixes: string[]): D1PreparedStatement[] {
+  candidateStatements(
+    projectId: string,
+    terms: string[],
+    prefixes: string[],
+    options: { neighbours: boolean } = { neighbours: true },
+  ): D1PreparedStatement[] {
+    const text = options.neighbours ? CANDIDATES_SQL : CANDIDATES_WITHOUT_NEIGHBOURS_SQL;
     // A large write looks up many terms: in parts, each one JSON parameter well under D1's bounds, one batch.
     const statements: D1PreparedStatement[] = [];
     for (let i = 0; i < Math.max(terms.length, prefixes.length); i += LOOKUP_CHUNK) {
       const [t, p] = [terms.slice(i, i + LOOKUP_CHUNK), prefixes.slice(i, i + LOOKUP_CHUNK)];
       statements.push(
-        this.database
-          .prepare(CANDIDATES_SQL)
-          .bind(JSON.stringify(t), JSON.stringify(p), projectId, CANDIDATE_LIMIT),
+        this.database.prepare(text).bind(JSON.stringify(t), JSON.stringify(p), projectId, CANDIDATE_LIMIT),
       );
     }
     return statements;

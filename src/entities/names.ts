@@ -29,6 +29,24 @@ const CONNECTIVES = new Set(["of", "and", "the", "for", "de", "du", "van", "von"
  * folded, a leading determiner and a trailing legal suffix dropped when other words remain.
  */
 export function normalizeName(text: string): string {
+  let normal = normalized.get(text);
+  if (normal === undefined) {
+    normal = normalize(text);
+    // Emptied when full: a name is cheap to normalise again, and the table stays bounded.
+    if (normalized.size >= NORMALIZED_LIMIT) normalized.clear();
+    normalized.set(text, normal);
+  }
+  return normal;
+}
+
+/**
+ * Normal forms already worked out, by text: resolving a batch of 500 facts normalises the same few
+ * names thousands of times (each mention's names, for every candidate it is scored against).
+ */
+const normalized = new Map<string, string>();
+const NORMALIZED_LIMIT = 10_000;
+
+function normalize(text: string): string {
   const words = text
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

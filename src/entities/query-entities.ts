@@ -50,7 +50,10 @@ export function entityLookup(
   const lookups = mentions.map(mentionLookup);
   const terms = [...new Set(lookups.flatMap((l) => l.terms))];
   const prefixes = [...new Set(lookups.flatMap((l) => l.prefixes))];
-  const statements = new EntityRepository(database).candidateStatements(projectId, terms, prefixes);
+  // Mentions are scored here with no co-mentioned entities: the candidates' neighbourhoods are not read.
+  const statements = new EntityRepository(database).candidateStatements(projectId, terms, prefixes, {
+    neighbours: false,
+  });
   if (statements.length === 0) return undefined;
   return {
     statements,

@@ -16,9 +16,29 @@ export function stableId(projectId: string, provisional: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A copy of `value` with every provisional id in an id field replaced by its stable id. */
+/**
+ * A copy of `value` (plain data: objects, arrays, strings, numbers, booleans, null) with every
+ * provisional id in an id field replaced by its stable id, as a JSON round trip would copy it: keys whose
+ * value is undefined are left out. A plan of 500 facts repeats each new entity's id in many links and
+ * outcomes, so each id is hashed once.
+ */
 export function withStableIds<T>(value: T, projectId: string): T {
-  return JSON.parse(JSON.stringify(value), (key, v) =>
-    ID_FIELDS.has(key) && typeof v === "string" && PROVISIONAL.test(v) ? stableId(projectId, v) : v,
-  ) as T;
+  const stable = new Map<string, string>();
+  const copy = (v: unknown, key: string): unknown => {
+    if (typeof v === "string") {
+      if (!ID_FIELDS.has(key) || !PROVISIONAL.test(v)) return v;
+      let id = stable.get(v);
+      if (id === undefined) {
+        id = stableId(projectId, v);
+        stable.set(v, id);
+      }
+      return id;
+    }
+    if (Array.isArray(v)) return v.map((item, i) => copy(item === undefined ? null : item, String(i)));
+    if (v === null || typeof v !== "object") return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) if (item !== undefined) out[k] = copy(item, k);
+    return out;
+  };
+  return copy(value, "") as T;
 }

@@ -99,9 +99,10 @@ export class FactCandidateCache {
     };
     const nearIds = near.then((facts) => facts.map((f) => f.id));
     // The newest versions and the standing rules do not depend on the question: held at the current
-    // revision, a new question reads only its own part.
-    const base =
-      current && this.base?.revision === this.revision && this.baseUser === userId ? this.base : undefined;
+    // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
+    // or the recheck is due), they are brought to the current revision by reading only what changed.
+    const mine = this.baseUser === userId ? this.base : undefined;
+    const base = current && mine?.revision === this.revision ? mine : undefined;
     let found = await repository.candidates(
       projectId,
       userId,
@@ -110,6 +111,7 @@ export class FactCandidateCache {
       entities,
       nearIds,
       base,
+      base ? undefined : mine,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {

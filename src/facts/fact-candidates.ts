@@ -138,3 +138,53 @@ export function assembleCandidates(
   const entityFactIds = read.entity.map((row) => row.id);
   return { rows: [...byId.values()].sort(newestFirst), counts, truncated, revision, entities, entityFactIds };
 }
+
+/**
+ * How many changed versions a reader applies to the query-independent part it holds (`advanceBase`);
+ * past this it reads that part afresh. It also bounds how many versions can enter the newest ones.
+ */
+export const BASE_CHANGES_LIMIT = 50;
+
+/** A standing rule as the search reads them (fact-repository.ts STANDING): current, a constraint or policy/system rule. */
+export function isStanding(row: FactVersion): boolean {
+  return (
+    row.txEnd === null && (row.isConstraint || row.sourceType === "policy" || row.sourceType === "system")
+  );
+}
+
+/** Standing rules in the order the search reads them: highest authority first, then newest. */
+function standingOrder(a: FactVersion, b: FactVersion): number {
+  return b.authorityRank - a.authorityRank || newestFirst(a, b);
+}
+
+/**
+ * The query-independent part at `revision`, from the part held at an earlier revision and every version
+ * the reader may know of that was inserted or changed in between (`changed`: revision above the held
+ * one, at most `revision`). Exact, as a fresh read of both sources would be: a version never leaves the
+ * set a reader may know of, and its transaction time, authority and owner never change, so the newest
+ * versions are the newest of the held ones and the changed ones; a standing rule that stopped standing
+ * leaves a gap only when the held rules were cut at their bound, and then (undefined) the part must be
+ * read afresh.
+ */
+export function advanceBase(
+  base: FactBase,
+  changed: readonly FactVersion[],
+  revision: number,
+): FactBase | undefined {
+  if (changed.length === 0) return { ...base, revision };
+  const byId = new Map(changed.map((row) => [row.id, row]));
+  const recentBound = FACT_CANDIDATE_LIMITS.recent + 1;
+  const recent = [...base.recent.filter((row) => !byId.has(row.id)), ...changed]
+    .sort(newestFirst)
+    .slice(0, recentBound);
+  const standingBound = FACT_CANDIDATE_LIMITS.standing + 1;
+  const cut = base.standing.length >= standingBound;
+  const kept = base.standing.filter((row) => !byId.has(row.id));
+  const left = base.standing.some((row) => {
+    const now = byId.get(row.id);
+    return now !== undefined && !isStanding(now);
+  });
+  if (cut && left) return undefined;
+  const standing = [...kept, ...changed.filter(isStanding)].sort(standingOrder).slice(0, standingBound);
+  return { revision, recent, standing };
+}

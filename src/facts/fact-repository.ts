@@ -17,11 +17,14 @@ import {
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
+import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
+  advanceBase,
   assembleCandidates,
+  BASE_CHANGES_LIMIT,
   FACT_CANDIDATE_LIMITS,
   type FactBase,
   type FactCandidates,
@@ -231,6 +234,41 @@ function entityReferences(entityIds: string[], project: string, bind: (value: un
     .join(" UNION ALL ");
 }
 
+/** The columns a write inserts from its rows, by field, in the table's order; `revision`, last, is the batch's own. */
+const INSERTED_COLUMNS = Object.entries(getTableColumns(facts)).filter(([field]) => field !== "revision");
+
+/**
+ * A write's new versions as few statements: each inserts a run of rows from one JSON parameter (an array
+ * of rows, each an array of cells in INSERTED_COLUMNS order), stamped with the batch's revision. D1 runs
+ * a batch's statements one by one, and 500 facts as 500 statements cost more than their rows did. The
+ * rows go in the order given, as one statement per row did (the full-text index's triggers fire per row).
+ * Only a repeated id is skipped: a second current version of a slot must fail the batch.
+ */
+function insertStatements(
+  db: DrizzleD1Database,
+  projectId: string,
+  rows: readonly FactVersion[],
+): BatchItem<"sqlite">[] {
+  const cells = INSERTED_COLUMNS.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ");
+  const values = rows.map((row) =>
+    INSERTED_COLUMNS.map(([field]) => {
+      const value = (row as unknown as Record<string, unknown>)[field];
+      // Booleans are stored as drizzle's boolean mode stores them.
+      return typeof value === "boolean" ? (value ? 1 : 0) : (value ?? null);
+    }),
+  );
+  // The selection lists every column in the table's order, `revision` last, as drizzle inserts them.
+  return jsonRuns(values).map((run) =>
+    db
+      .insert(facts)
+      .select(
+        sql`SELECT ${sql.raw(cells)}, (SELECT revision FROM ${factRevisions} WHERE project_id = ${projectId})
+          FROM json_each(${run}) WHERE true`,
+      )
+      .onConflictDoNothing({ target: [facts.projectId, facts.id] }),
+  );
+}
+
 /**
  * Frozen: a thread holds a search's rows and hands the same objects to every compile that asks it again,
  * so none may be altered (and the compiler's cache recognises them as unchanged).
@@ -401,15 +439,7 @@ export class FactRepository {
         this.matchedOne(),
       );
     }
-    for (const row of plan.inserts) {
-      statements.push(
-        this.db
-          .insert(facts)
-          .values({ ...row, revision })
-          // Only a repeated id is skipped: a second current version of a slot must fail the batch.
-          .onConflictDoNothing({ target: [facts.projectId, facts.id] }),
-      );
-    }
+    statements.push(...insertStatements(this.db, projectId, plan.inserts));
     for (const [factId, dependsOn] of plan.dependencies) {
       for (const dependsOnId of dependsOn) {
         statements.push(
@@ -530,33 +560,18 @@ export class FactRepository {
     named: NamedLookup | undefined = undefined,
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
+    since?: FactBase,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
-    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
-    const current = and(visible, isNull(facts.txEnd));
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
     // The query-independent part (revision, newest versions, standing rules) is read unless the caller
-    // holds it at the project's current revision.
+    // holds it at the project's current revision; held at an earlier one (`since`), only the versions
+    // written or changed after it are read, and merged in.
     const baseStatements = held
       ? []
       : [
           this.prepared(this.counter(projectId)),
-          this.prepared(
-            this.db
-              .select()
-              .from(facts)
-              .where(visible)
-              .orderBy(desc(facts.txStart), desc(facts.id))
-              .limit(limits.recent + 1),
-          ),
-          this.prepared(
-            this.db
-              .select()
-              .from(facts)
-              .where(and(current, STANDING))
-              .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
-              .limit(limits.standing + 1),
-          ),
+          ...(since ? [this.changedSince(projectId, userId, since)] : this.baseReads(projectId, userId)),
         ];
     const none = { keys: [] as string[], ids: [] as string[] };
     const newest = (recent: readonly FactVersion[]) =>
@@ -585,11 +600,12 @@ export class FactRepository {
     const first = [...registering, ...baseStatements, ...lookup, ...found];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
-    const base: FactBase = held ?? {
-      revision: (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0,
-      recent: rowsOf(results[1]),
-      standing: rowsOf(results[2]),
-    };
+    const revision = (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+    const base: FactBase =
+      held ??
+      (since
+        ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
+        : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
     const entities = named ? named.decode(lookedUp) : [];
     const answers = found.length ? [results[results.length - 1]] : [];
@@ -633,6 +649,67 @@ export class FactRepository {
     return {
       ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
       base,
+    };
+  }
+
+  /** The newest versions the reader may know of and the current standing rules, each one past its bound. */
+  private baseReads(projectId: string, userId: string): D1PreparedStatement[] {
+    const limits = FACT_CANDIDATE_LIMITS;
+    const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
+    return [
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(visible)
+          .orderBy(desc(facts.txStart), desc(facts.id))
+          .limit(limits.recent + 1),
+      ),
+      this.prepared(
+        this.db
+          .select()
+          .from(facts)
+          .where(and(visible, isNull(facts.txEnd), STANDING))
+          .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
+          .limit(limits.standing + 1),
+      ),
+    ];
+  }
+
+  /**
+   * The versions the reader may know of that were written or changed after `since` was read: every
+   * statement that writes a version stamps it with its batch's revision. One past BASE_CHANGES_LIMIT.
+   */
+  private changedSince(projectId: string, userId: string, since: FactBase): D1PreparedStatement {
+    return this.prepared(
+      this.db
+        .select()
+        .from(facts)
+        .where(and(eq(facts.projectId, projectId), gt(facts.revision, since.revision), visibleTo(userId)))
+        .limit(BASE_CHANGES_LIMIT + 1),
+    );
+  }
+
+  /**
+   * The held part brought to `revision` with the versions changed since (advanceBase). When more changed
+   * than BASE_CHANGES_LIMIT, or the merge cannot be exact, the part is read afresh in a read of its own;
+   * it keeps the revision of the batch the rest of the search was read in, so a write in between is
+   * announced as newer than what the reader holds and read at its next search.
+   */
+  private async advanced(
+    projectId: string,
+    userId: string,
+    since: FactBase,
+    changed: FactVersion[],
+    revision: number,
+  ): Promise<FactBase> {
+    const merged = changed.length <= BASE_CHANGES_LIMIT ? advanceBase(since, changed, revision) : undefined;
+    if (merged) return merged;
+    const [recent, standing] = await this.database.batch(this.baseReads(projectId, userId));
+    return {
+      revision,
+      recent: (recent?.results ?? []).map(frozenRow),
+      standing: (standing?.results ?? []).map(frozenRow),
     };
   }
 

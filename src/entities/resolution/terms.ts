@@ -59,8 +59,33 @@ export function entityTerms(
 }
 
 /** Every normal name a mention goes by: its name and the aliases its words imply. */
-export function mentionNorms(mention: Mention): string[] {
-  return [...new Set([mention.name, ...mention.aliases].map(normalizeName).filter(Boolean))];
+export function mentionNorms(mention: Mention): readonly string[] {
+  return memo(norms, mention, () =>
+    Object.freeze([...new Set([mention.name, ...mention.aliases].map(normalizeName).filter(Boolean))]),
+  );
+}
+
+/**
+ * A mention is read many times while a batch resolves (looked up, then scored against each candidate,
+ * twice over): its names and lookup are worked out once per mention object. Mentions are never altered
+ * once extracted, and what is kept is frozen.
+ */
+const norms = new WeakMap<Mention, readonly string[]>();
+const lookups = new WeakMap<Mention, MentionLookup>();
+
+function memo<T>(table: WeakMap<Mention, T>, mention: Mention, make: () => T): T {
+  let value = table.get(mention);
+  if (value === undefined) {
+    value = make();
+    table.set(mention, value);
+  }
+  return value;
+}
+
+/** What a mention looks up in the registry's terms. */
+export interface MentionLookup {
+  readonly terms: readonly string[];
+  readonly prefixes: readonly string[];
 }
 
 /**
@@ -68,16 +93,18 @@ export function mentionNorms(mention: Mention): string[] {
  * partial or abbreviated; a word prefix for a lone first name. A weak mention from a fact key only ever
  * binds on an exact name, so it looks up nothing else.
  */
-export function mentionLookup(mention: Mention): { terms: string[]; prefixes: string[] } {
-  const norms = mentionNorms(mention);
-  if (mention.origin === "fact_key" && mention.strength === "weak") {
-    return { terms: norms.map((n) => `=${n}`), prefixes: [] };
-  }
-  const terms = new Set([...norms.flatMap(nameTerms), ...metadataTerms(mention.metadata)]);
-  const prefixes: string[] = [];
-  const words = nameWords(norms[0] ?? "");
-  if (words.length === 1 && (words[0] as string).length >= MIN_PREFIX && mention.type !== "role") {
-    prefixes.push(`w:${words[0]}`);
-  }
-  return { terms: [...terms], prefixes };
+export function mentionLookup(mention: Mention): MentionLookup {
+  return memo(lookups, mention, () => {
+    const norms = mentionNorms(mention);
+    if (mention.origin === "fact_key" && mention.strength === "weak") {
+      return Object.freeze({ terms: Object.freeze(norms.map((n) => `=${n}`)), prefixes: Object.freeze([]) });
+    }
+    const terms = new Set([...norms.flatMap(nameTerms), ...metadataTerms(mention.metadata)]);
+    const prefixes: string[] = [];
+    const words = nameWords(norms[0] ?? "");
+    if (words.length === 1 && (words[0] as string).length >= MIN_PREFIX && mention.type !== "role") {
+      prefixes.push(`w:${words[0]}`);
+    }
+    return Object.freeze({ terms: Object.freeze([...terms]), prefixes: Object.freeze(prefixes) });
+  });
 }
