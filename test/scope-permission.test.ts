@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fact, newThread } from "./helpers";
+import { ask, call, fact, message, newThread } from "./helpers";
 
 describe("scope filtering", () => {
   it("never compiles hypothetical, draft, other-task or other-session facts", async () => {
@@ -96,5 +96,36 @@ describe("permission filtering", () => {
     const widened = await rep.context({ query: "salary floor", roles: ["sales", "hr", "vp"] });
     expect(widened.json.context).not.toContain("salary bands");
     expect(widened.json.context).not.toContain("$30k");
+  });
+});
+
+describe("suppositions and earlier words", () => {
+  it("a supposition hides its own words, never an earlier real turn that said them first", async () => {
+    const t = await newThread();
+    const at = (minute: number) => new Date(Date.UTC(2025, 5, 2, 9, minute)).toISOString();
+    await t.events([
+      message(
+        "Last spring we stayed at the Harbour Hotel in Lisbon and the team loved the rooftop sessions.",
+        {
+          id: "real",
+          ts: at(1),
+        },
+      ),
+      message("Good to know, noted.", { id: "ack", role: "assistant", ts: at(2) }),
+      message("Suppose the offsite venue is the Harbour Hotel in Lisbon. What would it cost?", {
+        id: "suppose",
+        ts: at(3),
+      }),
+      ...Array.from({ length: 14 }, (_, i) =>
+        message(`Budget sheet row ${i + 1} is filled in.`, { id: `row${i}`, ts: at(10 + i) }),
+      ),
+    ]);
+    const { context, reasonFor } = await ask(t, "Where did we stay last spring, and what did the team love?");
+    expect(context).toContain("rooftop sessions");
+    expect(reasonFor("real")).toBeUndefined();
+    // The supposition itself stays out of the facts: its value is nobody's plan.
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    const supposed = state.json.facts.filter((f: any) => f.value === "the Harbour Hotel in Lisbon");
+    expect(supposed.every((f: any) => f.scope === "hypothetical")).toBe(true);
   });
 });

@@ -29,6 +29,11 @@ export interface DeadClaim {
    * hypothetical or draft scope `<label>@<message id>`); absent otherwise.
    */
   spokenIn?: string;
+  /**
+   * For a claim out of scope, when it was supposed: a message said before it cannot restate it (an
+   * earlier, real statement of the same words is not the supposition).
+   */
+  saidAt?: string;
   /** Its amounts and percentages that no live claim states outside an aside. */
   figures: string[];
 }
@@ -64,14 +69,15 @@ export const sameClaim = (c: Candidate, d: Candidate) =>
     c.reason === d.reason &&
     c.objectId === d.objectId &&
     c.diedAt === d.diedAt &&
-    c.spokenIn === d.spokenIn);
+    c.spokenIn === d.spokenIn &&
+    c.saidAt === d.saidAt);
 
 /** Where an omitted object's claim was spoken, when a scope of one message hid it (DeadClaim.spokenIn). */
-export function spokenInOf(o: Omission): Pick<DeadClaim, "spokenIn"> {
-  const { scope, scopeId } = o.object;
+export function spokenInOf(o: Omission): Pick<DeadClaim, "spokenIn" | "saidAt"> {
+  const { scope, scopeId, ts } = o.object;
   if (o.reason !== "out_of_scope" || (scope !== "hypothetical" && scope !== "draft") || !scopeId) return {};
   const spokenIn = scopeId.slice(scopeId.lastIndexOf("@") + 1);
-  return scopeId.includes("@") && spokenIn ? { spokenIn } : {};
+  return scopeId.includes("@") && spokenIn ? { spokenIn, saidAt: ts } : {};
 }
 
 export const sameCandidates = (a: Candidate[], b: Candidate[]) =>
