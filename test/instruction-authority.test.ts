@@ -188,3 +188,172 @@ describe("attributed instructions under generic keys", () => {
     expect(r.context).toContain("larger meeting room");
   });
 });
+
+/**
+ * Only what was asked for can be overridden: a report, an observation, a question or a restatement of
+ * the rule shares words and a larger figure with a higher rank's rule without asking for anything, and
+ * stays in view. Every sentence here is invented.
+ */
+describe("attributed lines that ask for nothing stay beside a higher rank's rule", () => {
+  const cap = fact("directive_1", "[VP] Ines (VP Finance): Travel budget is capped at $2,000 per trip", {
+    id: "cap",
+    ts: at(1),
+  });
+
+  it("a report of what the figures show is kept, and so is the sentence that retells it", async () => {
+    const t = await newThread();
+    await t.events([
+      cap,
+      fact(
+        "directive_2",
+        "[ANALYST] Pia (Finance Analyst): The travel budget report shows $5,000 in savings",
+        {
+          id: "report",
+          ts: at(2),
+        },
+      ),
+      message("Analyst Pia found $5,000 of travel budget savings in the report.", { ts: at(3) }),
+    ]);
+    const r = await ask(t, "What does the travel budget look like?");
+    expect(r.reasonFor("report")).toBeUndefined();
+    expect(r.reasonFor("cap")).toBeUndefined();
+    expect(r.context).toContain("$5,000 in savings");
+    expect(r.context).toContain("$2,000 per trip");
+    expect(r.context).toContain("Pia found $5,000");
+  });
+
+  it("an observation of what happened is kept", async () => {
+    const t = await newThread();
+    await t.events([
+      fact(
+        "directive_1",
+        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
+        {
+          id: "rule",
+          ts: at(1),
+        },
+      ),
+      fact(
+        "directive_2",
+        "[MANAGER] Lea (Support Manager): We saw goodwill credits of $450 on three escalations",
+        {
+          id: "seen",
+          ts: at(2),
+        },
+      ),
+    ]);
+    const r = await ask(t, "How large were the goodwill credits?");
+    expect(r.reasonFor("seen")).toBeUndefined();
+    expect(r.context).toContain("credits of $450");
+  });
+
+  it("a question is kept, while the same figure asked for is overridden", async () => {
+    const t = await newThread();
+    await t.events([
+      fact(
+        "directive_1",
+        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
+        {
+          id: "rule",
+          ts: at(1),
+        },
+      ),
+      fact(
+        "directive_2",
+        "[MANAGER] Lea (Support Manager): Could we give the Acme account a $450 goodwill credit?",
+        {
+          id: "question",
+          ts: at(2),
+        },
+      ),
+      fact("directive_3", "[MANAGER] Bo (Billing Manager): Give the Initech account a $450 goodwill credit", {
+        id: "request",
+        ts: at(3),
+      }),
+    ]);
+    const r = await ask(t, "Which goodwill credits are planned?");
+    expect(r.reasonFor("question")).toBeUndefined();
+    expect(r.context).toContain("Acme account a $450");
+    expect(r.reasonFor("request")).toBe("overridden");
+    expect(r.context).not.toContain("Initech");
+  });
+
+  it("a restatement of the rule, or a refusal that names the larger figure, is kept", async () => {
+    const t = await newThread();
+    await t.events([
+      cap,
+      fact(
+        "directive_2",
+        "[ANALYST] Pia (Finance Analyst): Per Ines, trips over $2,000 need her sign-off, so the $2,600 fare is out",
+        {
+          id: "quote",
+          ts: at(2),
+        },
+      ),
+      fact(
+        "directive_3",
+        "[MANAGER] Otto (Travel Manager): Cancel the $2,900 travel booking for the Oslo trip",
+        {
+          id: "refusal",
+          ts: at(3),
+        },
+      ),
+    ]);
+    const r = await ask(t, "Which trips fit the travel budget?");
+    expect(r.reasonFor("quote")).toBeUndefined();
+    expect(r.reasonFor("refusal")).toBeUndefined();
+    expect(r.context).toContain("$2,600 fare is out");
+    expect(r.context).toContain("Cancel the $2,900 travel booking");
+  });
+
+  it("the same speaker's later rule does not supersede their own report", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("note_a", "[VP] Ines (VP Finance): The travel budget report shows $5,000 in savings", {
+        id: "report",
+        ts: at(1),
+      }),
+      fact("note_b", "[VP] Ines (VP Finance): The travel budget is now capped at $2,000 per trip", {
+        id: "rule",
+        ts: at(2),
+      }),
+    ]);
+    const r = await ask(t, "What does the travel budget look like?");
+    expect(r.reasonFor("report")).toBeUndefined();
+    expect(r.context).toContain("$5,000 in savings");
+    expect(r.context).toContain("$2,000 per trip");
+  });
+
+  it("a task's instruction and the project's never settle each other, either way", async () => {
+    const order = (id: string, extra: Record<string, unknown> = {}) =>
+      fact("directive_2", "[MANAGER] Otto (IT Manager): Order the $3,200 laptops for the design group", {
+        id,
+        ts: at(2),
+        ...extra,
+      });
+    const capAt = (extra: Record<string, unknown> = {}) =>
+      fact("directive_1", "[VP] Ines (VP Procurement): Laptop purchases are capped at $1,800 per person", {
+        id: "cap",
+        ts: at(1),
+        ...extra,
+      });
+    // A cap set for one task does not settle the project's standing order, even inside that task.
+    const taskCap = await newThread();
+    await taskCap.events([capAt({ scope: "task", scope_id: "bid-7" }), order("standing")]);
+    const inTask = await ask(taskCap, "Which laptops can we order?", { task_id: "bid-7" });
+    expect(inTask.reasonFor("cap")).toBeUndefined();
+    expect(inTask.reasonFor("standing")).toBeUndefined();
+    expect(inTask.context).toContain("$1,800");
+    expect(inTask.context).toContain("$3,200 laptops");
+    // Nor does the project's cap settle what was asked inside a task: both are left for a person.
+    const taskAsk = await newThread();
+    await taskAsk.events([capAt(), order("asked", { scope: "task", scope_id: "bid-9" })]);
+    const otherTask = await ask(taskAsk, "Which laptops can we order?", { task_id: "bid-9" });
+    expect(otherTask.reasonFor("asked")).toBeUndefined();
+    expect(otherTask.context).toContain("$3,200 laptops");
+    // The same two in one scope do settle: the order is overridden.
+    const same = await newThread();
+    await same.events([capAt(), order("ask")]);
+    expect((await ask(same, "Which laptops can we order?")).reasonFor("ask")).toBe("overridden");
+  });
+});
