@@ -189,6 +189,35 @@ describe("attributed instructions under generic keys", () => {
   });
 });
 
+describe("what a lower rank asks for, in any form, is overridden", () => {
+  it("a grant, a proposal, a plan, a commitment and a 'let's' beyond the bound", async () => {
+    const t = await newThread();
+    const forms = {
+      grant: "Agents can offer goodwill credits of $450 to unhappy customers",
+      proposal: "We could give the Initech account a $500 goodwill credit",
+      plan: "The billing team plans to issue $600 goodwill credits this week",
+      commitment: "I'm promising the Umbrella account a $700 goodwill credit",
+      lets: "Let's settle the outage with $800 goodwill credits",
+    };
+    await t.events([
+      fact(
+        "directive_0",
+        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
+        {
+          id: "rule",
+          ts: at(0),
+        },
+      ),
+      ...Object.entries(forms).map(([id, text], i) =>
+        fact(`directive_${i + 1}`, `[MANAGER] Lea (Support Manager): ${text}`, { id, ts: at(i + 1) }),
+      ),
+    ]);
+    const r = await ask(t, "Which goodwill credits can we give?");
+    for (const id of Object.keys(forms)) expect(r.reasonFor(id), id).toBe("overridden");
+    expect(r.context).toContain("above $300");
+  });
+});
+
 /**
  * Only what was asked for can be overridden: a report, an observation, a question or a restatement of
  * the rule shares words and a larger figure with a higher rank's rule without asking for anything, and
@@ -270,10 +299,16 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
         id: "request",
         ts: at(3),
       }),
+      fact("directive_4", "[MANAGER] Lea (Support Manager): Can we give Globex a $400 goodwill credit", {
+        id: "unmarked",
+        ts: at(4),
+      }),
     ]);
     const r = await ask(t, "Which goodwill credits are planned?");
     expect(r.reasonFor("question")).toBeUndefined();
     expect(r.context).toContain("Acme account a $450");
+    expect(r.reasonFor("unmarked")).toBeUndefined();
+    expect(r.context).toContain("Globex a $400");
     expect(r.reasonFor("request")).toBe("overridden");
     expect(r.context).not.toContain("Initech");
   });
@@ -298,10 +333,16 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
           ts: at(3),
         },
       ),
+      fact("directive_4", "[MANAGER] Otto (Travel Manager): We should not book the $2,700 trip to Zurich", {
+        id: "negated",
+        ts: at(4),
+      }),
     ]);
     const r = await ask(t, "Which trips fit the travel budget?");
     expect(r.reasonFor("quote")).toBeUndefined();
     expect(r.reasonFor("refusal")).toBeUndefined();
+    expect(r.reasonFor("negated")).toBeUndefined();
+    expect(r.context).toContain("$2,700 trip to Zurich");
     expect(r.context).toContain("$2,600 fare is out");
     expect(r.context).toContain("Cancel the $2,900 travel booking");
   });

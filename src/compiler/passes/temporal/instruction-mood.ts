@@ -25,7 +25,8 @@ const MORE_COMMANDS =
 /** Commands that refuse, stop or undo: they ask for no value of their own, whatever figure they name. */
 const REFUSAL =
   /^(?:cancel|stop|halt|pause|hold off|drop|freeze|block|reject|decline|refuse|deny|turn down|veto|withdraw|revoke|scrap|kill|abandon|don'?t|do not|never|no)\b/i;
-const NEGATION = /\b(?:not|never|no|cannot|can'?t|won'?t|don'?t|doesn'?t|shouldn'?t|mustn'?t)\b|n't\b/i;
+/** A negated verb prohibits ("we should not offer …"); a "no" inside a clause ("with no delay") does not. */
+const NEGATION = /\b(?:not|never|cannot|can'?t|won'?t|don'?t|doesn'?t|shouldn'?t|mustn'?t)\b|n't\b/i;
 const FILLER = /^(?:please|kindly|just|so|then|and|also|now|ok(?:ay)?|yes|sure)\b[\s,]*/i;
 /** A command: a clause opening with a verb of doing, with no finite "is"/"was" of its own. */
 const COMMAND = new RegExp(`^(?:${COMMAND_VERBS}|${MORE_COMMANDS})\\b`, "i");
@@ -53,7 +54,7 @@ const DIRECTIVE = new RegExp(
 /** Telling what is or was observed, measured, spent or said. */
 const REPORT = new RegExp(
   [
-    "\\b(?:shows?|showed|shown|showing|indicates?|indicated|reveals?|revealed|reported|reports that|found|saw|seen|noticed|observed|measured|recorded|logged|came in|comes in|totals?|totall?ed|averaged|averages|peaked|amounted|stood at|stands at)\\b",
+    "\\b(?:shows?|showed|shown|showing|indicates?|indicated|reveals?|revealed|reported|reports that|found|saw|seen|noticed|observed|measured|recorded|logged|came in|comes in|totals|totall?ed|totall?ing|averaged|averages|peaked|amounted|stood at|stands at)\\b",
     "\\b(?:was|were|had been|has been|have been|used to)\\b",
     "\\b(?:said|says|told|mentioned|noted|stated|wrote|according to)\\b",
     "\\b(?:last (?:week|month|quarter|year|time)|yesterday|ago|previously|so far|to date|in the past|historically)\\b",
@@ -69,10 +70,6 @@ const GRANT = new RegExp(
 const BOUND_WORDS = /\b(?:no|not) (?:later|earlier|more|less|fewer) than\b|\bnot to exceed\b/gi;
 const INVERTED =
   /^(?:can|could|should|shall|may|might|will|would|do|does|did|is|are|have|has)\s+(?:we|i|you|they|he|she|it|the|this|that|our|there)\b/i;
-/** A label that states a decision or a request ("Approved: …", "Plan: …"). */
-const LABEL =
-  /^(?:approved|decision|decided|plan|proposal|proposed|request|action|todo|recommendation|offer)\s*$/i;
-
 /** Sentences end at ".", "!", "?" or ";" before a space ("$1.5k" stays whole). */
 const SENTENCE = /(?:[^.!?;\n]|[.!?;](?![\s.!?;]|$))+(?:[.!?;]+|$)/g;
 /** Clauses within a sentence: after a comma, a colon or a dash ("$3,200" and "10:30" stay whole). */
@@ -88,7 +85,6 @@ function moodOf(clause: string, question: boolean): Mood {
   for (let i = 0; i < 3 && FILLER.test(text); i++) text = text.replace(FILLER, "");
   if (question || INVERTED.test(text)) return "question";
   if (REPORT.test(text)) return "report";
-  if (LABEL.test(text)) return "directive";
   if (REFUSAL.test(text) || NEGATION.test(text.replace(BOUND_WORDS, ""))) return "statement";
   if (COMMAND.test(text) && !COPULA.test(text)) return "directive";
   return DIRECTIVE.test(text) || GRANT.test(text) ? "directive" : "statement";
