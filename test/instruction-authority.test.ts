@@ -189,6 +189,16 @@ describe("attributed instructions under generic keys", () => {
   });
 });
 
+/** The n-th attributed line of a test, filed under a generic key at minute n. */
+const said = (n: number, id: string, text: string, extra: Record<string, unknown> = {}) =>
+  fact(`directive_${n}`, text, { id, ts: at(n), ...extra });
+const creditRule = said(
+  0,
+  "rule",
+  "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
+);
+const travelCap = said(0, "cap", "[VP] Ines (VP Finance): Travel budget is capped at $2,000 per trip");
+
 describe("what a lower rank asks for, in any form, is overridden", () => {
   it("a grant, a proposal, a plan, a commitment and a 'let's' beyond the bound", async () => {
     const t = await newThread();
@@ -200,16 +210,9 @@ describe("what a lower rank asks for, in any form, is overridden", () => {
       lets: "Let's settle the outage with $800 goodwill credits",
     };
     await t.events([
-      fact(
-        "directive_0",
-        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
-        {
-          id: "rule",
-          ts: at(0),
-        },
-      ),
+      creditRule,
       ...Object.entries(forms).map(([id, text], i) =>
-        fact(`directive_${i + 1}`, `[MANAGER] Lea (Support Manager): ${text}`, { id, ts: at(i + 1) }),
+        said(i + 1, id, `[MANAGER] Lea (Support Manager): ${text}`),
       ),
     ]);
     const r = await ask(t, "Which goodwill credits can we give?");
@@ -221,27 +224,15 @@ describe("what a lower rank asks for, in any form, is overridden", () => {
 /**
  * Only what was asked for can be overridden: a report, an observation, a question or a restatement of
  * the rule shares words and a larger figure with a higher rank's rule without asking for anything, and
- * stays in view. Every sentence here is invented.
+ * stays in view. Each of these was overridden before. Every sentence here is invented.
  */
 describe("attributed lines that ask for nothing stay beside a higher rank's rule", () => {
-  const cap = fact("directive_1", "[VP] Ines (VP Finance): Travel budget is capped at $2,000 per trip", {
-    id: "cap",
-    ts: at(1),
-  });
-
   it("a report of what the figures show is kept, and so is the sentence that retells it", async () => {
     const t = await newThread();
     await t.events([
-      cap,
-      fact(
-        "directive_2",
-        "[ANALYST] Pia (Finance Analyst): The travel budget report shows $5,000 in savings",
-        {
-          id: "report",
-          ts: at(2),
-        },
-      ),
-      message("Analyst Pia found $5,000 of travel budget savings in the report.", { ts: at(3) }),
+      travelCap,
+      said(1, "report", "[ANALYST] Pia (Finance Analyst): The travel budget report shows $5,000 in savings"),
+      message("Analyst Pia found $5,000 of travel budget savings in the report.", { ts: at(2) }),
     ]);
     const r = await ask(t, "What does the travel budget look like?");
     expect(r.reasonFor("report")).toBeUndefined();
@@ -254,21 +245,11 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
   it("an observation of what happened is kept", async () => {
     const t = await newThread();
     await t.events([
-      fact(
-        "directive_1",
-        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
-        {
-          id: "rule",
-          ts: at(1),
-        },
-      ),
-      fact(
-        "directive_2",
+      creditRule,
+      said(
+        1,
+        "seen",
         "[MANAGER] Lea (Support Manager): We saw goodwill credits of $450 on three escalations",
-        {
-          id: "seen",
-          ts: at(2),
-        },
       ),
     ]);
     const r = await ask(t, "How large were the goodwill credits?");
@@ -276,33 +257,17 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
     expect(r.context).toContain("credits of $450");
   });
 
-  it("a question is kept, while the same figure asked for is overridden", async () => {
+  it("a question is kept, with or without its question mark, while the same figure asked for is overridden", async () => {
     const t = await newThread();
     await t.events([
-      fact(
-        "directive_1",
-        "[DIRECTOR] Kofi (Support Director): Goodwill credits above $300 need director sign-off",
-        {
-          id: "rule",
-          ts: at(1),
-        },
-      ),
-      fact(
-        "directive_2",
+      creditRule,
+      said(
+        1,
+        "question",
         "[MANAGER] Lea (Support Manager): Could we give the Acme account a $450 goodwill credit?",
-        {
-          id: "question",
-          ts: at(2),
-        },
       ),
-      fact("directive_3", "[MANAGER] Bo (Billing Manager): Give the Initech account a $450 goodwill credit", {
-        id: "request",
-        ts: at(3),
-      }),
-      fact("directive_4", "[MANAGER] Lea (Support Manager): Can we give Globex a $400 goodwill credit", {
-        id: "unmarked",
-        ts: at(4),
-      }),
+      said(2, "unmarked", "[MANAGER] Lea (Support Manager): Can we give Globex a $400 goodwill credit"),
+      said(3, "request", "[MANAGER] Bo (Billing Manager): Give the Initech account a $450 goodwill credit"),
     ]);
     const r = await ask(t, "Which goodwill credits are planned?");
     expect(r.reasonFor("question")).toBeUndefined();
@@ -313,51 +278,27 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
     expect(r.context).not.toContain("Initech");
   });
 
-  it("a restatement of the rule, or a refusal that names the larger figure, is kept", async () => {
+  it("a restatement of the rule, a refusal or a prohibition that names the larger figure is kept", async () => {
     const t = await newThread();
-    await t.events([
-      cap,
-      fact(
-        "directive_2",
+    const lines = {
+      quote:
         "[ANALYST] Pia (Finance Analyst): Per Ines, trips over $2,000 need her sign-off, so the $2,600 fare is out",
-        {
-          id: "quote",
-          ts: at(2),
-        },
-      ),
-      fact(
-        "directive_3",
-        "[MANAGER] Otto (Travel Manager): Cancel the $2,900 travel booking for the Oslo trip",
-        {
-          id: "refusal",
-          ts: at(3),
-        },
-      ),
-      fact("directive_4", "[MANAGER] Otto (Travel Manager): We should not book the $2,700 trip to Zurich", {
-        id: "negated",
-        ts: at(4),
-      }),
-    ]);
+      refusal: "[MANAGER] Otto (Travel Manager): Cancel the $2,900 travel booking for the Oslo trip",
+      negated: "[MANAGER] Otto (Travel Manager): We should not book the $2,700 trip to Zurich",
+    };
+    await t.events([travelCap, ...Object.entries(lines).map(([id, text], i) => said(i + 1, id, text))]);
     const r = await ask(t, "Which trips fit the travel budget?");
-    expect(r.reasonFor("quote")).toBeUndefined();
-    expect(r.reasonFor("refusal")).toBeUndefined();
-    expect(r.reasonFor("negated")).toBeUndefined();
-    expect(r.context).toContain("$2,700 trip to Zurich");
+    for (const id of Object.keys(lines)) expect(r.reasonFor(id), id).toBeUndefined();
     expect(r.context).toContain("$2,600 fare is out");
     expect(r.context).toContain("Cancel the $2,900 travel booking");
+    expect(r.context).toContain("$2,700 trip to Zurich");
   });
 
   it("the same speaker's later rule does not supersede their own report", async () => {
     const t = await newThread();
     await t.events([
-      fact("note_a", "[VP] Ines (VP Finance): The travel budget report shows $5,000 in savings", {
-        id: "report",
-        ts: at(1),
-      }),
-      fact("note_b", "[VP] Ines (VP Finance): The travel budget is now capped at $2,000 per trip", {
-        id: "rule",
-        ts: at(2),
-      }),
+      said(1, "report", "[VP] Ines (VP Finance): The travel budget report shows $5,000 in savings"),
+      said(2, "rule", "[VP] Ines (VP Finance): The travel budget is now capped at $2,000 per trip"),
     ]);
     const r = await ask(t, "What does the travel budget look like?");
     expect(r.reasonFor("report")).toBeUndefined();
@@ -367,17 +308,9 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
 
   it("a task's instruction and the project's never settle each other, either way", async () => {
     const order = (id: string, extra: Record<string, unknown> = {}) =>
-      fact("directive_2", "[MANAGER] Otto (IT Manager): Order the $3,200 laptops for the design group", {
-        id,
-        ts: at(2),
-        ...extra,
-      });
+      said(2, id, "[MANAGER] Otto (IT Manager): Order the $3,200 laptops for the design group", extra);
     const capAt = (extra: Record<string, unknown> = {}) =>
-      fact("directive_1", "[VP] Ines (VP Procurement): Laptop purchases are capped at $1,800 per person", {
-        id: "cap",
-        ts: at(1),
-        ...extra,
-      });
+      said(1, "cap", "[VP] Ines (VP Procurement): Laptop purchases are capped at $1,800 per person", extra);
     // A cap set for one task does not settle the project's standing order, even inside that task.
     const taskCap = await newThread();
     await taskCap.events([capAt({ scope: "task", scope_id: "bid-7" }), order("standing")]);
