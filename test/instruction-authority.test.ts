@@ -294,6 +294,28 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
     expect(r.context).toContain("$2,700 trip to Zurich");
   });
 
+  it("what an overridden line reported is not masked where it is retold; what it asked for is", async () => {
+    const t = await newThread();
+    await t.events([
+      said(1, "cap", "[VP] Sana (VP People): Team dinners are capped at $500 per head"),
+      said(
+        2,
+        "mixed",
+        "[MANAGER] Otto (Ops Manager): Last quarter we spent $900 per head on the team dinner; book the spring dinner at $700 per head",
+      ),
+      message(
+        "Otto noted that the winter dinner cost $900 per head. Otto wants the spring dinner at $700 per head.",
+        {
+          ts: at(3),
+        },
+      ),
+    ]);
+    const r = await ask(t, "What is planned for the spring dinner?");
+    expect(r.reasonFor("mixed")).toBe("overridden");
+    expect(r.context).toContain("winter dinner cost $900 per head");
+    expect(r.context).not.toContain("$700");
+  });
+
   it("the same speaker's later rule does not supersede their own report", async () => {
     const t = await newThread();
     await t.events([

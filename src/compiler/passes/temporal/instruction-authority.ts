@@ -55,9 +55,9 @@ export interface Instruction {
   held: Part;
 }
 
-/** The values some of an instruction's clauses carry. */
+/** Some of an instruction's clauses ("" when none) and the values they carry. */
 interface Part {
-  said: boolean;
+  text: string;
   amounts: Figure[];
   times: boolean;
   counter: boolean;
@@ -101,7 +101,7 @@ const timesOf = (text: string, amounts: Figure[]) =>
 function partOf(texts: string[]): Part {
   const text = texts.join(". ");
   const amounts = figures(text);
-  return { said: texts.length > 0, amounts, times: timesOf(text, amounts), counter: COUNTER.test(text) };
+  return { text, amounts, times: timesOf(text, amounts), counter: COUNTER.test(text) };
 }
 
 function figures(body: string): Figure[] {
@@ -232,7 +232,7 @@ function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean
   const { asked } = loser;
   if (againstBounds(winner, asked) === "exceeds") return "asks for more than its bound";
   if (sameSpeaker)
-    return winner.change && loser.held.said ? "a later word from the same speaker changes it" : null;
+    return winner.change && loser.held.text ? "a later word from the same speaker changes it" : null;
   if (winner.times && asked.times) return "sets another time for it";
   if (asked.counter) return "a counter-instruction to it";
   return null;
