@@ -11,7 +11,7 @@ import { UNITS } from "../../../extraction/rules/slots/asking";
  * - directive: a command ("Give …", "Go ahead and …"), "let's", an obligation or proposal ("should",
  *   "must", "would be better", "… instead"), a commitment or plan in the speaker's own words ("we
  *   will", "I'm offering", "plan to"), a grant ("Mia can approve …", "has my approval to"), or an
- *   estimate or deadline committed to ("will take 3 weeks", "needs 10 days", "ready by Friday");
+ *   estimate or deadline committed to ("will take 3 weeks", "needs 10 days", "will be ready by Friday");
  * - report: what is or was observed, measured or said ("shows", "was", "reported", "we saw", "last
  *   quarter"): it outweighs a directive word in the same clause, as a figure there is what happened;
  * - question: a sentence ending in "?" or opening with an inverted auxiliary ("Should we …");
@@ -31,7 +31,7 @@ const FILLER = /^(?:please|kindly|just|so|then|and|also|now|ok(?:ay)?|yes|sure)\
 /** A command: a clause opening with a verb of doing, with no finite "is"/"was" of its own. */
 const COMMAND = new RegExp(`^(?:${COMMAND_VERBS}|${MORE_COMMANDS})\\b`, "i");
 const COPULA = /\b(?:is|are|was|were|isn'?t|aren'?t)\b/i;
-const DURATION = `(?:\\d+|${Object.keys(UNITS).join("|")})[\\s-](?:day|week|month|year|sprint|hour)s?`;
+const DURATION = `(?:\\d+|${Object.keys(UNITS).join("|")})[\\s-](?:day|week|month|year)s?`;
 
 /** Obligation, proposal, plan, grant or commitment, wherever in the clause. */
 const DIRECTIVE = new RegExp(
