@@ -26,6 +26,7 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/threads/{thread}/context",
       "/v1/tenants/{tenant}/threads/{thread}/events",
       "/v1/tenants/{tenant}/threads/{thread}/extractions",
+      "/v1/tenants/{tenant}/threads/{thread}/messages/{message}",
       "/v1/tenants/{tenant}/threads/{thread}/state",
       "/v1/tenants/{tenant}/threads/{thread}/state/items/{uid}/expand",
       "/v1/tenants/{tenant}/traces/{trace_id}",
