@@ -141,6 +141,44 @@ describe("extracted fact ids", () => {
   });
 });
 
+describe("facts stored under the ids extraction gave before threads were part of them", () => {
+  it("are read, superseded and listed in history as they are; their message extracted again adds nothing", async () => {
+    const run = suffix();
+    const project = `pold-${run}`;
+    const t = await threadIn(project, `old-${run}`);
+    // What extraction stored for this thread's message m1 before: `x:<message>:<key>`.
+    const legacy = await t.events([
+      {
+        type: "fact",
+        id: "x:m1:catering_budget",
+        key: "catering_budget",
+        value: "$900",
+        source: { type: "conversation" },
+        ts: at(1),
+      },
+    ]);
+    expect(legacy.json.facts).toEqual([
+      expect.objectContaining({ id: "x:m1:catering_budget", outcome: "created" }),
+    ]);
+    // The message itself, extracted again (a run redone after the change): a restatement, not written twice.
+    await t.events([message("The catering budget is $900.", { id: "m1", ts: at(1) })]);
+    await extracted(t.thread);
+    expect(await versionsOf(project, "catering_budget")).toEqual([
+      { id: "x:m1:catering_budget", thread: t.thread, value: "$900", current: true },
+    ]);
+
+    await t.events([message("The catering budget is now $1,400.", { id: "m2", ts: at(2) })]);
+    await extracted(t.thread);
+    const history = await call("GET", "/facts/x:m1:catering_budget/history?as_user=u1");
+    expect(history.status).toBe(200);
+    expect(history.json.chain).toEqual(["x:m1:catering_budget", `xt:${t.thread}:m2:catering_budget`]);
+    expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
+      ["$900", false],
+      ["$1,400", true],
+    ]);
+  });
+});
+
 describe("extractedFactId", () => {
   it("is readable when the parts allow it", () => {
     expect(extractedFactId("col2", "m1", "catering_budget")).toBe("xt:col2:m1:catering_budget");

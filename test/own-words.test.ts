@@ -73,6 +73,7 @@ describe("a user sees their own words", () => {
     expect(ctx.context).not.toContain("whsec_4Rk9Tq2Lw8Zp6Nd3");
     expect(ctx.reasonFor(`xt:${t.thread}:mixed:secret`)).toBe("not_permitted");
     expect(ctx.reasonFor(`xt:${t.thread}:mixed:upload_limit`)).toBeUndefined();
+    expect(ctx.trace.compiled.map((c: any) => c.object_id)).toContain(`xt:${t.thread}:mixed:upload_limit`);
     expect(ctx.reasonFor("reply")).toBeUndefined();
     expect(ctx.context).toContain("Understood: the upload limit is 250 MB per file.");
   });

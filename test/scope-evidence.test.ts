@@ -27,6 +27,7 @@ describe("gates weigh evidence", () => {
     // The supposed date is still no fact: the kickoff stays May 5.
     expect(ctx.reasonFor(`xt:${t.thread}:k2:kickoff`)).toBe("out_of_scope");
     expect(ctx.reasonFor(`xt:${t.thread}:k1:kickoff`)).toBeUndefined();
+    expect(ctx.trace.compiled.map((c: any) => c.object_id)).toContain(`xt:${t.thread}:k1:kickoff`);
   });
 
   it("a topic word is no opener: 'let's explore' the canal paths hides nothing that follows", async () => {
