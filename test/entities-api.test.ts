@@ -105,6 +105,41 @@ describe("resolution before writes", () => {
     expect(list.map((e) => e.canonical_name)).toEqual(["Ada", "Marisol Reed"]);
   });
 
+  it("keeps two people of one name apart when their addresses differ: an unequal identifier vetoes the bind", async () => {
+    const t = await newThread();
+    await t.events([fact("contact_a", "Leontyne Marsh <leontyne@brightwater.io>", { id: "c1" })]);
+    await t.events([fact("contact_b", "Leontyne Marsh <leontyne@otherco.com>", { id: "c2" })]);
+    const marshes = (await entities(t.project)).filter((e) => e.canonical_name === "Leontyne Marsh");
+    expect(marshes.map((e) => e.status)).toEqual(["active", "active"]);
+    const pages = await Promise.all(marshes.map((e) => detail(e.id)));
+    const byFact = new Map(pages.map((p) => [p.facts.map((f: { id: string }) => f.id).join(","), p]));
+    expect([...byFact.keys()].sort()).toEqual(["c1", "c2"]);
+    expect(byFact.get("c1").metadata.email).toBe("leontyne@brightwater.io");
+    expect(byFact.get("c2").metadata.email).toBe("leontyne@otherco.com");
+    for (const page of pages) {
+      // Each keeps its own address; neither gained the other's.
+      const emails = page.aliases.map((a: { alias: string }) => a.alias).filter((a: string) => a.includes("@"));
+      expect(emails).toEqual([page.metadata.email]);
+    }
+    // In one batch too: the second address is not folded into the entity the first created.
+    const u = await newThread();
+    await u.events([
+      fact("contact_a", "Leontyne Marsh <leontyne@brightwater.io>", { id: "d1" }),
+      fact("contact_b", "Leontyne Marsh <leontyne@otherco.com>", { id: "d2" }),
+    ]);
+    const inBatch = (await entities(u.project)).filter((e) => e.canonical_name === "Leontyne Marsh");
+    expect(inBatch).toHaveLength(2);
+    const facts = await Promise.all(inBatch.map(async (e) => (await detail(e.id)).facts.map((f: { id: string }) => f.id)));
+    expect(facts.map((f) => f.join(",")).sort()).toEqual(["d1", "d2"]);
+    // The bare name is now ambiguous between the two: it goes to review, not to either of them.
+    await t.events([fact("escalation", "Leontyne Marsh", { id: "c3" })]);
+    const open = await reviews(t.project);
+    expect(open.map((r) => r.entity_name)).toEqual(["Leontyne Marsh"]);
+    for (const page of await Promise.all(marshes.map((e) => detail(e.id)))) {
+      expect(page.facts.map((f: { id: string }) => f.id)).not.toContain("c3");
+    }
+  });
+
   it("keeps near-miss names apart: another spelling goes to review, a shared word makes a new entity", async () => {
     const t = await newThread();
     await t.events([

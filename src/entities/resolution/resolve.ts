@@ -4,7 +4,7 @@ import { normalizeName } from "../names";
 import type { EntityAlias, EntityProvenance, RegistryEntity } from "../registry-entity";
 import { type Decision, decide } from "./decide";
 import { type Features, type MentionContext, type Scored, scoreCandidate } from "./score";
-import { mentionNorms } from "./terms";
+import { mentionNorms, metadataTerms } from "./terms";
 
 /**
  * Resolution of a batch of texts' mentions against a registry, before anything is written (seed 001:
@@ -140,7 +140,7 @@ function apply(
   }
   const pending = decision.kind === "review";
   const type = pending && mention.type === "other" ? decision.best.entity.type : mention.type;
-  const id = provisionalId(type, norm);
+  const id = createdId(registry, mention, type, norm);
   if (!registry.get(id)) {
     const entity: RegistryEntity = {
       id,
@@ -167,6 +167,26 @@ function apply(
   }
   plan.links.push({ source: source.key, entityId: id, mention: norm });
   outcome(id, decision.kind === "review" ? decision.best.score : null);
+}
+
+/**
+ * The provisional id of an entity a decision creates. A name's first entity is named by its type and name,
+ * so two threads meeting the name at once make one entity. When an active entity already goes by that
+ * name, the mention was kept apart from it (an unequal identifier vetoed the bind, another kind of thing,
+ * or two namesakes made it a question): the plain id could be that entity's own, and the new one would
+ * land on it, a false merge. Its id then says what sets it apart: the namesakes it stands beside and its
+ * own identifiers, still the same for every thread that meets the same name in the same registry.
+ */
+function createdId(registry: MemoryRegistry, mention: Mention, type: EntityType, norm: string): string {
+  const plain = provisionalId(type, norm);
+  const namesakes = registry
+    .named(norm)
+    .filter((e) => e.status === "active")
+    .map((e) => e.id)
+    .sort();
+  if (namesakes.length === 0) return plain;
+  const identifiers = metadataTerms(mention.metadata).sort();
+  return `${plain}|apart:${namesakes.join(",")}${identifiers.length ? `|${identifiers.join(",")}` : ""}`;
 }
 
 /** Binding adds the mention's names as aliases, fills missing identifiers, and types an untyped entity. */
