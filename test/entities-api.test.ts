@@ -118,7 +118,9 @@ describe("resolution before writes", () => {
     expect(byFact.get("c2").metadata.email).toBe("leontyne@otherco.com");
     for (const page of pages) {
       // Each keeps its own address; neither gained the other's.
-      const emails = page.aliases.map((a: { alias: string }) => a.alias).filter((a: string) => a.includes("@"));
+      const emails = page.aliases
+        .map((a: { alias: string }) => a.alias)
+        .filter((a: string) => a.includes("@"));
       expect(emails).toEqual([page.metadata.email]);
     }
     // In one batch too: the second address is not folded into the entity the first created.
@@ -129,7 +131,9 @@ describe("resolution before writes", () => {
     ]);
     const inBatch = (await entities(u.project)).filter((e) => e.canonical_name === "Leontyne Marsh");
     expect(inBatch).toHaveLength(2);
-    const facts = await Promise.all(inBatch.map(async (e) => (await detail(e.id)).facts.map((f: { id: string }) => f.id)));
+    const facts = await Promise.all(
+      inBatch.map(async (e) => (await detail(e.id)).facts.map((f: { id: string }) => f.id)),
+    );
     expect(facts.map((f) => f.join(",")).sort()).toEqual(["d1", "d2"]);
     // The bare name is now ambiguous between the two: it goes to review, not to either of them.
     await t.events([fact("escalation", "Leontyne Marsh", { id: "c3" })]);

@@ -35,13 +35,6 @@ export class MemoryRegistry {
     this.index(entity);
   }
 
-  /** The entities that go by the normal name `norm` (merged ones left out). */
-  named(norm: string): RegistryEntity[] {
-    return [...(this.byTerm.get(`=${norm}`) ?? [])]
-      .map((id) => this.byId.get(id) as RegistryEntity)
-      .filter((e) => e.status !== "merged");
-  }
-
   /** The entities sharing a lookup term with the mention (seed 001's candidate set). */
   candidates(mention: Mention): RegistryEntity[] {
     const { terms, prefixes } = mentionLookup(mention);

@@ -62,10 +62,17 @@ export interface RegistryPlan {
 export const provisionalId = (type: EntityType, norm: string) => `new:${type}:${norm}`;
 export const provisionalReviewId = (entityId: string) => `review:${entityId}`;
 
+/**
+ * Whether a stored entity already holds a provisional id (the write path knows stored entities by the
+ * stable ids their provisional ones became, stable-ids.ts). Only entities the registry was given count.
+ */
+export type Taken = (provisionalId: string) => boolean;
+
 export function resolveMentions(
   sources: readonly ResolutionSource[],
   registry: MemoryRegistry,
   thresholds: EntityThresholds,
+  taken: Taken = () => false,
 ): RegistryPlan {
   const plan: RegistryPlan = {
     created: [],
@@ -81,7 +88,7 @@ export function resolveMentions(
     const coMentioned = alone.flatMap((d) => (d.kind === "bind" ? [d.best.entity.id] : []));
     for (const mention of source.mentions) {
       const context = { ...source.context, coMentioned };
-      apply(plan, registry, source, mention, decideOne(mention, registry, context, thresholds));
+      apply(plan, registry, source, mention, decideOne(mention, registry, context, thresholds), taken);
     }
   }
   return plan;
@@ -127,6 +134,7 @@ function apply(
   source: ResolutionSource,
   mention: Mention,
   decision: Decision,
+  taken: Taken,
 ): void {
   const norm = mentionNorms(mention)[0] ?? "";
   const outcome = (entityId: string | null, score: number | null) =>
@@ -140,7 +148,7 @@ function apply(
   }
   const pending = decision.kind === "review";
   const type = pending && mention.type === "other" ? decision.best.entity.type : mention.type;
-  const id = createdId(registry, mention, type, norm);
+  const id = createdId(registry, mention, type, norm, taken);
   if (!registry.get(id)) {
     const entity: RegistryEntity = {
       id,
@@ -171,22 +179,16 @@ function apply(
 
 /**
  * The provisional id of an entity a decision creates. A name's first entity is named by its type and name,
- * so two threads meeting the name at once make one entity. When an active entity already goes by that
- * name, the mention was kept apart from it (an unequal identifier vetoed the bind, another kind of thing,
- * or two namesakes made it a question): the plain id could be that entity's own, and the new one would
- * land on it, a false merge. Its id then says what sets it apart: the namesakes it stands beside and its
- * own identifiers, still the same for every thread that meets the same name in the same registry.
+ * so two threads meeting the name at once make one entity. But a mention only gets here when it was not
+ * bound: when an entity already holds that id (made earlier in the batch, or stored, as `taken` says), the
+ * mention was kept apart from it (an unequal identifier vetoed the bind, or two namesakes made it a
+ * question), and the plain id would land it on that entity, a false merge. Its id then says it stands
+ * apart, with its own identifiers: still the same for every thread that meets the same words.
  */
-function createdId(registry: MemoryRegistry, mention: Mention, type: EntityType, norm: string): string {
+function createdId(registry: MemoryRegistry, mention: Mention, type: EntityType, norm: string, taken: Taken) {
   const plain = provisionalId(type, norm);
-  const namesakes = registry
-    .named(norm)
-    .filter((e) => e.status === "active")
-    .map((e) => e.id)
-    .sort();
-  if (namesakes.length === 0) return plain;
-  const identifiers = metadataTerms(mention.metadata).sort();
-  return `${plain}|apart:${namesakes.join(",")}${identifiers.length ? `|${identifiers.join(",")}` : ""}`;
+  if (!registry.get(plain) && !taken(plain)) return plain;
+  return [`${plain}|apart`, ...metadataTerms(mention.metadata).sort()].join("|");
 }
 
 /** Binding adds the mention's names as aliases, fills missing identifiers, and types an untyped entity. */
