@@ -271,14 +271,19 @@ describe("GET /entities", () => {
   });
 
   it("refuses a cursor it did not issue, an unknown type and a limit out of range, naming the field", async () => {
-    for (const [query, field] of [
-      ["cursor=abc", "query.cursor"],
-      ["type=planet", "query.type"],
-      ["limit=0", "query.limit"],
+    for (const [path, field] of [
+      ["/entities?cursor=abc", "query.cursor"],
+      ["/entities?type=planet", "query.type"],
+      ["/entities?limit=0", "query.limit"],
+      ["/entities?limit=abc", "query.limit"],
+      ["/entities/review?limit=abc", "query.limit"],
+      ["/entities/review?limit=501", "query.limit"],
+      ["/entities/review?cursor=abc", "query.cursor"],
     ]) {
-      const res = await call("GET", `/entities?${query}`);
+      const res = await call("GET", path as string);
       expect(res.status).toBe(400);
       expect(res.contentType).toContain("application/problem+json");
+      // Each bad field once: a word given as a limit is not also reported as out of range.
       expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
     }
     expect((await call("GET", "/entities/no-such-entity")).status).toBe(404);
