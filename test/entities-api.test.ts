@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, fact, newThread } from "./helpers";
+import { ask, call, fact, newThread } from "./helpers";
 
 /**
  * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
@@ -436,5 +436,48 @@ describe("merge, split and review", () => {
     const bad = await call("POST", `/entities/review/${review.id}`, { decision: "maybe" });
     expect([bad.status, bad.json.errors[0].field]).toEqual([400, "decision"]);
     expect((await call("POST", "/entities/review/none", { decision: "accept" })).status).toBe(404);
+  });
+});
+
+describe("pending entities and high-authority constraints (seed 001)", () => {
+  it("keeps a constraint naming a pending entity out of the MUST rules until its review is accepted", async () => {
+    const t = await newThread();
+    await t.events([fact("account_owner", "Ottilie Brannock", { id: "o1" })]);
+    // "Ottilie Brannick" is one letter off a registered name: a pending node and a review, not a merge.
+    await t.events([
+      fact("refund_rule", "Always route refunds for Ottilie Brannick through finance", {
+        id: "r1",
+        is_constraint: true,
+        source: { type: "policy" },
+      }),
+      fact("shipping", "Always confirm the shipping address", { id: "c2", is_constraint: true }),
+    ]);
+    const [review] = await reviews(t.project);
+    expect(review).toMatchObject({ entity_name: "Ottilie Brannick", candidate_name: "Ottilie Brannock" });
+    if (!review) throw new Error("expected a review");
+    const before = await ask(t, "how are refunds routed?");
+    const line = before.context.split("\n").find((l) => l.includes("Ottilie Brannick")) ?? "";
+    // Still in the context, as guidance that says why, never as a hard rule.
+    expect(line).not.toMatch(/\b(?:MUST|DO NOT):/);
+    expect(line).toMatch(/SHOULD:/);
+    expect(line).toContain("pending entity review: Ottilie Brannick");
+    const entry = before.trace.compiled.find((c: { object_id: string }) => c.object_id === "r1");
+    expect(entry).toMatchObject({ compiled_as: "behavioral_guidance", pending_entities: [review.entity_id] });
+    // A constraint that names no pending entity still binds.
+    expect(before.context).toMatch(/MUST: shipping \[constraint\]: Always confirm the shipping address/);
+    expect(before.trace.compiled.find((c: { object_id: string }) => c.object_id === "c2").compiled_as).toBe(
+      "hard_constraint",
+    );
+
+    const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+    // The same question from the same thread: the decision reaches its held search at once.
+    const after = await ask(t, "how are refunds routed?");
+    expect(after.context).toMatch(
+      /MUST: refund_rule \[constraint\]: Always route refunds for Ottilie Brannick/,
+    );
+    const resolved = after.trace.compiled.find((c: { object_id: string }) => c.object_id === "r1");
+    expect(resolved.compiled_as).toBe("hard_constraint");
+    expect(resolved.pending_entities).toBeUndefined();
   });
 });

@@ -73,6 +73,17 @@ export interface QueryEntity {
   pending: boolean;
 }
 
+/**
+ * A fact that refers to a pending entity (seed 001: kept out of high-authority constraints until its
+ * review is decided).
+ */
+export interface PendingReference {
+  factId: string;
+  entityId: string;
+  /** The pending entity's name. */
+  name: string;
+}
+
 export interface CompiledEntry {
   object_id: string;
   kind: ObjectKindName;
@@ -88,6 +99,8 @@ export interface CompiledEntry {
   detail: DetailLevelName;
   tokens: number;
   refs?: string[];
+  /** Pending entities the object names: a constraint naming one is guidance, not a rule, until reviewed. */
+  pending_entities?: string[];
 }
 
 export interface OmittedEntry {

@@ -19,7 +19,7 @@ import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
-import type { QueryEntity } from "../domain/trace";
+import type { PendingReference, QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   advanceBase,
@@ -314,7 +314,7 @@ function isStalePlan(error: unknown): boolean {
  */
 export interface NamedLookup {
   statements: D1PreparedStatement[];
-  decode(results: readonly D1Result[]): QueryEntity[];
+  decode(results: readonly D1Result[]): { entities: QueryEntity[]; pending: PendingReference[] };
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -472,29 +472,51 @@ export class FactRepository {
       );
     }
     if (statements.length === 0) return undefined;
-    const bump = this.db
-      .insert(factRevisions)
-      .values({ projectId, revision: 1 })
-      .onConflictDoUpdate({
-        target: factRevisions.projectId,
-        set: { revision: sql`${factRevisions.revision} + 1` },
-      });
     const results = await this.db
       .batch([
-        bump,
+        this.bump(projectId),
         ...statements,
         ...alongside,
         this.counter(projectId),
-        this.db
-          .select({ thread: factWatchers.thread, token: factWatchers.token })
-          .from(factWatchers)
-          .where(eq(factWatchers.projectId, projectId)),
+        this.watchers(projectId),
       ])
       .catch((error: unknown) => {
         throw isStalePlan(error) ? new StaleFactPlan(projectId, error) : error;
       });
     const [counter, watchers] = results.slice(-2) as [{ revision: number }[], FactWatcher[]];
     return { revision: counter[0]?.revision ?? 0, watchers };
+  }
+
+  /**
+   * Moves the project's revision on without writing a version: a change to how stored facts compile
+   * (an entity review decided, a merge or a split: seed 001 keeps facts naming a pending entity out of the
+   * hard constraints) is announced like a write, so that readers holding the project's facts search
+   * again. Returns the revision and the copies to tell, as a write does.
+   */
+  async touch(projectId: string): Promise<FactsWritten> {
+    const [, counter, watchers] = (await this.db.batch([
+      this.bump(projectId),
+      this.counter(projectId),
+      this.watchers(projectId),
+    ])) as [unknown, { revision: number }[], FactWatcher[]];
+    return { revision: counter[0]?.revision ?? 0, watchers };
+  }
+
+  private bump(projectId: string) {
+    return this.db
+      .insert(factRevisions)
+      .values({ projectId, revision: 1 })
+      .onConflictDoUpdate({
+        target: factRevisions.projectId,
+        set: { revision: sql`${factRevisions.revision} + 1` },
+      });
+  }
+
+  private watchers(projectId: string) {
+    return this.db
+      .select({ thread: factWatchers.thread, token: factWatchers.token })
+      .from(factWatchers)
+      .where(eq(factWatchers.projectId, projectId));
   }
 
   /** Fails the batch (CHECK fact_plan_stale) unless the statement just before it changed exactly one row. */
@@ -607,7 +629,7 @@ export class FactRepository {
         ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
-    const entities = named ? named.decode(lookedUp) : [];
+    const { entities, pending } = named ? named.decode(lookedUp) : { entities: [], pending: [] };
     const answers = found.length ? [results[results.length - 1]] : [];
     // Pending entities name no facts here.
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
@@ -648,6 +670,7 @@ export class FactRepository {
     );
     return {
       ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
+      pending,
       base,
     };
   }

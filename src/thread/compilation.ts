@@ -126,6 +126,7 @@ export class Compilation {
       environment: record.environment,
       ladder: tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
       facts: factCandidates.rows,
+      pendingEntities: factCandidates.pending,
       working,
       environmentFacts,
       items: itemRecords,

@@ -141,6 +141,10 @@ export const ContextResult = z
           detail: DetailLevel,
           tokens: z.number().int(),
           refs: z.array(z.string()).optional(),
+          pending_entities: z.array(z.string()).optional().openapi({
+            description:
+              "Pending entities (awaiting review) the object names: a constraint naming one is compiled as guidance, not a rule, until its review is accepted.",
+          }),
         }),
       ),
       omitted: z.array(
