@@ -26,6 +26,8 @@ export interface CompileTrace {
     truncated?: boolean;
     /** The registered entities the query names, whose facts were searched for (issue 17, seed 001). */
     entities?: QueryEntity[];
+    /** Entities that share a fact with those the query names: their facts were candidates too (seed 001's neighbourhood). */
+    neighbours?: string[];
   };
   /** How many values of each kind were redacted; the values themselves never appear. */
   redactions?: Partial<Record<RedactionKind, number>>;

@@ -56,7 +56,8 @@ export function entityLookup(
   const lookups = mentions.map(mentionLookup);
   const terms = [...new Set(lookups.flatMap((l) => l.terms))];
   const prefixes = [...new Set(lookups.flatMap((l) => l.prefixes))];
-  // Mentions are scored here with no co-mentioned entities: the candidates' neighbourhoods are not read.
+  // Mentions are scored here with no co-mentioned entities, so the candidates' neighbourhoods are not
+  // read to score them; the neighbourhood of what the text names is read with its facts (fact-repository.ts).
   const named = mentions.length
     ? repository.candidateStatements(projectId, terms, prefixes, { neighbours: false })
     : [];

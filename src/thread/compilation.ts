@@ -158,6 +158,7 @@ export class Compilation {
           facts: { ...factCandidates.counts, truncated: factCandidates.truncated },
           truncated: factCandidates.truncated.length > 0,
           entities: factCandidates.entities,
+          ...(factCandidates.neighbours?.length ? { neighbours: factCandidates.neighbours } : {}),
         },
         compile_ms: milliseconds(performance.now() - started),
         timings,
