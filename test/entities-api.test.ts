@@ -339,6 +339,9 @@ describe("merge, split and review", () => {
     // A later mention of the absorbed name binds to the survivor.
     await t.events([fact("carrier", "QH Group", { id: "v3" })]);
     expect((await detail(quarry.id)).facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2", "v3"]);
+    // No review is opened about the absorbed entity, and it gains no names back: the merge answered it.
+    expect(await reviews(t.project)).toEqual([]);
+    expect(await detail(qh.id)).toMatchObject({ status: "merged", aliases: [], facts: [] });
     expect((await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id })).status).toBe(409);
   });
 
