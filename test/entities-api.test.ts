@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, fact, newThread } from "./helpers";
+import { ask, call, fact, newThread } from "./helpers";
 
 /**
  * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
@@ -103,6 +103,45 @@ describe("resolution before writes", () => {
     ]);
     expect(reed.metadata).toMatchObject({ email: "marisol@tidewater.io", email_domain: "tidewater.io" });
     expect(list.map((e) => e.canonical_name)).toEqual(["Ada", "Marisol Reed"]);
+  });
+
+  it("keeps two people of one name apart when their addresses differ: an unequal identifier vetoes the bind", async () => {
+    const t = await newThread();
+    await t.events([fact("contact_a", "Leontyne Marsh <leontyne@brightwater.io>", { id: "c1" })]);
+    await t.events([fact("contact_b", "Leontyne Marsh <leontyne@otherco.com>", { id: "c2" })]);
+    const marshes = (await entities(t.project)).filter((e) => e.canonical_name === "Leontyne Marsh");
+    expect(marshes.map((e) => e.status)).toEqual(["active", "active"]);
+    const pages = await Promise.all(marshes.map((e) => detail(e.id)));
+    const byFact = new Map(pages.map((p) => [p.facts.map((f: { id: string }) => f.id).join(","), p]));
+    expect([...byFact.keys()].sort()).toEqual(["c1", "c2"]);
+    expect(byFact.get("c1").metadata.email).toBe("leontyne@brightwater.io");
+    expect(byFact.get("c2").metadata.email).toBe("leontyne@otherco.com");
+    for (const page of pages) {
+      // Each keeps its own address; neither gained the other's.
+      const emails = page.aliases
+        .map((a: { alias: string }) => a.alias)
+        .filter((a: string) => a.includes("@"));
+      expect(emails).toEqual([page.metadata.email]);
+    }
+    // In one batch too: the second address is not folded into the entity the first created.
+    const u = await newThread();
+    await u.events([
+      fact("contact_a", "Leontyne Marsh <leontyne@brightwater.io>", { id: "d1" }),
+      fact("contact_b", "Leontyne Marsh <leontyne@otherco.com>", { id: "d2" }),
+    ]);
+    const inBatch = (await entities(u.project)).filter((e) => e.canonical_name === "Leontyne Marsh");
+    expect(inBatch).toHaveLength(2);
+    const facts = await Promise.all(
+      inBatch.map(async (e) => (await detail(e.id)).facts.map((f: { id: string }) => f.id)),
+    );
+    expect(facts.map((f) => f.join(",")).sort()).toEqual(["d1", "d2"]);
+    // The bare name is now ambiguous between the two: it goes to review, not to either of them.
+    await t.events([fact("escalation", "Leontyne Marsh", { id: "c3" })]);
+    const open = await reviews(t.project);
+    expect(open.map((r) => r.entity_name)).toEqual(["Leontyne Marsh"]);
+    for (const page of await Promise.all(marshes.map((e) => detail(e.id)))) {
+      expect(page.facts.map((f: { id: string }) => f.id)).not.toContain("c3");
+    }
   });
 
   it("keeps near-miss names apart: another spelling goes to review, a shared word makes a new entity", async () => {
@@ -232,14 +271,19 @@ describe("GET /entities", () => {
   });
 
   it("refuses a cursor it did not issue, an unknown type and a limit out of range, naming the field", async () => {
-    for (const [query, field] of [
-      ["cursor=abc", "query.cursor"],
-      ["type=planet", "query.type"],
-      ["limit=0", "query.limit"],
+    for (const [path, field] of [
+      ["/entities?cursor=abc", "query.cursor"],
+      ["/entities?type=planet", "query.type"],
+      ["/entities?limit=0", "query.limit"],
+      ["/entities?limit=abc", "query.limit"],
+      ["/entities/review?limit=abc", "query.limit"],
+      ["/entities/review?limit=501", "query.limit"],
+      ["/entities/review?cursor=abc", "query.cursor"],
     ]) {
-      const res = await call("GET", `/entities?${query}`);
+      const res = await call("GET", path as string);
       expect(res.status).toBe(400);
       expect(res.contentType).toContain("application/problem+json");
+      // Each bad field once: a word given as a limit is not also reported as out of range.
       expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
     }
     expect((await call("GET", "/entities/no-such-entity")).status).toBe(404);
@@ -295,6 +339,9 @@ describe("merge, split and review", () => {
     // A later mention of the absorbed name binds to the survivor.
     await t.events([fact("carrier", "QH Group", { id: "v3" })]);
     expect((await detail(quarry.id)).facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2", "v3"]);
+    // No review is opened about the absorbed entity, and it gains no names back: the merge answered it.
+    expect(await reviews(t.project)).toEqual([]);
+    expect(await detail(qh.id)).toMatchObject({ status: "merged", aliases: [], facts: [] });
     expect((await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id })).status).toBe(409);
   });
 
@@ -392,5 +439,48 @@ describe("merge, split and review", () => {
     const bad = await call("POST", `/entities/review/${review.id}`, { decision: "maybe" });
     expect([bad.status, bad.json.errors[0].field]).toEqual([400, "decision"]);
     expect((await call("POST", "/entities/review/none", { decision: "accept" })).status).toBe(404);
+  });
+});
+
+describe("pending entities and high-authority constraints (seed 001)", () => {
+  it("keeps a constraint naming a pending entity out of the MUST rules until its review is accepted", async () => {
+    const t = await newThread();
+    await t.events([fact("account_owner", "Ottilie Brannock", { id: "o1" })]);
+    // "Ottilie Brannick" is one letter off a registered name: a pending node and a review, not a merge.
+    await t.events([
+      fact("refund_rule", "Always route refunds for Ottilie Brannick through finance", {
+        id: "r1",
+        is_constraint: true,
+        source: { type: "policy" },
+      }),
+      fact("shipping", "Always confirm the shipping address", { id: "c2", is_constraint: true }),
+    ]);
+    const [review] = await reviews(t.project);
+    expect(review).toMatchObject({ entity_name: "Ottilie Brannick", candidate_name: "Ottilie Brannock" });
+    if (!review) throw new Error("expected a review");
+    const before = await ask(t, "how are refunds routed?");
+    const line = before.context.split("\n").find((l) => l.includes("Ottilie Brannick")) ?? "";
+    // Still in the context, as guidance that says why, never as a hard rule.
+    expect(line).not.toMatch(/\b(?:MUST|DO NOT):/);
+    expect(line).toMatch(/SHOULD:/);
+    expect(line).toContain("pending entity review: Ottilie Brannick");
+    const entry = before.trace.compiled.find((c: { object_id: string }) => c.object_id === "r1");
+    expect(entry).toMatchObject({ compiled_as: "behavioral_guidance", pending_entities: [review.entity_id] });
+    // A constraint that names no pending entity still binds.
+    expect(before.context).toMatch(/MUST: shipping \[constraint\]: Always confirm the shipping address/);
+    expect(before.trace.compiled.find((c: { object_id: string }) => c.object_id === "c2").compiled_as).toBe(
+      "hard_constraint",
+    );
+
+    const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+    // The same question from the same thread: the decision reaches its held search at once.
+    const after = await ask(t, "how are refunds routed?");
+    expect(after.context).toMatch(
+      /MUST: refund_rule \[constraint\]: Always route refunds for Ottilie Brannick/,
+    );
+    const resolved = after.trace.compiled.find((c: { object_id: string }) => c.object_id === "r1");
+    expect(resolved.compiled_as).toBe("hard_constraint");
+    expect(resolved.pending_entities).toBeUndefined();
   });
 });

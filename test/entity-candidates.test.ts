@@ -43,12 +43,46 @@ describe("facts found through the entities a question names", () => {
     expect(candidates.facts.truncated).toContain("recent");
   }, 120_000);
 
+  it("pulls the named entity's neighbourhood: a fact about an entity it shares a fact with is a candidate", async () => {
+    const t = await newThread();
+    const shared = { memory_type: "organizational" };
+    await t.events([
+      fact("wrenfield_lead", "Halvard Oyelaran leads Project Wrenfield", { ...shared, id: "lead" }),
+      fact("halvard_leave", "Halvard Oyelaran is away until the 14th", { ...shared, id: "leave" }),
+      fact("kiln_owner", "Brisa Tamayo keeps the kiln keys", { ...shared, id: "kiln" }),
+    ]);
+    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    for (let start = 0; start < newer; start += 300) {
+      const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
+        fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),
+      );
+      expect((await t.events(batch)).status).toBe(200);
+    }
+    const list = await call("GET", `/entities?project_id=${t.project}&name=Halvard`);
+    const halvard = list.json.entities[0];
+    expect(halvard.canonical_name).toBe("Halvard Oyelaran");
+    const ctx = await t.context({ query: "Who is on Project Wrenfield?", budget_tokens: 1500 });
+    const { trace } = ctx.json;
+    const considered = new Set(
+      [...trace.compiled, ...trace.omitted].map((o: { object_id: string }) => o.object_id),
+    );
+    // The fact naming Wrenfield brings Halvard; Halvard's own fact shares no word with the question.
+    expect(trace.candidates.entities.map((e: { name: string }) => e.name)).toEqual(["Project Wrenfield"]);
+    expect(trace.candidates.neighbours).toEqual([halvard.id]);
+    expect(considered.has("lead")).toBe(true);
+    expect(considered.has("leave")).toBe(true);
+    // An entity sharing no fact with Wrenfield is no neighbour: its facts stay out.
+    expect(considered.has("kiln")).toBe(false);
+    expect(trace.candidates.facts.truncated).toContain("recent");
+  }, 120_000);
+
   it("names no entity, and reads no entity facts, for a question that names nothing registered", async () => {
     const t = await newThread();
     await t.events([fact("office_plant", "The fern by the window needs water on Fridays")]);
     const ctx = await t.context({ query: "When does the fern get water?" });
     expect(ctx.json.trace.candidates.entities).toEqual([]);
     expect(ctx.json.trace.candidates.facts.entity).toBe(0);
+    expect(ctx.json.trace.candidates.neighbours).toBeUndefined();
     expect(ctx.json.context).toContain("Fridays");
   });
 });

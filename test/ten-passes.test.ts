@@ -359,6 +359,11 @@ describe("pass 7: compress and convert", () => {
     expect(phrase("hard_constraint", object({ claim: "cap at $500k" }), "cap: $500k")).toBe(
       "MUST: cap: $500k",
     );
+    // A rule naming a pending entity (seed 001) is guidance, and says why.
+    expect(ladderStep(ranked(policy, "critical"), true)).toBe("behavioral_guidance");
+    expect(phrase("behavioral_guidance", policy, "rule: Never pay Dorn Ltd", ["Dorn Ltd"])).toBe(
+      "SHOULD: rule: Never pay Dorn Ltd (pending entity review: Dorn Ltd)",
+    );
     const session = object({ isConstraint: true, scope: "session" });
     expect(ladderStep(ranked(session, "critical"))).toBe("behavioral_guidance");
     expect(ladderStep(ranked(object({ kind: "message" }), "useful"))).toBe("raw_observation");

@@ -5,6 +5,7 @@ import { EntityRepository } from "../entities/entity-repository";
 import type { EntityRow } from "../entities/entity-schema";
 import { entityView, historyView, reviewView } from "../entities/entity-views";
 import type { Env } from "../env";
+import { type AnnounceTo, announceRevision } from "../facts/fact-announcements";
 import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
 import { type FactGate, mayView } from "../facts/fact-visibility";
@@ -13,6 +14,7 @@ import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
 import type { Tenant } from "../tenancy/registry";
+import { threadStub } from "../thread/thread-stub";
 import {
   decideReviewRoute,
   getEntity,
@@ -29,6 +31,24 @@ type AppEnv = { Bindings: Env; Variables: TenantVariables };
 /** Facts listed on an entity's page at most; `facts_truncated` says when there are more. */
 const ENTITY_FACTS = 100;
 const ENTITY_HISTORY = 100;
+
+/**
+ * An entity edit changes how the project's facts compile (seed 001: a fact naming a pending entity is no
+ * hard constraint until its review is decided), so it is announced like a fact write: the project's
+ * revision moves on and the threads holding its facts search again at their next compile. The edit is
+ * committed already: a failure here is logged, and the holders' recheck (30 s) covers it.
+ */
+async function announceEdit(env: Env, tenant: Tenant, entities: EntityRepository, projectId: string) {
+  try {
+    const repository = new FactRepository(entities.database);
+    const written = await repository.touch(projectId);
+    const announceTo: AnnounceTo = (name, thread, ...change) =>
+      threadStub(env, name, thread).factsChanged(name, thread, ...change);
+    await announceRevision(announceTo, tenant.name, projectId, written, async () => repository);
+  } catch (error) {
+    console.error("could not announce an entity edit", tenant.name, projectId, error);
+  }
+}
 
 async function repositoriesFor(tenant: Tenant, projectId: string | undefined): Promise<EntityRepository[]> {
   return (await databasesFor(tenant, projectId)).map((database) => new EntityRepository(database));
@@ -200,6 +220,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const repositories = await repositoriesFor(c.get("tenant"), projectId);
     const { row, repository } = await locate(repositories, (r) => r.review(id, projectId), "Review", id);
     const resolved = await decideReview(repository, row, decision, reason ?? null).catch(refusal);
+    await announceEdit(c.env, c.get("tenant"), repository, row.projectId);
     const [review] = await repository.review(id, row.projectId);
     const [entity] = await repository.byIds(row.projectId, [resolved]);
     if (!review || !entity) throw new ProblemError(404, "Review not found", `No review with id '${id}'.`);
@@ -228,6 +249,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     await mergeEntities(repository, row, body.entity_id, body.reason ? { reason: body.reason } : {}).catch(
       refusal,
     );
+    await announceEdit(c.env, tenant, repository, row.projectId);
     const [merged] = await repository.find(id, row.projectId);
     return c.json((await detail(repository, merged ?? row, viewerGate(tenant, query))) as never, 200);
   })
@@ -238,6 +260,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const repositories = await repositoriesFor(c.get("tenant"), projectId);
     const { row, repository } = await locate(repositories, (r) => r.find(id, projectId), "Entity", id);
     const createdId = await splitEntity(repository, row, body).catch(refusal);
+    await announceEdit(c.env, c.get("tenant"), repository, row.projectId);
     const [entity, created] = await Promise.all([
       repository.find(id, row.projectId),
       repository.find(createdId, row.projectId),

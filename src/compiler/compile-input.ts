@@ -1,6 +1,7 @@
 import type { FactVersion } from "../domain/fact-version";
 import type { Identity } from "../domain/identity";
 import type { TaskTypeName } from "../domain/tasks";
+import type { PendingReference } from "../domain/trace";
 import type { AuthorityTier } from "../facts/authority";
 import type { CompileCache } from "./cache/compile-cache";
 import type { OutputFormat } from "./passes/emit-format";
@@ -26,6 +27,8 @@ export interface CompileInput {
   environment: Record<string, unknown>;
   ladder: AuthorityTier[];
   facts: FactVersion[];
+  /** Facts that refer to a pending entity (seed 001: never a hard constraint until it is reviewed). */
+  pendingEntities?: readonly PendingReference[];
   working: LayerEntry[];
   environmentFacts: LayerEntry[];
   /** Extracted state items, superseded ones included so the trace can name them. */

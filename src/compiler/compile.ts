@@ -1,3 +1,4 @@
+import type { PendingReference } from "../domain/trace";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./cache/compile-cache";
 import type { CompileInput } from "./compile-input";
@@ -252,6 +253,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     ownTurn,
     count: input.countTokens,
     memos,
+    pending: pendingByFact(input.pendingEntities),
   });
   omitted.push(...overBudget);
 
@@ -313,4 +315,16 @@ function staticZoneLines(input: CompileInput, hasPayloads: boolean): { system?: 
   const system = [...(input.system ? [input.system] : []), ...(hasPayloads ? [CONTAINMENT_RULE] : [])];
   const tools = toolLines(input.tools ?? []);
   return { ...(system.length ? { system } : {}), ...(tools.length ? { tools } : {}) };
+}
+
+/** The pending entities each fact names, by fact id; undefined when none does. */
+function pendingByFact(references: readonly PendingReference[] = []) {
+  if (references.length === 0) return undefined;
+  const byFact = new Map<string, PendingReference[]>();
+  for (const reference of references) {
+    const list = byFact.get(reference.factId);
+    if (!list) byFact.set(reference.factId, [reference]);
+    else if (!list.some((p) => p.entityId === reference.entityId)) list.push(reference);
+  }
+  return byFact;
 }

@@ -26,6 +26,8 @@ export interface CompileTrace {
     truncated?: boolean;
     /** The registered entities the query names, whose facts were searched for (issue 17, seed 001). */
     entities?: QueryEntity[];
+    /** Entities that share a fact with those the query names: their facts were candidates too (seed 001's neighbourhood). */
+    neighbours?: string[];
   };
   /** How many values of each kind were redacted; the values themselves never appear. */
   redactions?: Partial<Record<RedactionKind, number>>;
@@ -73,6 +75,17 @@ export interface QueryEntity {
   pending: boolean;
 }
 
+/**
+ * A fact that refers to a pending entity (seed 001: kept out of high-authority constraints until its
+ * review is decided).
+ */
+export interface PendingReference {
+  factId: string;
+  entityId: string;
+  /** The pending entity's name. */
+  name: string;
+}
+
 export interface CompiledEntry {
   object_id: string;
   kind: ObjectKindName;
@@ -88,6 +101,8 @@ export interface CompiledEntry {
   detail: DetailLevelName;
   tokens: number;
   refs?: string[];
+  /** Pending entities the object names: a constraint naming one is guidance, not a rule, until reviewed. */
+  pending_entities?: string[];
 }
 
 export interface OmittedEntry {

@@ -90,6 +90,10 @@ function aliasRows(
   ];
 }
 
+const notMerged = (projectId: string, id: string) =>
+  sql`NOT EXISTS (SELECT 1 FROM ${entities} m WHERE m.project_id = ${projectId} AND m.id = ${id}
+    AND m.status = 'merged')`;
+
 function createRows(db: DrizzleD1Database, projectId: string, entity: RegistryEntity, at: string): Batch {
   return [
     db
@@ -107,21 +111,24 @@ function createRows(db: DrizzleD1Database, projectId: string, entity: RegistryEn
         updatedAt: at,
       })
       .onConflictDoNothing(),
+    // A created id can land on an entity merged since (its later references go to the survivor): that
+    // one gains no names back, so the names and terms go in only while it is not merged.
     ...entity.aliases.map((alias) =>
       db
         .insert(entityAliases)
-        .values({
-          projectId,
-          entityId: entity.id,
-          alias: alias.alias,
-          norm: alias.norm,
-          source: alias.source,
-          addedAt: at,
-        })
+        .select(
+          sql`SELECT ${projectId}, ${entity.id}, ${alias.alias}, ${alias.norm}, ${alias.source}, ${at}
+            WHERE ${notMerged(projectId, entity.id)}`,
+        )
         .onConflictDoNothing(),
     ),
     ...termsOf(entity).map(({ term, norm }) =>
-      db.insert(entityTerms).values({ projectId, term, entityId: entity.id, norm }).onConflictDoNothing(),
+      db
+        .insert(entityTerms)
+        .select(
+          sql`SELECT ${projectId}, ${term}, ${entity.id}, ${norm} WHERE ${notMerged(projectId, entity.id)}`,
+        )
+        .onConflictDoNothing(),
     ),
     history(db, projectId, {
       id: `${entity.id}:created`,
@@ -181,23 +188,19 @@ export function resolutionWrites(
         ),
     );
   }
+  // A review only for a node that is pending once the entities above are written: a created id that
+  // lands on an entity already stored (one merged since, whose later references go to its survivor)
+  // asks nothing a person has not answered.
   for (const review of plan.reviews) {
     out.push(
       db
         .insert(entityReviews)
-        .values({
-          projectId,
-          id: review.id,
-          entityId: review.entityId,
-          candidateId: review.candidateId,
-          runnerUpId: review.runnerUpId,
-          score: review.score,
-          featuresJson: JSON.stringify(review.features),
-          status: "open",
-          reason: null,
-          createdAt: at,
-          decidedAt: null,
-        })
+        .select(
+          sql`SELECT ${projectId}, ${review.id}, ${review.entityId}, ${review.candidateId},
+            ${review.runnerUpId}, ${review.score}, ${JSON.stringify(review.features)}, 'open', NULL, ${at}, NULL
+            WHERE EXISTS (SELECT 1 FROM ${entities} p WHERE p.project_id = ${projectId}
+              AND p.id = ${review.entityId} AND p.status = 'pending')`,
+        )
         .onConflictDoNothing(),
     );
   }

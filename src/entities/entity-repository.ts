@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { EntityMetadata, EntityStatus, EntityType, ReviewStatus } from "../domain/entities";
+import type { PendingReference } from "../domain/trace";
 import {
   type EntityAliasRow,
   type EntityHistoryRow,
@@ -69,6 +70,24 @@ const CANDIDATES_SQL = candidatesSql(NEIGHBOURS_SQL);
  * so their neighbourhood is never read, and each candidate's would cost a read of its latest references.
  */
 const CANDIDATES_WITHOUT_NEIGHBOURS_SQL = candidatesSql("'[]'");
+
+/** References to pending entities one read returns at most. */
+export const PENDING_REFERENCE_LIMIT = 500;
+const PENDING_REFERENCES_SQL = `SELECT fe.fact_id AS fact_id, r.entity_id AS entity_id, e.canonical_name AS name
+  FROM entity_reviews r
+  CROSS JOIN entities e ON e.project_id = r.project_id AND e.id = r.entity_id
+  CROSS JOIN fact_entities fe ON fe.project_id = r.project_id AND fe.entity_id = r.entity_id
+  WHERE r.project_id = ?1 AND r.status = 'open' AND e.status = 'pending'
+  LIMIT ?2`;
+
+/** The references a `pendingReferencesStatement` result holds. */
+export function pendingReferences(result: D1Result | undefined): PendingReference[] {
+  return ((result?.results ?? []) as { fact_id: string; entity_id: string; name: string }[]).map((row) => ({
+    factId: row.fact_id,
+    entityId: row.entity_id,
+    name: row.name,
+  }));
+}
 
 interface CandidateRow {
   id: string;
@@ -153,6 +172,15 @@ export class EntityRepository {
       );
     }
     return statements;
+  }
+
+  /**
+   * The facts that refer to a pending entity (the node of an open review), bounded: pending nodes are
+   * few, each waiting for a person. Found through the open reviews' index, so the read does not grow
+   * with the registry.
+   */
+  pendingReferencesStatement(projectId: string): D1PreparedStatement {
+    return this.database.prepare(PENDING_REFERENCES_SQL).bind(projectId, PENDING_REFERENCE_LIMIT);
   }
 
   /** One page of GET /entities after `after`, every filter applied before the limit. */

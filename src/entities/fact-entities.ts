@@ -18,7 +18,9 @@ import { canonicalAttribute } from "./slot-attribute";
  * Pure and read-only: mentions are found by the offline rules and bound only where seed 001 binds (at or
  * above `thresholds.bind`, unambiguous); nothing is created or reviewed, so it can run on any copy of the
  * registry, at write time or in a compile. Pending entities a mention binds to are listed apart
- * (`pendingIds`): seed 001 keeps them out of high-authority constraints until they are resolved.
+ * (`pendingIds`), never as part of a slot. (Seed 001 keeps them out of high-authority constraints until
+ * they are resolved: a compile reads which stored facts refer to a pending entity, query-entities.ts, and
+ * pack compiles those as guidance, not rules.)
  */
 export interface FactEntities {
   /** Active canonical entities the fact names, sorted. */

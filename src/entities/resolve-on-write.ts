@@ -11,7 +11,7 @@ import { identityMentions } from "./mentions/identity-mentions";
 import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
 import { type RegistryPlan, type ResolutionSource, resolveMentions } from "./resolution/resolve";
 import { mentionLookup } from "./resolution/terms";
-import { withStableIds } from "./stable-ids";
+import { stableId, withStableIds } from "./stable-ids";
 
 /** Who is writing: the thread, its project and identity. */
 export interface Writer {
@@ -114,7 +114,9 @@ export class EntityResolver {
     );
     // The registry as resolution leaves it: the batch's new aliases bound too.
     const registry = new MemoryRegistry(candidates);
-    const plan = withStableIds(resolveMentions(sources, registry, thresholds), writer.projectId);
+    const stored = new Set(candidates.map((e) => e.id));
+    const taken = (provisional: string) => stored.has(stableId(writer.projectId, provisional));
+    const plan = withStableIds(resolveMentions(sources, registry, thresholds, taken), writer.projectId);
     const at = new Date().toISOString();
     return {
       plan,

@@ -93,7 +93,7 @@ export class FactCandidateCache {
           return lookup.decode(results);
         } catch (error) {
           console.error("could not look up the entities a search names", projectId, error);
-          return [];
+          return { entities: [], pending: [] };
         }
       },
     };

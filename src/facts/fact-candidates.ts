@@ -1,5 +1,10 @@
 import type { FactVersion } from "../domain/fact-version";
-import { FACT_CANDIDATE_SOURCES, type FactCandidateSource, type QueryEntity } from "../domain/trace";
+import {
+  FACT_CANDIDATE_SOURCES,
+  type FactCandidateSource,
+  type PendingReference,
+  type QueryEntity,
+} from "../domain/trace";
 import { matchExpression, queryTerms } from "../retrieval/query-terms";
 
 /**
@@ -58,6 +63,10 @@ export interface FactCandidates {
   entities: QueryEntity[];
   /** The current facts that refer to those entities (the `entity` source's reads, whichever source counted them). */
   entityFactIds: string[];
+  /** Entities neighbouring those the search named (they share a fact), whose facts it read too. */
+  neighbours?: string[];
+  /** Facts that refer to a pending entity, as the search read them (query-entities.ts). */
+  pending?: PendingReference[];
   /** The query-independent part this search read or was given. */
   base?: FactBase;
 }

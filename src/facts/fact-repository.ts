@@ -19,7 +19,7 @@ import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
-import type { QueryEntity } from "../domain/trace";
+import type { PendingReference, QueryEntity } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   advanceBase,
@@ -143,7 +143,19 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
 const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
 
 /** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
-type FoundAs = "matched" | "entity" | "similar" | "history" | "counts";
+type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "counts" | "neighbours";
+
+/**
+ * Seed 001's graph neighbourhood of the entities a text names: the entities their latest facts also
+ * refer to (NEIGHBOURS at most, found from each named entity's latest NEIGHBOUR_SCAN references), and
+ * the current facts that refer to those (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
+ * in all). "Project Wrenfield" names Halvard Oyelaran in a fact; a fact about Halvard alone is then a
+ * candidate of a question about Wrenfield. Bounded so a hub (the company itself) costs index reads, not scans.
+ */
+const NEIGHBOURS = 5;
+const NEIGHBOUR_SCAN = 200;
+const NEIGHBOUR_REFERENCES = 20;
+export const NEIGHBOUR_FACTS = 50;
 
 /**
  * One statement for the query-dependent part of a search: the full-text matches (`found_as` "matched",
@@ -180,6 +192,18 @@ function foundSql(
     UNION ALL
     `
     : "";
+  // The neighbours read, as one row whose value_json lists their ids (only when an entity was named).
+  // D1 allows five terms in a compound SELECT: the named entities' facts, their neighbours' and the
+  // neighbours' ids are one term of the answer (entity_part).
+  const neighbourIds = entityIds.length
+    ? `
+      UNION ALL
+      SELECT 'neighbours' AS found_as, ${FACT_COLUMNS.map((name) =>
+        name === "value_json"
+          ? `(SELECT json_group_array(id) FROM neighbour_entity) AS ${name}`
+          : `NULL AS ${name}`,
+      ).join(", ")}`
+    : "";
   return `WITH ${search ? `${choiceSql(search, bind)},` : ""}
     matched AS MATERIALIZED (${matches}),
     entity AS MATERIALIZED (
@@ -189,14 +213,41 @@ function foundSql(
           WHERE f.tx_end IS NULL AND ${visible}
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.entity + 1)}
     ),
+    neighbour_entity AS MATERIALIZED (
+      SELECT DISTINCT o.entity_id AS id
+        FROM (${entityReferences(entityIds, project, bind, NEIGHBOUR_SCAN)}) mine
+        CROSS JOIN fact_entities o INDEXED BY sqlite_autoindex_fact_entities_1
+          ON o.project_id = ${project} AND o.fact_id = mine.fact_id
+        WHERE o.entity_id NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(entityIds))}))
+        LIMIT ${bind(NEIGHBOURS)}
+    ),
+    neighbour AS MATERIALIZED (
+      SELECT * FROM (
+        SELECT DISTINCT f.* FROM neighbour_entity n
+          CROSS JOIN json_each((SELECT json_group_array(fact_id) FROM (SELECT fact_id FROM fact_entities
+            WHERE project_id = ${project} AND entity_id = n.id ORDER BY fact_id DESC
+            LIMIT ${bind(NEIGHBOUR_REFERENCES)}))) r
+          CROSS JOIN facts f ON f.project_id = ${project} AND f.id = r.value
+          WHERE f.tx_end IS NULL AND ${visible} AND f.id NOT IN (SELECT id FROM entity)
+      ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(NEIGHBOUR_FACTS)}
+    ),
     similar AS MATERIALIZED (
       SELECT f.* FROM json_each(${bind(JSON.stringify(similarIds))}) s
         CROSS JOIN facts f ON f.project_id = ${project} AND f.id = s.value
         WHERE f.tx_end IS NULL AND ${visible}
     ),
-    found_ids(id) AS (SELECT id FROM matched UNION SELECT id FROM entity UNION SELECT id FROM similar),
+    entity_part AS (
+      SELECT 'entity' AS found_as, ${columnsOf("entity")} FROM entity
+      UNION ALL
+      SELECT 'neighbour' AS found_as, ${columnsOf("neighbour")} FROM neighbour${neighbourIds}
+    ),
+    found_ids(id) AS (
+      SELECT id FROM matched UNION SELECT id FROM entity UNION SELECT id FROM neighbour
+      UNION SELECT id FROM similar
+    ),
     slot_keys(key) AS (
-      SELECT key FROM matched UNION SELECT key FROM entity UNION SELECT key FROM similar
+      SELECT key FROM matched UNION SELECT key FROM entity UNION SELECT key FROM neighbour
+      UNION SELECT key FROM similar
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
     ),
     history AS (
@@ -211,7 +262,7 @@ function foundSql(
     )
     ${counts}SELECT 'matched' AS found_as, ${columnsOf("matched")} FROM matched
     UNION ALL
-    SELECT 'entity' AS found_as, ${columnsOf("entity")} FROM entity
+    SELECT found_as, ${columnsOf("entity_part")} FROM entity_part
     UNION ALL
     SELECT 'similar' AS found_as, ${columnsOf("similar")} FROM similar
     UNION ALL
@@ -223,9 +274,13 @@ function foundSql(
  * bounded apart: an entity a project names in a hundred thousand facts costs a bounded index read, not
  * a scan of them all. Room for closed versions among them: twice what the source keeps.
  */
-function entityReferences(entityIds: string[], project: string, bind: (value: unknown) => string): string {
+function entityReferences(
+  entityIds: string[],
+  project: string,
+  bind: (value: unknown) => string,
+  perEntity = FACT_CANDIDATE_LIMITS.entity * 2,
+): string {
   if (entityIds.length === 0) return "SELECT NULL AS fact_id WHERE 0";
-  const perEntity = FACT_CANDIDATE_LIMITS.entity * 2;
   return entityIds
     .map(
       (id) => `SELECT * FROM (SELECT fact_id FROM fact_entities
@@ -314,7 +369,7 @@ function isStalePlan(error: unknown): boolean {
  */
 export interface NamedLookup {
   statements: D1PreparedStatement[];
-  decode(results: readonly D1Result[]): QueryEntity[];
+  decode(results: readonly D1Result[]): { entities: QueryEntity[]; pending: PendingReference[] };
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -472,29 +527,51 @@ export class FactRepository {
       );
     }
     if (statements.length === 0) return undefined;
-    const bump = this.db
-      .insert(factRevisions)
-      .values({ projectId, revision: 1 })
-      .onConflictDoUpdate({
-        target: factRevisions.projectId,
-        set: { revision: sql`${factRevisions.revision} + 1` },
-      });
     const results = await this.db
       .batch([
-        bump,
+        this.bump(projectId),
         ...statements,
         ...alongside,
         this.counter(projectId),
-        this.db
-          .select({ thread: factWatchers.thread, token: factWatchers.token })
-          .from(factWatchers)
-          .where(eq(factWatchers.projectId, projectId)),
+        this.watchers(projectId),
       ])
       .catch((error: unknown) => {
         throw isStalePlan(error) ? new StaleFactPlan(projectId, error) : error;
       });
     const [counter, watchers] = results.slice(-2) as [{ revision: number }[], FactWatcher[]];
     return { revision: counter[0]?.revision ?? 0, watchers };
+  }
+
+  /**
+   * Moves the project's revision on without writing a version: a change to how stored facts compile
+   * (an entity review decided, a merge or a split: seed 001 keeps facts naming a pending entity out of the
+   * hard constraints) is announced like a write, so that readers holding the project's facts search
+   * again. Returns the revision and the copies to tell, as a write does.
+   */
+  async touch(projectId: string): Promise<FactsWritten> {
+    const [, counter, watchers] = (await this.db.batch([
+      this.bump(projectId),
+      this.counter(projectId),
+      this.watchers(projectId),
+    ])) as [unknown, { revision: number }[], FactWatcher[]];
+    return { revision: counter[0]?.revision ?? 0, watchers };
+  }
+
+  private bump(projectId: string) {
+    return this.db
+      .insert(factRevisions)
+      .values({ projectId, revision: 1 })
+      .onConflictDoUpdate({
+        target: factRevisions.projectId,
+        set: { revision: sql`${factRevisions.revision} + 1` },
+      });
+  }
+
+  private watchers(projectId: string) {
+    return this.db
+      .select({ thread: factWatchers.thread, token: factWatchers.token })
+      .from(factWatchers)
+      .where(eq(factWatchers.projectId, projectId));
   }
 
   /** Fails the batch (CHECK fact_plan_stale) unless the statement just before it changed exactly one row. */
@@ -607,7 +684,7 @@ export class FactRepository {
         ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
-    const entities = named ? named.decode(lookedUp) : [];
+    const { entities, pending } = named ? named.decode(lookedUp) : { entities: [], pending: [] };
     const answers = found.length ? [results[results.length - 1]] : [];
     // Pending entities name no facts here.
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
@@ -629,13 +706,17 @@ export class FactRepository {
       standing: base.standing,
       matched: [] as StoredFactRow[],
       entity: [] as StoredFactRow[],
+      neighbour: [] as StoredFactRow[],
       similar: [] as StoredFactRow[],
       history: [] as StoredFactRow[],
     };
     let counted: Record<string, number> = {};
+    let neighbours: string[] = [];
     for (const answer of answers) {
       for (const raw of (answer?.results ?? []) as (Record<string, unknown> & { found_as: FoundAs })[]) {
         if (raw.found_as === "counts") counted = JSON.parse((raw.value_json as string | null) ?? "{}");
+        else if (raw.found_as === "neighbours")
+          neighbours = JSON.parse((raw.value_json as string | null) ?? "[]");
         else read[raw.found_as].push(frozenRow(raw));
       }
     }
@@ -646,10 +727,16 @@ export class FactRepository {
       terms,
       terms.map((term) => counted[term] ?? 0),
     );
-    return {
-      ...assembleCandidates(read, base.revision, choice.dropped > 0 || choice.newest, entities),
-      base,
-    };
+    // The neighbours' facts count with the entity source, after the named entities' own; only those
+    // are the facts the question names (entityFactIds), so only those weigh as relevant to it.
+    const direct = read.entity.map((row) => row.id);
+    const assembled = assembleCandidates(
+      { ...read, entity: [...read.entity, ...read.neighbour] },
+      base.revision,
+      choice.dropped > 0 || choice.newest,
+      entities,
+    );
+    return { ...assembled, entityFactIds: direct, neighbours, pending, base };
   }
 
   /** The newest versions the reader may know of and the current standing rules, each one past its bound. */

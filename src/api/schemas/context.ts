@@ -141,6 +141,10 @@ export const ContextResult = z
           detail: DetailLevel,
           tokens: z.number().int(),
           refs: z.array(z.string()).optional(),
+          pending_entities: z.array(z.string()).optional().openapi({
+            description:
+              "Pending entities (awaiting review) the object names: a constraint naming one is compiled as guidance, not a rule, until its review is accepted.",
+          }),
         }),
       ),
       omitted: z.array(
@@ -200,7 +204,7 @@ export const ContextResult = z
                 "Where the project's candidate facts came from, read through D1's indexes rather than a copy of the " +
                 "project: `recent` the newest versions, `standing` current constraints and rules by authority, " +
                 "`matched` current facts the query's words match (FTS5, bm25), `entity` current facts that refer to a " +
-                "registered entity the query names (see `entities`), `similar` current facts nearest the query in the " +
+                "registered entity the query names (see `entities`) or to one of its neighbours (see `neighbours`), `similar` current facts nearest the query in the " +
                 "project's vector index, `history` earlier versions of the slots those found outside the recent " +
                 "window. Each source is bounded (500, 200, 200, 200, 50, 500 versions); " +
                 "`truncated` names the sources whose bound left versions out, best-ranked kept.",
@@ -223,6 +227,14 @@ export const ContextResult = z
                 "The canonical entities the query names (the entity registry, `GET /entities`): each with its " +
                 "canonical name and the words of the query that named it. Facts referring to an active one are " +
                 "candidates (`facts.entity`); a pending one (awaiting review) is listed but brings no facts.",
+            }),
+          neighbours: z
+            .array(z.string())
+            .optional()
+            .openapi({
+              description:
+                "Ids of the entities that share a fact with those the query names (at most 5): their current facts " +
+                "(at most 50, counted in `facts.entity`) were candidates too.",
             }),
         })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),

@@ -12,10 +12,15 @@ export const DEFAULT_ENTITY_PAGE = 100;
 export const EntityType = z.enum(ENTITY_TYPES).openapi("EntityType");
 export const EntityStatus = z.enum(ENTITY_STATUSES).openapi("EntityStatus");
 
+/** One problem per bad limit: a word is not a number, so its range is not reported besides. */
 const pageLimit = z
   .string()
-  .regex(/^\d{1,3}$/, "must be a whole number")
-  .refine((v) => Number(v) >= 1 && Number(v) <= MAX_ENTITY_PAGE, `must be between 1 and ${MAX_ENTITY_PAGE}`)
+  .superRefine((v, ctx) => {
+    if (!/^\d{1,3}$/.test(v)) ctx.addIssue({ code: "custom", message: "must be a whole number" });
+    else if (Number(v) < 1 || Number(v) > MAX_ENTITY_PAGE) {
+      ctx.addIssue({ code: "custom", message: `must be between 1 and ${MAX_ENTITY_PAGE}` });
+    }
+  })
   .optional()
   .openapi({ description: `Per page, at most ${MAX_ENTITY_PAGE}; ${DEFAULT_ENTITY_PAGE} by default.` });
 

@@ -137,8 +137,13 @@ function standingClaims(
 
 const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;
 
-/** Where an object stands on the ladder (level 0 raw observation … level 5 hard constraint). */
-export function ladderStep(r: Ranked): CompiledAsName {
+/**
+ * Where an object stands on the ladder (level 0 raw observation … level 5 hard constraint). An object
+ * naming a pending entity (`namesPending`) is never a hard constraint: seed 001 keeps ambiguous nodes out
+ * of high-authority constraints until resolved, so a rule about "Ottilie Brannick", who may or may not
+ * be the registered Ottilie Brannock, is guidance until a person says which.
+ */
+export function ladderStep(r: Ranked, namesPending = false): CompiledAsName {
   const o = r.object;
   if (o.kind === "message") return "raw_observation";
   // "Ignore previous instructions" said by a user or a tool is quoted speech, never a MUST or SHOULD.
@@ -147,7 +152,7 @@ export function ladderStep(r: Ranked): CompiledAsName {
       return o.scope !== "global" || o.userId ? "scoped_memory" : "normalized_fact";
   }
   if (r.tier === "critical" && o.authorityLevel <= 2 && (o.scope === "global" || o.scope === "task")) {
-    return "hard_constraint";
+    return namesPending ? "behavioral_guidance" : "hard_constraint";
   }
   if (r.tier === "critical") return "behavioral_guidance";
   if (o.objectType === "preference" && (o.whyItMatters || o.taskTypes.length > 0) && r.relevance > 0) {
@@ -164,19 +169,35 @@ export function ladderStep(r: Ranked): CompiledAsName {
   return "normalized_fact";
 }
 
-/** The phrasing for a ladder step; the object's own text stays whole so nothing it says is lost. */
-export function phrase(step: CompiledAsName, o: ContextObject, text: string): string {
+/**
+ * The phrasing for a ladder step; the object's own text stays whole so nothing it says is lost. `pending`
+ * names the pending entities that kept it from being a hard constraint, said beside it.
+ */
+export function phrase(
+  step: CompiledAsName,
+  o: ContextObject,
+  text: string,
+  pending: readonly string[] = [],
+): string {
   switch (step) {
     case "hard_constraint": {
       const claim = o.claim ?? text;
       return NEGATION.test(claim) ? `DO NOT: ${text}` : `MUST: ${text}`;
     }
-    case "behavioral_guidance":
-      return o.behavioralImplication ? `SHOULD: ${text} (${o.behavioralImplication})` : `SHOULD: ${text}`;
+    case "behavioral_guidance": {
+      const notes = [
+        ...(o.behavioralImplication ? [o.behavioralImplication] : []),
+        ...(pending.length ? [pendingNote(pending)] : []),
+      ];
+      return notes.length ? `SHOULD: ${text} (${notes.join("; ")})` : `SHOULD: ${text}`;
+    }
     default:
       return text;
   }
 }
+
+/** What a line kept from the hard constraints by pending entities says of them. */
+export const pendingNote = (names: readonly string[]) => `pending entity review: ${names.join(", ")}`;
 
 /** The stored token count of one detail level, without building the form; null when there is none. */
 export function formTokens(o: ContextObject, detail: DetailLevelName): number | null {

@@ -131,6 +131,7 @@ export function emit(input: EmitInput): Envelope {
         detail: p.detail,
         tokens: p.tokens,
         ...(p.object.refs ? { refs: p.object.refs } : {}),
+        ...(p.pendingEntities ? { pending_entities: p.pendingEntities } : {}),
       })),
       omitted: omitted.map(omissionEntry),
       quarantined: input.quarantined.map((q) => ({

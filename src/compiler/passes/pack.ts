@@ -1,4 +1,5 @@
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "../../domain/compilation";
+import type { PendingReference } from "../../domain/trace";
 import { PASSAGE_TOKENS } from "../../retrieval/passages";
 import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
@@ -6,7 +7,7 @@ import { type ClaimsAgainstMemos, claimsAgainst } from "../hygiene/claims-agains
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { type MaskMemos, maskClaims } from "../hygiene/mask";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
-import { formOf, formTokens, ladderStep, phrase } from "./compress";
+import { formOf, formTokens, ladderStep, pendingNote, phrase } from "./compress";
 import { episodeValue } from "./episode-value";
 import { type Excerpt, type ExcerptMemos, excerptOf } from "./excerpt";
 import { SECTIONS, type SectionName } from "./order";
@@ -32,6 +33,8 @@ export interface Placed {
   tier: PriorityTierName;
   compiledAs: CompiledAsName;
   tokens: number;
+  /** Pending entities the object names (seed 001: no hard constraint until they are reviewed). */
+  pendingEntities?: string[];
   /** Lines of a section that share a group are emitted together under one header (the day they were said). */
   group?: string;
 }
@@ -110,6 +113,8 @@ export interface PackInput {
   ownTurn?: OwnTurn;
   count: (text: string) => number;
   memos: PackMemos;
+  /** The pending entities each fact names, by fact id (none when absent). */
+  pending?: ReadonlyMap<string, readonly PendingReference[]>;
 }
 
 export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] } {
@@ -131,15 +136,27 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
 
   const { memos } = input;
   const render = (r: Ranked, form: { text: string; tokens: number }) => {
-    const step = ladderStep(r);
+    const pending = r.object.kind === "fact" ? input.pending?.get(r.object.objectId) : undefined;
+    const step = ladderStep(r, pending !== undefined);
     const dead =
       r.object.kind === "message"
         ? claimsAgainst(r.object, input.ownTurn?.(r.object) ?? false, input.dead, memos)
         : input.dead;
-    const body = phrase(step, r.object, maskClaims(form.text, dead, memos));
+    // Only a rule the pending entities kept from binding says so on its line.
+    const held = pending && ladderStep(r) === "hard_constraint" ? pending.map((p) => p.name) : [];
+    const body = phrase(step, r.object, maskClaims(form.text, dead, memos), held);
     const line = r.object.kind === "message" ? body : bulleted(body, memos);
     // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
-    return { line, compiledAs: step, tokens: form.tokens + (line.length - form.text.length > 0 ? 3 : 1) };
+    const tokens =
+      form.tokens +
+      (line.length - form.text.length > 0 ? 3 : 1) +
+      (held.length ? input.count(pendingNote(held)) : 0);
+    return {
+      line,
+      compiledAs: step,
+      tokens,
+      ...(pending ? { pendingEntities: pending.map((p) => p.entityId) } : {}),
+    };
   };
 
   /**

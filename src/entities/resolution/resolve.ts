@@ -4,7 +4,7 @@ import { normalizeName } from "../names";
 import type { EntityAlias, EntityProvenance, RegistryEntity } from "../registry-entity";
 import { type Decision, decide } from "./decide";
 import { type Features, type MentionContext, type Scored, scoreCandidate } from "./score";
-import { mentionNorms } from "./terms";
+import { mentionNorms, metadataTerms } from "./terms";
 
 /**
  * Resolution of a batch of texts' mentions against a registry, before anything is written (seed 001:
@@ -62,10 +62,17 @@ export interface RegistryPlan {
 export const provisionalId = (type: EntityType, norm: string) => `new:${type}:${norm}`;
 export const provisionalReviewId = (entityId: string) => `review:${entityId}`;
 
+/**
+ * Whether a stored entity already holds a provisional id (the write path knows stored entities by the
+ * stable ids their provisional ones became, stable-ids.ts). Only entities the registry was given count.
+ */
+export type Taken = (provisionalId: string) => boolean;
+
 export function resolveMentions(
   sources: readonly ResolutionSource[],
   registry: MemoryRegistry,
   thresholds: EntityThresholds,
+  taken: Taken = () => false,
 ): RegistryPlan {
   const plan: RegistryPlan = {
     created: [],
@@ -81,7 +88,7 @@ export function resolveMentions(
     const coMentioned = alone.flatMap((d) => (d.kind === "bind" ? [d.best.entity.id] : []));
     for (const mention of source.mentions) {
       const context = { ...source.context, coMentioned };
-      apply(plan, registry, source, mention, decideOne(mention, registry, context, thresholds));
+      apply(plan, registry, source, mention, decideOne(mention, registry, context, thresholds), taken);
     }
   }
   return plan;
@@ -127,6 +134,7 @@ function apply(
   source: ResolutionSource,
   mention: Mention,
   decision: Decision,
+  taken: Taken,
 ): void {
   const norm = mentionNorms(mention)[0] ?? "";
   const outcome = (entityId: string | null, score: number | null) =>
@@ -140,7 +148,7 @@ function apply(
   }
   const pending = decision.kind === "review";
   const type = pending && mention.type === "other" ? decision.best.entity.type : mention.type;
-  const id = provisionalId(type, norm);
+  const id = createdId(registry, mention, type, norm, taken);
   if (!registry.get(id)) {
     const entity: RegistryEntity = {
       id,
@@ -167,6 +175,20 @@ function apply(
   }
   plan.links.push({ source: source.key, entityId: id, mention: norm });
   outcome(id, decision.kind === "review" ? decision.best.score : null);
+}
+
+/**
+ * The provisional id of an entity a decision creates. A name's first entity is named by its type and name,
+ * so two threads meeting the name at once make one entity. But a mention only gets here when it was not
+ * bound: when an entity already holds that id (made earlier in the batch, or stored, as `taken` says), the
+ * mention was kept apart from it (an unequal identifier vetoed the bind, or two namesakes made it a
+ * question), and the plain id would land it on that entity, a false merge. Its id then says it stands
+ * apart, with its own identifiers: still the same for every thread that meets the same words.
+ */
+function createdId(registry: MemoryRegistry, mention: Mention, type: EntityType, norm: string, taken: Taken) {
+  const plain = provisionalId(type, norm);
+  if (!registry.get(plain) && !taken(plain)) return plain;
+  return [`${plain}|apart`, ...metadataTerms(mention.metadata).sort()].join("|");
 }
 
 /** Binding adds the mention's names as aliases, fills missing identifiers, and types an untyped entity. */

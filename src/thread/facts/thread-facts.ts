@@ -5,14 +5,10 @@ import { keySlot } from "../../entities/fact-entities";
 import { entityLookup } from "../../entities/query-entities";
 import { EntityResolver } from "../../entities/resolve-on-write";
 import { DEFAULT_AUTHORITY_LADDER } from "../../facts/authority";
+import { type AnnounceTo, announceRevision } from "../../facts/fact-announcements";
 import { FactCandidateCache } from "../../facts/fact-candidate-cache";
 import { type FactCandidates, searchTerms } from "../../facts/fact-candidates";
-import {
-  FactRepository,
-  type FactsWritten,
-  type FactWatcher,
-  StaleFactPlan,
-} from "../../facts/fact-repository";
+import { FactRepository, type FactsWritten, StaleFactPlan } from "../../facts/fact-repository";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
 import type { NearFact } from "../../project-index/project-index-rpc";
@@ -32,15 +28,6 @@ export type StampedFact = FactEventInput & { id: string; ts: string };
 
 /** A write that reached D1, with the project it was in: what `announce` tells the other holders. */
 export type FactsWrittenTo = FactsWritten & { projectId: string };
-
-/** Tells another thread's object that its project's facts reached `revision`; false when it holds no such copy. */
-export type AnnounceTo = (
-  tenant: string,
-  thread: string,
-  projectId: string,
-  token: string,
-  revision: number,
-) => Promise<boolean>;
 
 /**
  * The facts capability of a thread. Facts live in the tenant's D1 (src/facts), written by any thread of
@@ -164,25 +151,9 @@ export class ThreadFacts {
    */
   async announce(tenant: Tenant, thread: string, written?: FactsWrittenTo): Promise<void> {
     if (!written) return;
-    const { projectId, revision, watchers } = written;
-    const gone: FactWatcher[] = [];
-    await Promise.all(
-      watchers
-        .filter((w) => w.thread !== thread)
-        .map(async (w) => {
-          try {
-            const held = await this.announceTo(tenant.name, w.thread, projectId, w.token, revision);
-            if (!held) gone.push(w);
-          } catch (error) {
-            console.error("could not announce a fact write", tenant.name, w.thread, revision, error);
-          }
-        }),
-    );
-    if (gone.length) {
-      await new FactRepository(await projectDatabase(tenant, projectId))
-        .forget(projectId, gone)
-        .catch((error) => console.error("could not unregister fact holders", tenant.name, error));
-    }
+    const { projectId } = written;
+    const repository = async () => new FactRepository(await projectDatabase(tenant, projectId));
+    await announceRevision(this.announceTo, tenant.name, projectId, written, repository, thread);
   }
 
   /** The facts nearest a query vector in the project's index (a candidate source). */
