@@ -51,6 +51,48 @@ describe("gates weigh evidence", () => {
     expect(ctx.reasonFor("d2")).toBe("out_of_scope");
   });
 
+  it("a supposition opening a turn never hides a plain statement of another matter after it", async () => {
+    const cases: [string, string, string][] = [
+      [
+        "Imagine a bowl shaped like a seashell. My instructor is called Petra Lund.",
+        "Who is my instructor?",
+        "instructor",
+      ],
+      [
+        "Suppose we try a blue glaze. The kiln is booked for Friday at 9am.",
+        "When is the kiln booked?",
+        "kiln",
+      ],
+      [
+        "What if we tried a blue glaze? Anyway, the kiln is booked for Friday at 9am.",
+        "When is the kiln booked?",
+        "kiln",
+      ],
+    ];
+    for (const [text, query, key] of cases) {
+      const ctx = await ask(await heard(["s1", text]), query);
+      expect(ctx.reasonFor("s1"), text).toBeUndefined();
+      expect(ctx.reasonFor(`x:s1:${key}`), text).toBeUndefined();
+      expect(ctx.context, text).toContain(text);
+    }
+    const fact = await ask(await heard(["s1", cases[0]?.[0] ?? ""]), "Who is my instructor?");
+    expect(fact.context).toMatch(/instructor: called Petra Lund/);
+  });
+
+  it("the sentences that go on supposing stay with the supposition", async () => {
+    const t = await heard(
+      ["r1", "The studio rent is $1,150."],
+      ["r2", "Suppose the studio rent went up to $1,400. Then the pottery classes would cost more."],
+      ["r3", "What if the open day moved to May 10? The open day needs new flyers."],
+    );
+    const ctx = await ask(t, "What is the studio rent?");
+    expect(ctx.reasonFor("r2")).toBe("out_of_scope");
+    expect(ctx.reasonFor("r3")).toBe("out_of_scope");
+    expect(ctx.context).toContain("$1,150");
+    expect(ctx.context).not.toContain("$1,400");
+    expect(ctx.context).not.toContain("May 10");
+  });
+
   it("a question about a scenario, with no value supposed, stays in the conversation", async () => {
     const t = await heard(
       ["e1", "The export job writes one CSV per warehouse."],

@@ -22,12 +22,12 @@ import {
   isHypothetical,
   isQuestion,
   isTentative,
-  opensHypotheticalMessage,
   proposedTerms,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
+import { SuppositionReach } from "./supposition-reach";
 import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
@@ -160,7 +160,7 @@ class Run {
     const items = this.items.items;
     const firstFact = facts.length;
     const firstItem = items.length;
-    let messageHypothetical = false;
+    const supposition = new SuppositionReach();
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
     /** The proposal a sentence of this turn made, and what it named, for the sentences after it. */
@@ -178,8 +178,8 @@ class Run {
       const attribution = readAttribution(lead);
       const core = stripFillers(stripAdverbial(attribution.rest));
       if (!core) continue;
-      const hypothetical = messageHypothetical || isHypothetical(lead);
-      if (opensHypotheticalMessage(lead)) messageHypothetical = true;
+      // "Suppose we try a blue glaze. Then …" supposes twice; "… The kiln is booked for Friday." once.
+      const hypothetical = supposition.next(sentence, lead) || isHypothetical(lead);
       const draft = DRAFT_SENTENCE.test(core);
 
       const scope = sentenceScope(observed.scope, markerScope, hypothetical, draft, message.id);

@@ -1,4 +1,5 @@
 import type { CarriedScope } from "../../items/types";
+import { shiftsTopic } from "./signals";
 import { contentWords } from "./text";
 
 /**
@@ -13,9 +14,6 @@ import { contentWords } from "./text";
  */
 export const SITTING_GAP_MS = 2 * 60 * 60 * 1000;
 export const TURN_LIMIT = 6;
-
-const TOPIC_SHIFT =
-  /^\W*(?:anyway|anyhow|moving on|on (?:a |an )?(?:different|separate|unrelated|other|another) (?:note|topic|subject)|on another note|changing (?:the )?(?:subject|topic)|(?:a |on a )?(?:different|separate|unrelated|new) (?:topic|question|subject)|unrelated(?: question)?\s*[:,]|separately\s*[:,]|switching (?:gears|topics)|in other news)\b/i;
 
 /** Turning a supposition down: checked before adoption, so "let's not go with that" is no adoption. */
 const REJECT =
@@ -75,7 +73,7 @@ export function overBefore(scope: CarriedScope, ts: string, opening: string): bo
   if (!inferred(scope)) return false;
   const last = scope.last_ts ? Date.parse(scope.last_ts) : Number.NaN;
   if (Date.parse(ts) - last >= SITTING_GAP_MS) return true;
-  return (scope.turns ?? 0) >= TURN_LIMIT || TOPIC_SHIFT.test(opening);
+  return (scope.turns ?? 0) >= TURN_LIMIT || shiftsTopic(opening);
 }
 
 /** What a sentence does to a supposition it follows: adopts it, rejects it, or neither. */

@@ -129,6 +129,11 @@ export function framesHypothetical(sentence: string): boolean {
   return HYPOTHETICAL_FRAME.test(sentence.trim()) || proposes(sentence);
 }
 
+/** A change of topic announced ("Anyway, …", "On another note, …"): what follows is another matter. */
+const TOPIC_SHIFT =
+  /^\W*(?:anyway|anyhow|moving on|on (?:a |an )?(?:different|separate|unrelated|other|another) (?:note|topic|subject)|on another note|changing (?:the )?(?:subject|topic)|(?:a |on a )?(?:different|separate|unrelated|new) (?:topic|question|subject)|unrelated(?: question)?\s*[:,]|separately\s*[:,]|switching (?:gears|topics)|in other news)\b/i;
+export const shiftsTopic = (text: string) => TOPIC_SHIFT.test(text.trim());
+
 /** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */
 const HYPOTHETICAL_LEAD =
   /^(?:what if|hypothetically|suppose|supposing|imagine|let'?s (?:say|pretend|imagine))\b/i;
