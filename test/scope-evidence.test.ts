@@ -163,6 +163,39 @@ describe("scopes close themselves", () => {
     expect(after.reasonFor("x:v1:venue_deposit")).toBe("superseded");
   });
 
+  it("a supposed amount taken up by the next turn becomes the current value", async () => {
+    const adoptions = ["Let's go with that.", "Yes, let's do that.", "OK, that is the plan."];
+    const suppositions = [
+      "What if the catering deposit were $600?",
+      "Hypothetically, the catering deposit could be $600.",
+    ];
+    for (const supposition of suppositions) {
+      for (const adoption of adoptions) {
+        const t = await heard(["f1", "The catering deposit is $450."], ["f2", supposition], ["f3", adoption]);
+        const ctx = await ask(t, "How much is the catering deposit?");
+        const label = `${supposition} / ${adoption}`;
+        expect(ctx.context, label).toMatch(/catering_deposit: \$600/);
+        expect(ctx.reasonFor("x:f1:catering_deposit"), label).toBe("superseded");
+        expect(ctx.reasonFor("f2"), label).toBeUndefined();
+        expect(ctx.reasonFor("f3"), label).toBeUndefined();
+        expect(ctx.context, label).toContain(adoption);
+      }
+    }
+  });
+
+  it("a supposed amount nobody takes up stays a supposition", async () => {
+    const t = await heard(
+      ["g1", "The catering deposit is $450."],
+      ["g2", "What if the catering deposit were $600?"],
+      ["g3", "The florist wants the table count by Monday."],
+    );
+    const ctx = await ask(t, "How much is the catering deposit?");
+    expect(ctx.context).toMatch(/catering_deposit: \$450/);
+    expect(ctx.reasonFor("x:g2:catering_deposit")).toBe("out_of_scope");
+    expect(ctx.reasonFor("g2")).toBe("out_of_scope");
+    expect(ctx.context).not.toContain("$600");
+  });
+
   it("a single supposition can be adopted by the next turn, or turned down", async () => {
     const dinner: [string, string][] = [
       ["o1", "Dinner with the Okafors is at 7pm."],

@@ -23,6 +23,7 @@ import {
   isQuestion,
   isTentative,
   proposedTerms,
+  supposedStatement,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
@@ -212,9 +213,12 @@ class Run {
       let replaced: string | null = null;
       // A question states nothing, unless it frames a supposition ("What if we moved the launch to
       // June 3?"): what it supposes is kept in its own scope, for a turn that may take it up.
-      const supposing = ctx.question && hypothetical && framesHypothetical(lead);
+      // A framing adverb is a filler to the slot rules ("Hypothetically, the deposit could be $900"),
+      // but it still frames the sentence.
+      const framed = framesHypothetical(lead) || framesHypothetical(sentence);
+      const supposing = hypothetical && framed;
       if (!ctx.question || supposing) {
-        for (const clause of splitClauses(supposing ? core.replace(/\?+\s*$/, "") : core)) {
+        for (const clause of splitClauses(supposing ? supposedStatement(core) : core)) {
           for (const reading of readSlots(clause)) {
             const outcome = this.facts.record(reading, ctx);
             if (outcome) {
@@ -226,13 +230,13 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
-      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framesHypothetical(lead)) {
+      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framed) {
         proposal = { ...scope, terms: proposedTerms(core) };
       }
       turnScope.sentence({
         shared: observed.scope ?? markerScope,
         scope,
-        framed: framesHypothetical(lead) || draft,
+        framed: framed || draft,
         substantive: !observed.changed && substantive(core, keys.length > 0),
       });
     }

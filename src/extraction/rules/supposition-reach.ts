@@ -42,7 +42,8 @@ export class SuppositionReach {
     const inside = this.matter !== null && this.continues(sentence);
     if (inside) for (const word of stems(sentence)) this.matter?.add(word);
     else this.matter = null;
-    if (opensHypotheticalMessage(lead)) this.matter = new Set([...(this.matter ?? []), ...stems(lead)]);
+    if (opensHypotheticalMessage(lead) || opensHypotheticalMessage(sentence))
+      this.matter = new Set([...(this.matter ?? []), ...stems(lead)]);
     return inside;
   }
 
