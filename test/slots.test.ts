@@ -310,6 +310,39 @@ describe("echoes follow their source", () => {
     expect(after.reasonFor("v2")).toBe("superseded");
   });
 
+  it("an echo of a date stated as 'scheduled for …' leaves with it, in the assistant's own words", async () => {
+    for (const echo of [
+      "Sounds good, the pottery workshop is on November 14.",
+      "Great, November 14 for the pottery workshop.",
+    ]) {
+      const t = await newThread();
+      await t.events([
+        said("The pottery workshop is scheduled for November 14.", "w1", 1),
+        replied(echo, "w2", 2),
+      ]);
+      const before = await ask(t, "When is the pottery workshop?");
+      expect(before.context, echo).toContain(echo);
+
+      await t.events([said("We pushed the pottery workshop to December 5.", "w3", 3)]);
+      const after = await ask(t, "When is the pottery workshop?");
+      expect(after.context, echo).toContain("December 5");
+      expect(after.context, echo).not.toContain("November 14");
+      expect(after.reasonFor("w2"), echo).toBe("superseded");
+    }
+  });
+
+  it("a date the assistant names beside another thing is no echo of the slot", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The pottery workshop is scheduled for November 14.", "y1", 1),
+      replied("Noted. The glaze order should arrive by November 14 as well.", "y2", 2),
+      said("We pushed the pottery workshop to December 5.", "y3", 3),
+    ]);
+    const ctx = await ask(t, "When does the glaze order arrive?");
+    expect(ctx.reasonFor("y2")).toBeUndefined();
+    expect(ctx.context).toContain("The glaze order should arrive by November 14 as well.");
+  });
+
   it("a user's 'X, not Y' retires the phrase the assistant got wrong", async () => {
     const t = await newThread();
     await t.events([
