@@ -61,6 +61,19 @@ describe("updates find their slot", () => {
     ]);
   });
 
+  it("an amount set aside for a thing is its budget: 'the … budget is now' replaces it", async () => {
+    const t = await newThread();
+    await t.events([said("We set aside $6,200 for the attic conversion.", "a1", 1)]);
+    const before = await ask(t, "What is the attic budget?");
+    expect(before.context).toMatch(/attic_conversion_budget: \$6,200/);
+
+    await t.events([said("The attic budget is now $9,750.", "a2", 2)]);
+    const after = await ask(t, "What is the attic budget?");
+    expect(after.context).toContain("$9,750");
+    expect(after.context).not.toContain("$6,200");
+    expect(after.reasonFor("x:a1:attic_conversion_budget")).toBe("superseded");
+  });
+
   it("a saying ('a deal is a deal') is no slot value", async () => {
     const t = await newThread();
     await t.events([said("The venue is the Elm Room.", "c1", 1), said("Fine. A deal is a deal.", "c2", 2)]);
