@@ -344,6 +344,21 @@ describe("echoes follow their source", () => {
     }
   });
 
+  it("an echo sent on its own, after the turn it repeats, still leaves with the value", async () => {
+    const t = await newThread();
+    await t.events([said("The kayak rental deposit is $180.", "e1", 1)]);
+    await ask(t, "What is the kayak rental deposit?");
+    await t.events([replied("Got it, $180 for the kayak rental deposit.", "e2", 2)]);
+    const before = await ask(t, "What is the kayak rental deposit?");
+    expect(before.context).toContain("Got it, $180 for the kayak rental deposit.");
+
+    await t.events([said("The kayak rental deposit is now $240.", "e3", 3)]);
+    const after = await ask(t, "What is the kayak rental deposit?");
+    expect(after.context).toContain("$240");
+    expect(after.context).not.toContain("$180");
+    expect(after.reasonFor("e2")).toBe("superseded");
+  });
+
   it("a date the assistant names beside another thing is no echo of the slot", async () => {
     const t = await newThread();
     await t.events([

@@ -232,9 +232,12 @@ export async function runExtraction(
   };
   // Screened turns are probes, not state: no extractor sees them, though the watermark passes them.
   const usable = input.messages.filter((m) => !m.screened);
-  if (!usable.some((m) => m.role === "user")) {
-    // Assistant-only batches rarely carry new decisions (seed 002); the watermark still moves on.
-    // So does a batch whose only user turns were screened.
+  // An assistant turn sent on its own may still echo a value ("Sounds good, the tour is on May 9"),
+  // and an echo must follow its value (issue 16 item 5): the offline rules read it, at no cost.
+  const echoesOnly = ports.extractor.name === "rules" && usable.some((m) => m.role === "assistant");
+  if (!usable.some((m) => m.role === "user") && !echoesOnly) {
+    // Assistant-only batches rarely carry new decisions (seed 002): a model extractor is not asked
+    // about them; the watermark still moves on. So does a batch whose only user turns were screened.
     return {
       items: [],
       vectors: new Map(),
