@@ -84,13 +84,16 @@ describe("gates weigh evidence", () => {
       ["r1", "The studio rent is $1,150."],
       ["r2", "Suppose the studio rent went up to $1,400. Then the pottery classes would cost more."],
       ["r3", "What if the open day moved to May 10? The open day needs new flyers."],
+      ["r4", "Suppose we hired a second teacher. Payroll is $4,800 a month then."],
     );
     const ctx = await ask(t, "What is the studio rent?");
     expect(ctx.reasonFor("r2")).toBe("out_of_scope");
     expect(ctx.reasonFor("r3")).toBe("out_of_scope");
+    expect(ctx.reasonFor("r4")).toBe("out_of_scope");
     expect(ctx.context).toContain("$1,150");
     expect(ctx.context).not.toContain("$1,400");
     expect(ctx.context).not.toContain("May 10");
+    expect(ctx.context).not.toContain("$4,800");
   });
 
   it("a question about a scenario, with no value supposed, stays in the conversation", async () => {

@@ -12,7 +12,7 @@ import { contentWords } from "./text";
  * - it opens by leaning on what came before ("Then …", "So …", "In that case …", "It …", "That …",
  *   "We'd …") or speaks in the conditional ("would", "could", "might", "we'd");
  * - it states a consequence ("the bill goes up", "that means", "it saves", "comes to");
- * - it points back at the supposed thing ("… fire it on Friday");
+ * - it points back at the supposed thing ("… fire it on Friday", "payroll is $12,000 then");
  * - it is about the same matter: it shares a content word with the supposition ("Suppose we hire two
  *   bakers. The bakers start at 5am.").
  * A sentence that shows none of these, or announces a change of topic ("Anyway, …", "On another
@@ -23,7 +23,7 @@ const LEANS_BACK =
 const CONDITIONAL = /\b(?:would|could|might|wouldn'?t|couldn'?t|[a-z]+'d)\b/i;
 const CONSEQUENCE =
   /\b(?:go(?:es)? (?:up|down)|ris(?:e|es)|drops?|falls?|doubles?|triples?|halves|jumps?|becomes?|means?|saves?|ends? up|comes? (?:to|out)|works? out|adds? up|leaves? (?:us|me|them))\b/i;
-const POINTS_BACK = /\b(?:it|them|that one|those ones)\b/i;
+const POINTS_BACK = /\b(?:it|them|that one|those ones|then)\b/i;
 
 /** A light stem, so "glaze" and "glazes", "booked" and "booking" meet. */
 const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ing|ed|es|s)$/, "") : word);
