@@ -186,6 +186,26 @@ describe("scopes close themselves", () => {
     }
   });
 
+  it("turning a supposition down never hides the real statement its turn went on to", async () => {
+    const supposing: [string, string] = [
+      "h2",
+      "What if the catering deposit were $600? Anyway, the florist arrives at 7am on Saturday.",
+    ];
+    const declined = await ask(
+      await heard(["h1", "The catering deposit is $450."], supposing, ["h3", "Never mind, forget it."]),
+      "When does the florist arrive?",
+    );
+    expect(declined.reasonFor("h2")).toBeUndefined();
+    expect(declined.context).toContain("the florist arrives at 7am on Saturday.");
+    expect(declined.context).toMatch(/catering_deposit: \$450/);
+
+    const adopted = await ask(
+      await heard(["h1", "The catering deposit is $450."], supposing, ["h3", "Let's go with that."]),
+      "How much is the catering deposit?",
+    );
+    expect(adopted.context).toMatch(/catering_deposit: \$600/);
+  });
+
   it("a supposed amount nobody takes up stays a supposition", async () => {
     const t = await heard(
       ["g1", "The catering deposit is $450."],

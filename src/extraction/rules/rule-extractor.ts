@@ -252,7 +252,8 @@ class Run {
     const wholly = turnScope.supposition(supposesValue);
     const supposed = wholly ?? (proposalStated ? proposal : null);
     // A proposal that stays in view leaves it only when a later turn turns it down.
-    const shown = supposed && !wholly && !messageScope ? [message.id] : undefined;
+    // A turn that went on to another matter stays: its statements are real whatever the verdict.
+    const shown = supposed && !wholly && !messageScope && !supposition.movedOn ? [message.id] : undefined;
     this.tracker.finish(
       message.ts,
       message.id,

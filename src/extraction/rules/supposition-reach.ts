@@ -25,6 +25,9 @@ const CONSEQUENCE =
   /\b(?:go(?:es)? (?:up|down)|ris(?:e|es)|drops?|falls?|doubles?|triples?|halves|jumps?|becomes?|means?|saves?|ends? up|comes? (?:to|out)|works? out|adds? up|leaves? (?:us|me|them))\b/i;
 const POINTS_BACK = /\b(?:it|them|that one|those ones|then)\b/i;
 
+/** Fewer words than this is an aside ("Thoughts?"), not another matter. */
+const ASIDE_WORDS = 3;
+
 /** A light stem, so "glaze" and "glazes", "booked" and "booking" meet. */
 const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ing|ed|es|s)$/, "") : word);
 const stems = (text: string) => contentWords(text).map(stem);
@@ -33,6 +36,11 @@ const stems = (text: string) => contentWords(text).map(stem);
 export class SuppositionReach {
   /** The stems the supposition has spoken of so far; null when no supposition is running. */
   private matter: Set<string> | null = null;
+  /**
+   * The turn went on to another matter after a supposition: turning the supposition down later must
+   * not take the turn's real statements out of view with it.
+   */
+  movedOn = false;
 
   /**
    * Whether `sentence` (raw, with its opening words) is inside the running supposition; then notes
@@ -41,7 +49,8 @@ export class SuppositionReach {
   next(sentence: string, lead: string): boolean {
     const inside = this.matter !== null && this.continues(sentence);
     if (inside) for (const word of stems(sentence)) this.matter?.add(word);
-    else this.matter = null;
+    else if (this.matter !== null && sentence.split(/\s+/).length >= ASIDE_WORDS) this.movedOn = true;
+    if (!inside) this.matter = null;
     if (opensHypotheticalMessage(lead) || opensHypotheticalMessage(sentence))
       this.matter = new Set([...(this.matter ?? []), ...stems(lead)]);
     return inside;
