@@ -186,6 +186,17 @@ describe("scopes close themselves", () => {
     }
   });
 
+  it("a supposing question taken up is answered, not left open", async () => {
+    const t = await heard(
+      ["j1", "The catering deposit is $450."],
+      ["j2", "What if the catering deposit were $600?"],
+      ["j3", "Let's go with that."],
+    );
+    const ctx = await ask(t, "How much is the catering deposit?");
+    expect(ctx.context).toMatch(/QUESTION \(answered[^)]*\)[^\n]*What if the catering deposit were \$600\?/);
+    expect(ctx.context).not.toMatch(/QUESTION \(open/);
+  });
+
   it("turning a supposition down never hides the real statement its turn went on to", async () => {
     const supposing: [string, string] = [
       "h2",

@@ -68,8 +68,16 @@ export interface ExtractionRunOutput {
 export function withAdopted(upserts: StateItem[], existing: StateItem[], adopted: string[]): StateItem[] {
   if (!adopted.length) return upserts;
   const inAdopted = (item: StateItem) => item.scope_id !== null && adopted.includes(item.scope_id);
+  // "What if the deposit were $900?" taken up ("let's go with that") is a question answered.
   const adopt = (item: StateItem): StateItem =>
-    inAdopted(item) ? { ...item, scope: "global", scope_id: null } : item;
+    inAdopted(item)
+      ? {
+          ...item,
+          scope: "global",
+          scope_id: null,
+          status: item.type_tag === "question" && item.status === "open" ? "answered" : item.status,
+        }
+      : item;
   const upserted = new Set(upserts.map((item) => item.uid));
   const earlier = existing.filter((item) => inAdopted(item) && !upserted.has(item.uid));
   return [...upserts, ...earlier].map(adopt);
