@@ -327,6 +327,7 @@ describe("echoes follow their source", () => {
     for (const echo of [
       "Sounds good, the pottery workshop is on November 14.",
       "Great, November 14 for the pottery workshop.",
+      "Sounds good, November 14 it is.",
     ]) {
       const t = await newThread();
       await t.events([
@@ -364,11 +365,14 @@ describe("echoes follow their source", () => {
     await t.events([
       said("The pottery workshop is scheduled for November 14.", "y1", 1),
       replied("Noted. The glaze order should arrive by November 14 as well.", "y2", 2),
-      said("We pushed the pottery workshop to December 5.", "y3", 3),
+      replied("Noted, the glaze order arrives November 14.", "y3", 3),
+      said("We pushed the pottery workshop to December 5.", "y4", 4),
     ]);
     const ctx = await ask(t, "When does the glaze order arrive?");
     expect(ctx.reasonFor("y2")).toBeUndefined();
+    expect(ctx.reasonFor("y3")).toBeUndefined();
     expect(ctx.context).toContain("The glaze order should arrive by November 14 as well.");
+    expect(ctx.context).toContain("Noted, the glaze order arrives November 14.");
   });
 
   it("a user's 'X, not Y' retires the phrase the assistant got wrong", async () => {

@@ -18,6 +18,7 @@ import { splitClauses, splitSentences } from "./sentences";
 import {
   changeSignal,
   framesHypothetical,
+  isAcknowledgement,
   isHistorical,
   isHypothetical,
   isQuestion,
@@ -29,7 +30,7 @@ import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
 import { SuppositionReach } from "./supposition-reach";
-import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
+import { cleanText, contentWords, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -75,6 +76,19 @@ const ECHO_WORDS = 40;
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 /** A figure, a time or a date: what a supposition could pass off as real state. */
 const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
+const STATES_VALUE_ALL = new RegExp(String.raw`[$\u20ac\u00a3]?\d[\w:.,/-]*|${DATE.source}`, "gi");
+/**
+ * Words an acknowledgement confirms with. "Sounds good, September 9 it is." says nothing but its date;
+ * "Noted, the glaze order arrives November 14." names another thing that date could be.
+ */
+const CONFIRMING = new Set(
+  "sounds good great perfect noted got ok okay sure done confirmed locked set booked scheduled works fine alright right then is it that's thats understood will do cool".split(
+    " ",
+  ),
+);
+/** Whether a text's words, past its figures and dates, only confirm. */
+const onlyConfirms = (text: string) =>
+  contentWords(text.replace(STATES_VALUE_ALL, " ")).every((w) => CONFIRMING.has(w));
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
 const MARKER_BRACKETS =
   /\[(?:RESTRICTED|CONFIDENTIAL|HIGHLY[ _]RESTRICTED|SCOPE|INTERNAL|PUBLIC|SECRET|PRIVATE)\b[^\]]*\]\s*:?/gi;
@@ -124,7 +138,8 @@ class Run {
         // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
         for (const phrase of this.running.read(content, echoed !== null))
           this.facts.retireSaid(message.id, phrase);
-        for (const slot of this.registry.repeatedIn(content))
+        const acknowledgement = isAcknowledgement(content) && onlyConfirms(content);
+        for (const slot of this.registry.repeatedIn(content, acknowledgement))
           this.echoedValues.push({ id: message.id, ...slot });
       }
       return;

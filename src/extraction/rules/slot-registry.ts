@@ -293,24 +293,29 @@ export class SlotRegistry {
   /**
    * The global slots whose current value a text repeats, whole-word and case-insensitively. Values
    * shorter than four characters ("5", "May") would match ordinary words and are left out.
+   * `acknowledgement`: the text is a short acknowledgement ("Sounds good, September 9 it is."), where a
+   * date or figure only one slot holds is that slot's, named or not.
    */
-  repeatedIn(text: string): { key: string; value: string }[] {
+  repeatedIn(text: string, acknowledgement = false): { key: string; value: string }[] {
     const lower = text.toLowerCase();
     const said = new Set(contentWords(text).map(keyStem));
     const out: { key: string; value: string }[] = [];
+    const unnamed: { key: string; value: string }[] = [];
     for (const slot of this.scope(GLOBAL).values()) {
       const value = slot.value;
       if (value === null || value.length < 4) continue;
+      if (saysWhole(lower, value)) {
+        out.push({ key: slot.key, value });
+        continue;
+      }
       // "scheduled for September 9" is repeated by "the tour is on September 9": its date, with a
       // word of the slot's name beside it (the date alone could be another thing's).
       const core = valueCore(value);
-      const repeats =
-        saysWhole(lower, value) ||
-        (core !== null &&
-          saysWhole(lower, core) &&
-          tokens(slot.key).some((t) => !GENERIC_KEYS.has(t) && said.has(keyStem(t))));
-      if (repeats) out.push({ key: slot.key, value });
+      if (core === null || !saysWhole(lower, core)) continue;
+      const named = tokens(slot.key).some((t) => !GENERIC_KEYS.has(t) && said.has(keyStem(t)));
+      (named ? out : unnamed).push({ key: slot.key, value });
     }
+    if (out.length === 0 && acknowledgement && unnamed.length === 1) return unnamed;
     return out;
   }
 
