@@ -30,7 +30,12 @@ const ASIDE_WORDS = 3;
 
 /** A light stem, so "glaze" and "glazes", "booked" and "booking" meet. */
 const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ing|ed|es|s)$/, "") : word);
-const stems = (text: string) => contentWords(text).map(stem);
+/** The words of the frame itself say nothing of the matter supposed. */
+const FRAME_WORDS = /^(?:suppos\w*|imagin\w*|hypothetical\w*|say|pretend\w*|assum\w*|theoretical\w*)$/;
+const stems = (text: string) =>
+  contentWords(text)
+    .filter((w) => !FRAME_WORDS.test(w))
+    .map(stem);
 
 /** Follows the supposition a turn's sentences are in, sentence by sentence. */
 export class SuppositionReach {
