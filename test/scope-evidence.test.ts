@@ -186,6 +186,23 @@ describe("scopes close themselves", () => {
     }
   });
 
+  it("a hedged amount the next turn takes up becomes current; turned down, its turn stays in view", async () => {
+    const hedge: [string, string] = ["k2", "The parking permit could be $85 for the whole term."];
+    const adopted = await ask(
+      await heard(["k1", "The parking permit is $60."], hedge, ["k3", "Let's go with that."]),
+      "How much is the parking permit?",
+    );
+    expect(adopted.context).toMatch(/parking_permit: \$85/);
+    expect(adopted.reasonFor("x:k1:parking_permit")).toBe("superseded");
+
+    const declined = await ask(
+      await heard(["k1", "The parking permit is $60."], hedge, ["k3", "Never mind, forget it."]),
+      "How much is the parking permit?",
+    );
+    expect(declined.context).toMatch(/parking_permit: \$60/);
+    expect(declined.reasonFor("k2")).toBeUndefined();
+  });
+
   it("a supposing question taken up is answered, not left open", async () => {
     const t = await heard(
       ["j1", "The catering deposit is $450."],

@@ -265,10 +265,20 @@ class Run {
     // stays in view, but what it supposed may still be taken up by the next turns.
     const proposalStated = proposal && facts.slice(firstFact).some((f) => f.scope_id === proposal?.scope_id);
     const wholly = turnScope.supposition(supposesValue);
-    const supposed = wholly ?? (proposalStated ? proposal : null);
+    // "The deposit could be $900 if we pay early.": a hedged value the next turn may still take up
+    // ("let's go with that"), though the turn supposed nothing as a whole and no verdict hides it.
+    const hedgeId = `hypothetical@${message.id}`;
+    const hedged: OpenScope | null =
+      !messageScope && facts.slice(firstFact).some((f) => f.scope_id === hedgeId)
+        ? { scope: "hypothetical", scope_id: hedgeId }
+        : null;
+    const supposed = wholly ?? (proposalStated ? proposal : null) ?? hedged;
     // A proposal that stays in view leaves it only when a later turn turns it down.
     // A turn that went on to another matter stays: its statements are real whatever the verdict.
-    const shown = supposed && !wholly && !messageScope && !supposition.movedOn ? [message.id] : undefined;
+    const shown =
+      supposed && supposed !== hedged && !wholly && !messageScope && !supposition.movedOn
+        ? [message.id]
+        : undefined;
     this.tracker.finish(
       message.ts,
       message.id,
