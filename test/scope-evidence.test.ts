@@ -203,6 +203,20 @@ describe("scopes close themselves", () => {
     expect(declined.reasonFor("k2")).toBeUndefined();
   });
 
+  it("a yes to the assistant's question adopts nothing the user supposed before it", async () => {
+    const t = await heard(
+      ["m1", "The parking permit is $60."],
+      ["m2", "What if the parking permit were $85?"],
+    );
+    await t.events([
+      message("Want me to draft a note to the permit office?", { id: "m3", ts: at(3), role: "assistant" }),
+      message("Yes, let's do that.", { id: "m4", ts: at(4) }),
+    ]);
+    const ctx = await ask(t, "How much is the parking permit?");
+    expect(ctx.context).toMatch(/parking_permit: \$60/);
+    expect(ctx.context).not.toContain("parking_permit: $85");
+  });
+
   it("a supposing question taken up is answered, not left open", async () => {
     const t = await heard(
       ["j1", "The catering deposit is $450."],

@@ -130,6 +130,7 @@ class Run {
       const content = cleanText(message.content ?? "");
       if (this.proposalTurn !== null && repliesTo(this.proposalTurn, content))
         this.tracker.replied(message.id);
+      if (content.trimEnd().endsWith("?")) this.tracker.asked();
       this.proposalTurn = null;
       // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
       // turn is an echo: a long answer that names a value in passing says much else, and it leaves
