@@ -46,7 +46,11 @@ describe("natural-language supersession", () => {
     expect(ctx.json.context).toContain("- discount_cap: 15%");
     expect(ctx.json.context).not.toContain("- discount_cap: 25%");
     expect(ctx.json.trace.omitted).toContainEqual(
-      expect.objectContaining({ object_id: "x:a2:discount_cap", kind: "fact", reason: "disputed" }),
+      expect.objectContaining({
+        object_id: `xt:${t.thread}:a2:discount_cap`,
+        kind: "fact",
+        reason: "disputed",
+      }),
     );
     const state = await call("GET", `/threads/${t.thread}/state`);
     const caps = state.json.facts.filter((f: any) => f.key === "discount_cap");
@@ -76,7 +80,7 @@ describe("what the client recorded itself", () => {
     expect(ctx.json.context).toContain("the launch moved to April 15 per the executive decision");
     expect(ctx.json.context).not.toContain("March 1");
     expect(ctx.json.trace.compiled.map((c: { object_id: string }) => c.object_id)).not.toContain(
-      "x:l1:launch_date",
+      `xt:${t.thread}:l1:launch_date`,
     );
   });
 });
@@ -175,7 +179,7 @@ describe("classification", () => {
     expect(ctx.json.context).not.toContain("$4,000,000");
     expect(ctx.json.trace.omitted).toContainEqual(
       expect.objectContaining({
-        object_id: "x:c1:acquisition_budget",
+        object_id: `xt:${t.thread}:c1:acquisition_budget`,
         kind: "fact",
         reason: "not_permitted",
       }),

@@ -122,6 +122,64 @@ describe("a long message in the context", () => {
   });
 });
 
+describe("an excerpt's pointer", () => {
+  it("leads to the message and to each of its parts; unknown messages and parts are 404, bad parts 400", async () => {
+    const t = await newThread();
+    const planted = "The irrigation valve on the north terrace is serviced with a 17 mm hex key.";
+    const long = handbook(planted);
+    await t.events([message(long, { id: "doc", ts: at(1) }), message("Thanks!", { id: "ok", ts: at(2) })]);
+    const { context } = await ask(t, "Which key services the irrigation valve on the north terrace?", {
+      budget_tokens: 1000,
+    });
+    const pointer = /\(excerpt of message doc: part (\d+) of (\d+)\)/.exec(context);
+    expect(pointer).not.toBeNull();
+    const [, part, of] = pointer as RegExpExecArray;
+
+    const whole = await call("GET", `/threads/${t.thread}/messages/doc`);
+    expect(whole.status).toBe(200);
+    expect(whole.json.message).toMatchObject({ id: "doc", role: "user", content: long });
+    expect(whole.json.parts).toBe(Number(of));
+    expect(whole.json.part).toBeNull();
+
+    const named = await call("GET", `/threads/${t.thread}/messages/doc?part=${part}`);
+    expect(named.status).toBe(200);
+    expect(named.json.part.index).toBe(Number(part));
+    expect(named.json.part.text).toContain(planted);
+    // The parts, read in order, are the message.
+    const all = await Promise.all(
+      Array.from({ length: Number(of) }, (_, i) =>
+        call("GET", `/threads/${t.thread}/messages/doc?part=${i + 1}`),
+      ),
+    );
+    expect(all.map((r) => r.json.part.text).join("")).toBe(long);
+
+    const past = await call("GET", `/threads/${t.thread}/messages/doc?part=${Number(of) + 1}`);
+    expect(past.status).toBe(404);
+    expect(past.contentType).toContain("application/problem+json");
+    expect((await call("GET", `/threads/${t.thread}/messages/nope`)).status).toBe(404);
+    for (const bad of ["0", "abc", "1.5"]) {
+      const r = await call("GET", `/threads/${t.thread}/messages/doc?part=${bad}`);
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.json)).toContain("part");
+    }
+  });
+
+  it("reads a message as the thread's user may: secrets redacted", async () => {
+    const t = await newThread();
+    await t.events([
+      message("The staging password is: tulip-harbor-9931, please rotate it after the demo.", {
+        id: "pw",
+        ts: at(1),
+      }),
+    ]);
+    const r = await call("GET", `/threads/${t.thread}/messages/pw`);
+    expect(r.status).toBe(200);
+    expect(r.json.message.content).not.toContain("tulip-harbor-9931");
+    expect(r.json.message.content).toContain("[REDACTED:password]");
+    expect(r.json.message.content).toContain("please rotate it after the demo");
+  });
+});
+
 describe("code pasted into a turn", () => {
   it("is not read as statements, while the prose around it is", async () => {
     const t = await newThread();

@@ -26,6 +26,7 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/threads/{thread}/context",
       "/v1/tenants/{tenant}/threads/{thread}/events",
       "/v1/tenants/{tenant}/threads/{thread}/extractions",
+      "/v1/tenants/{tenant}/threads/{thread}/messages/{message}",
       "/v1/tenants/{tenant}/threads/{thread}/state",
       "/v1/tenants/{tenant}/threads/{thread}/state/items/{uid}/expand",
       "/v1/tenants/{tenant}/traces/{trace_id}",
@@ -43,6 +44,8 @@ describe("public, unauthenticated routes", () => {
     expect(doc.components.schemas.MessageEvent.properties.content).toMatchObject({ maxLength: 1_048_576 });
     const events = doc.paths["/v1/tenants/{tenant}/threads/{thread}/events"].post;
     expect(events.responses["413"].description).toContain("content");
+    // What an extracted fact's id is made of.
+    expect(doc.components.schemas.Fact.properties.id.description).toContain("`xt:<thread>:<message>:<key>`");
   });
 
   it("serves a docs page", async () => {

@@ -50,7 +50,7 @@ describe("a user sees their own words", () => {
     expect(ctx.reasonFor("own-marked")).toBeUndefined();
     // The fact read from it is still the VP+ audience's: bounded to what the user typed themselves.
     const gatedFacts = ctx.trace.omitted.filter(
-      (o: any) => o.object_id.startsWith("x:own-marked:") && o.reason === "not_permitted",
+      (o: any) => o.object_id.startsWith(`xt:${t.thread}:own-marked:`) && o.reason === "not_permitted",
     );
     expect(gatedFacts.length).toBeGreaterThan(0);
   });
@@ -71,8 +71,9 @@ describe("a user sees their own words", () => {
 
     const ctx = await ask(t, "What is the upload limit?");
     expect(ctx.context).not.toContain("whsec_4Rk9Tq2Lw8Zp6Nd3");
-    expect(ctx.reasonFor("x:mixed:secret")).toBe("not_permitted");
-    expect(ctx.reasonFor("x:mixed:upload_limit")).toBeUndefined();
+    expect(ctx.reasonFor(`xt:${t.thread}:mixed:secret`)).toBe("not_permitted");
+    expect(ctx.reasonFor(`xt:${t.thread}:mixed:upload_limit`)).toBeUndefined();
+    expect(ctx.trace.compiled.map((c: any) => c.object_id)).toContain(`xt:${t.thread}:mixed:upload_limit`);
     expect(ctx.reasonFor("reply")).toBeUndefined();
     expect(ctx.context).toContain("Understood: the upload limit is 250 MB per file.");
   });

@@ -25,8 +25,9 @@ describe("gates weigh evidence", () => {
     expect(ctx.reasonFor("k2")).toBeUndefined();
     expect(ctx.context).toContain("The caterer called back this morning.");
     // The supposed date is still no fact: the kickoff stays May 5.
-    expect(ctx.reasonFor("x:k2:kickoff")).toBe("out_of_scope");
-    expect(ctx.reasonFor("x:k1:kickoff")).toBeUndefined();
+    expect(ctx.reasonFor(`xt:${t.thread}:k2:kickoff`)).toBe("out_of_scope");
+    expect(ctx.reasonFor(`xt:${t.thread}:k1:kickoff`)).toBeUndefined();
+    expect(ctx.trace.compiled.map((c: any) => c.object_id)).toContain(`xt:${t.thread}:k1:kickoff`);
   });
 
   it("a topic word is no opener: 'let's explore' the canal paths hides nothing that follows", async () => {
@@ -163,7 +164,7 @@ describe("scopes close themselves", () => {
     const after = await ask(t, "What is the venue deposit?");
     expect(after.reasonFor("v3")).toBeUndefined();
     expect(after.context).toContain("$1,750");
-    expect(after.reasonFor("x:v1:venue_deposit")).toBe("superseded");
+    expect(after.reasonFor(`xt:${t.thread}:v1:venue_deposit`)).toBe("superseded");
   });
 
   it("a supposed amount taken up by the next turn becomes the current value", async () => {

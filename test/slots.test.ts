@@ -32,9 +32,12 @@ describe("updates find their slot", () => {
     // The echo of the old value left with the value it repeated.
     expect(ctx.reasonFor("k2")).toBe("superseded");
 
-    const history = await call("GET", "/facts/x:k3:tile_spending_limit/history?as_user=u1");
+    const history = await call("GET", `/facts/xt:${t.thread}:k3:tile_spending_limit/history?as_user=u1`);
     expect(history.status).toBe(200);
-    expect(history.json.chain).toEqual(["x:k1:tile_spending_limit", "x:k3:tile_spending_limit"]);
+    expect(history.json.chain).toEqual([
+      `xt:${t.thread}:k1:tile_spending_limit`,
+      `xt:${t.thread}:k3:tile_spending_limit`,
+    ]);
     expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
       ["$3,400", false],
       ["$4,100", true],
@@ -163,7 +166,7 @@ describe("updates find their slot", () => {
     const ctx = await ask(t, "Where is the pickup?");
     expect(ctx.context).toContain("dock 6, north gate");
     expect(ctx.context).not.toContain("dock 4");
-    const history = await call("GET", "/facts/x:d4:pickup_point/history?as_user=u1");
+    const history = await call("GET", `/facts/xt:${t.thread}:d4:pickup_point/history?as_user=u1`);
     // "It is raining" names no slot: nothing was filed between the two docks.
     expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
       ["dock 4, north gate", false],
@@ -287,7 +290,7 @@ describe("identifiers", () => {
     const ctx = await ask(t, "Which spare keyboard does Tomasz have?");
     expect(ctx.context).toContain("KB-2210");
     expect(ctx.context).not.toContain("KB-1044");
-    const history = await call("GET", "/facts/x:i4:tomasz_spare_keyboard/history?as_user=u1");
+    const history = await call("GET", `/facts/xt:${t.thread}:i4:tomasz_spare_keyboard/history?as_user=u1`);
     expect(history.json.versions.map((v: any) => [v.value, v.is_valid])).toEqual([
       ["tag KB-1044, a Keychron K2", false],
       ["KB-2210, a Logitech MX", true],

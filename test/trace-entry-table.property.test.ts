@@ -46,7 +46,7 @@ describe("stored trace entry lists", () => {
 
   it("write each run of entries that differ only by id once", () => {
     const omitted = Array.from({ length: 1000 }, (_, i) => ({
-      object_id: `x:m${i}:billing_budget`,
+      object_id: `xt:t1:m${i}:billing_budget`,
       kind: "fact",
       reason: i < 600 ? "superseded" : "over_budget",
     }));

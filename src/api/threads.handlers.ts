@@ -6,7 +6,15 @@ import type { TenantVariables } from "../tenancy/authenticate";
 import type { Outcome } from "../thread/thread-rpc";
 import { threadStub } from "../thread/thread-stub";
 import { maxFutureMs, refuseFarFuture } from "./future-timestamps";
-import { getExpand, getExtractions, getState, postContext, postEvents, putThread } from "./threads.routes";
+import {
+  getExpand,
+  getExtractions,
+  getMessage,
+  getState,
+  postContext,
+  postEvents,
+  putThread,
+} from "./threads.routes";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
 
@@ -51,4 +59,13 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant").name;
     const { thread, uid } = c.req.valid("param");
     return c.json(unwrap(await threadStub(c.env, tenant, thread).expand(tenant, thread, uid)) as never, 200);
+  })
+  .openapi(getMessage, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread, message } = c.req.valid("param");
+    const { part } = c.req.valid("query");
+    return c.json(
+      unwrap(await threadStub(c.env, tenant, thread).message(tenant, thread, message, part)),
+      200,
+    );
   });

@@ -6,6 +6,9 @@ import {
   CreateThreadBody,
   ExpandedItemView,
   ExtractionLogView,
+  MessageParams,
+  MessagePartQuery,
+  MessageViewSchema,
   ThreadParams,
   ThreadState,
   ThreadView,
@@ -105,4 +108,18 @@ export const getExpand = createRoute({
     }),
   },
   responses: { 200: json(ExpandedItemView, "The item and its source messages"), ...errors },
+});
+
+export const getMessage = createRoute({
+  method: "get",
+  path: "/threads/{thread}/messages/{message}",
+  summary: "One message, or one of its passages: where a context's excerpt pointer leads",
+  security,
+  request: { params: MessageParams, query: MessagePartQuery },
+  responses: {
+    200: json(MessageViewSchema, "The message, its passage count and the passage asked for"),
+    400: invalidInput,
+    401: unauthorized,
+    404: problem("Unknown thread, message or part"),
+  },
 });

@@ -28,6 +28,7 @@ import {
   CONTENDED,
   type ExpandedItem,
   type ExtractionLog,
+  type MessageView,
   notFound,
   type Outcome,
   type ThreadRpc,
@@ -219,6 +220,21 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     if (!expanded)
       return { ok: false, status: 404, title: "Item not found", detail: `No state item '${uid}'.` };
     return { ok: true, value: expanded };
+  }
+
+  async message(tenant: string, thread: string, id: string, part?: number): Promise<Outcome<MessageView>> {
+    const owner = this.resolve(tenant, thread);
+    if (!owner.ok) return owner;
+    const found = this.views.message(owner.value.record, id, part);
+    if (!found) return { ok: false, status: 404, title: "Message not found", detail: `No message '${id}'.` };
+    if (!found.partFound)
+      return {
+        ok: false,
+        status: 404,
+        title: "Part not found",
+        detail: `Message '${id}' has ${found.view.parts} part(s); part ${part} does not exist.`,
+      };
+    return { ok: true, value: found.view };
   }
 
   async recordDeadJob(tenant: string, thread: string, job: { message_id: string; attempts: number }) {

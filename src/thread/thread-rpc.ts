@@ -48,6 +48,15 @@ export interface ExpandedItem {
   messages: { id: string; ts: string; role: string; speaker: string | null; content: string }[];
 }
 
+/** One message of the thread, or one passage of it (EXCERPT pointers name their part). */
+export interface MessageView {
+  message: { id: string; ts: string; role: string; speaker: string | null; content: string };
+  /** How many passages the message is indexed by (1 for a message of LONG_MESSAGE_CHARS or fewer). */
+  parts: number;
+  /** The passage asked for with `part`, numbered from 1 as excerpts number them; null without `part`. */
+  part: { index: number; text: string } | null;
+}
+
 export interface ThreadStateValue {
   thread: ThreadView;
   facts: StoredFactView[];
@@ -82,6 +91,7 @@ export interface ThreadRpc extends Rpc.DurableObjectBranded {
   recordDeadJob(tenant: string, thread: string, job: { message_id: string; attempts: number }): Promise<void>;
   extractions(tenant: string, thread: string): Promise<Outcome<ExtractionLog>>;
   expand(tenant: string, thread: string, uid: string): Promise<Outcome<ExpandedItem>>;
+  message(tenant: string, thread: string, id: string, part?: number): Promise<Outcome<MessageView>>;
   factsChanged(
     tenant: string,
     thread: string,

@@ -1,15 +1,17 @@
+import { clearanceFrom, redact } from "../compiler/passes/redact";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
 import { identityGate, mayView, mayViewObject, redactValue } from "../facts/fact-visibility";
 import { renderStateSection } from "../items/render";
+import { passageSpans } from "../retrieval/passages";
 import { projectDatabase } from "../tenancy/placement";
 import type { Tenant } from "../tenancy/registry";
 import type { ThreadExtraction } from "./extraction/thread-extraction";
 import type { ClockHost } from "./host";
 import type { LayerStore } from "./layers/layer-store";
 import { type ThreadRecord, viewOf } from "./thread-record";
-import type { ExpandedItem, ExtractionLog, ThreadStateValue } from "./thread-rpc";
+import type { ExpandedItem, ExtractionLog, MessageView, ThreadStateValue } from "./thread-rpc";
 import type { Transcript } from "./transcript/transcript";
 
 /**
@@ -101,5 +103,31 @@ export class ThreadViews {
   expand(uid: string): ExpandedItem | undefined {
     const item = this.sources.extraction.store.item(uid);
     return item ? { item, messages: this.sources.transcript.messages(item.refs) } : undefined;
+  }
+
+  /**
+   * One message as the thread's own user may read it (secrets and PII redacted as a compile would for
+   * that identity), with how many passages it has and the one asked for: an excerpt in a context says
+   * "part 3 of 14", and this is where a caller reads the rest. Undefined when there is no such message;
+   * `part` is null for a part past the last.
+   */
+  message(
+    record: ThreadRecord,
+    id: string,
+    part: number | undefined,
+  ): { view: MessageView; partFound: boolean } | undefined {
+    const [stored] = this.sources.transcript.messages([id]);
+    if (!stored) return undefined;
+    const content = redact(stored.content, clearanceFrom(record.identity)).text;
+    const spans = passageSpans(content);
+    const span = part === undefined ? undefined : spans[part - 1];
+    return {
+      view: {
+        message: { ...stored, content },
+        parts: spans.length,
+        part: span && part !== undefined ? { index: part, text: content.slice(span.start, span.end) } : null,
+      },
+      partFound: part === undefined || span !== undefined,
+    };
   }
 }

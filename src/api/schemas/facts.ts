@@ -9,7 +9,11 @@ import { Classification, Scope } from "./vocabulary";
 
 export const StoredFact = z
   .object({
-    id: z.string(),
+    id: z.string().openapi({
+      description:
+        "The fact event's id; for a fact extraction read from a message, `xt:<thread>:<message>:<key>` (or `xh:<that text, id-safe and cut>:<SHA-256 hex>` when a part holds a `:` or the id would pass 128 characters). Facts extracted before thread ids were part of them keep `x:<message>:<key>`.",
+      example: "xt:support-42:m7:project_budget",
+    }),
     key: z.string(),
     value: z.unknown(),
     project_id: z.string(),

@@ -129,6 +129,48 @@ export const ExpandedItemView = z
   })
   .openapi("ExpandedItem");
 
+const StoredMessageView = z.object({
+  id: z.string(),
+  ts: z.string(),
+  role: z.string(),
+  speaker: z.string().nullable(),
+  content: z.string(),
+});
+
+export const MessageParams = ThreadParams.extend({
+  message: slugId().openapi({ param: { name: "message", in: "path" }, example: "m-17" }),
+});
+
+export const MessagePartQuery = z.object({
+  part: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({
+      param: { name: "part", in: "query" },
+      description:
+        "A passage, numbered from 1 as a context's `(excerpt of message <id>: part N of M)` numbers it.",
+      example: 3,
+    }),
+});
+
+export const MessageViewSchema = z
+  .object({
+    message: StoredMessageView.openapi({
+      description: "The stored message, secrets and PII redacted as a compile would for the thread's user.",
+    }),
+    parts: z
+      .number()
+      .int()
+      .openapi({ description: "How many passages the message is indexed by (1 when short)." }),
+    part: z
+      .object({ index: z.number().int(), text: z.string() })
+      .nullable()
+      .openapi({ description: "The passage asked for with `part`; null without it." }),
+  })
+  .openapi("Message");
+
 export const ThreadState = z
   .object({
     thread: ThreadView,

@@ -53,9 +53,11 @@ const CONSTRAINT =
   /\b(?:must|must not|mustn'?t|cannot|can'?t|can not|shall not|may not|not allowed|not permitted|prohibited|no more than|no less than|at most|at least|maximum|minimum|capped|cap(?:ped)? at|limit(?:ed)? to|under \$|below \$|within (?:the )?budget|stay (?:under|below|within)|requires?|required|mandatory|non-negotiable|needs? (?:\w+ )?approval|only if|no later than|hard deadline|deadline|due (?:by|on)|compliance|policy)\b/i;
 const ACTION_LEAD =
   /^(?:i'?ll|i will|i'?m going to|i am going to|we'?ll|we will|we need to|i need to|need to|we have to|i have to|we should|please|remember to|don'?t forget to|make sure(?: to| that)?|remind me to|let me (?:send|schedule|book|draft|prepare|check|follow|email|call|set up)|action item)\b/i;
+/** Verbs that open a command ("Send the invoice", "Book the room"); instruction-mood.ts reads them too. */
+export const COMMAND_VERBS =
+  "send|schedule|book|call|email|ship|create|fix|add|remove|renew|order|set up|migrate|write|file|submit|notify|ask|contact|follow up|review|check|prepare|update|deploy|run|draft|reset|export|import|reach out|confirm|escalate|assign|investigate|document|verify|test|install|configure|upgrade|delete|archive|merge|release|publish|share|invite|arrange|organize|organise|finalize|finalise|sign|pay|invoice|buy|purchase|hire|onboard|train|resolve|close|look into|find|get|ensure|coordinate|negotiate|resume|start|begin|move|push|cancel|hold off|pause|stop|drop|prioritize|prioritise|allocate|approve|give|offer|prepare|plan|build|ship|implement|respond|reply|tell|inform|loop in|cc|block|unblock|freeze|reschedule";
 // "Build #1234 passed": a word before a number sign names a thing, it does not command.
-const IMPERATIVE =
-  /^(?!\w+(?:\s+\w+)?\s*:)(?!\w+\s+#\s?\d)(?:send|schedule|book|call|email|ship|create|fix|add|remove|renew|order|set up|migrate|write|file|submit|notify|ask|contact|follow up|review|check|prepare|update|deploy|run|draft|reset|export|import|reach out|confirm|escalate|assign|investigate|document|verify|test|install|configure|upgrade|delete|archive|merge|release|publish|share|invite|arrange|organize|organise|finalize|finalise|sign|pay|invoice|buy|purchase|hire|onboard|train|resolve|close|look into|find|get|ensure|coordinate|negotiate|resume|start|begin|move|push|cancel|hold off|pause|stop|drop|prioritize|prioritise|allocate|approve|give|offer|prepare|plan|build|ship|implement|respond|reply|tell|inform|loop in|cc|block|unblock|freeze|reschedule)\b/i;
+const IMPERATIVE = new RegExp(`^(?!\\w+(?:\\s+\\w+)?\\s*:)(?!\\w+\\s+#\\s?\\d)(?:${COMMAND_VERBS})\\b`, "i");
 const DECISION_IMPERATIVE =
   /^(?:cancel|hold off|pause|stop|drop|prioritize|prioritise|approve|freeze|allocate)\b/i;
 const DONE =

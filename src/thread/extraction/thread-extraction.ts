@@ -137,7 +137,7 @@ export class ThreadExtraction {
     const { written } = await this.facts.write(
       record,
       tenant,
-      run.facts.map(factEventFrom),
+      run.facts.map((fact) => factEventFrom(fact, record.thread)),
       now,
       countTokens,
     );

@@ -4,6 +4,7 @@ import { readLeadingTags } from "../../../extraction/rules/speaker";
 import { type AuthorityTier, authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
 import type { ContextObject, Omission } from "../../context-object";
 import { terms } from "../../lexical";
+import { clauses } from "./instruction-mood";
 import { validTime } from "./slot-reconciliation";
 
 /**
@@ -23,6 +24,10 @@ import { validTime } from "./slot-reconciliation";
  *   "$175k" is within it and both stand), two times for the same thing ("3 weeks" against "by Friday"),
  *   an explicit counter-instruction ("…, use that instead"), or — from the same speaker — a later word
  *   that marks a change ("now", "no longer", "cancelled").
+ * What is overridden must have been asked for (instruction-mood.ts): the figure, the time or the
+ * counter-proposal that collides sits in a directive clause (an instruction, request, proposal, plan
+ * or commitment), or the same speaker's later word changes what they had set. A report of what is or
+ * was ("The budget report shows $5,000 in savings") or a question is never overridden.
  * The higher rank on the authority ladder wins; between the same speaker's words the later wins.
  * Different speakers of equal rank settle nothing here: that is a conflict for a person to resolve,
  * and both stay in view.
@@ -43,8 +48,19 @@ export interface Instruction {
   body: string;
   amounts: Figure[];
   times: boolean;
-  counter: boolean;
   change: boolean;
+  /** What its directive clauses ask for: only this can be overridden by another speaker. */
+  asked: Part;
+  /** What it sets, asked for or stated (its clauses less reports and questions). */
+  held: Part;
+}
+
+/** Some of an instruction's clauses ("" when none) and the values they carry. */
+interface Part {
+  text: string;
+  amounts: Figure[];
+  times: boolean;
+  counter: boolean;
 }
 
 interface Figure {
@@ -78,6 +94,15 @@ const DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
 
 /** Words too common to say what an instruction is about. */
 const GENERIC = new Set(["new", "per", "now", "need", "if", "get", "make", "want", "pleas", "go", "ahead"]);
+
+const timesOf = (text: string, amounts: Figure[]) =>
+  DEADLINE.test(text) || amounts.some((f) => f.unit === "days");
+
+function partOf(texts: string[]): Part {
+  const text = texts.join(". ");
+  const amounts = figures(text);
+  return { text, amounts, times: timesOf(text, amounts), counter: COUNTER.test(text) };
+}
 
 function figures(body: string): Figure[] {
   const found: Figure[] = [];
@@ -153,6 +178,8 @@ export function attributedInstruction(
   if (!body) return null;
   const speaker = (named ? `${named[1]} (${named[2]})` : title).toLowerCase().replace(/\s+/g, " ");
   const amounts = figures(body);
+  const moods = clauses(body);
+  const some = (...kinds: string[]) => moods.filter((c) => kinds.includes(c.mood)).map((c) => c.text);
   return {
     object,
     // The rank of whoever the value names: the writer only files what was said.
@@ -164,9 +191,10 @@ export function attributedInstruction(
     heads: topicOf(sentenceHeads(body)),
     body,
     amounts,
-    times: DEADLINE.test(body) || amounts.some((f) => f.unit === "days"),
-    counter: COUNTER.test(body),
+    times: timesOf(body, amounts),
     change: CHANGE.test(body),
+    asked: partOf(some("directive")),
+    held: partOf(some("directive", "statement")),
   };
 }
 
@@ -181,7 +209,7 @@ const shareThing = (a: Instruction, b: Instruction) =>
  * Whether `rule`'s bounds settle `asked`: "exceeds" when a value asked for lies beyond a bound of the
  * same unit, "within" when every such value lies inside it, null when no bound meets a value.
  */
-function againstBounds(rule: Instruction, asked: Instruction): "exceeds" | "within" | null {
+function againstBounds(rule: Instruction, asked: Part): "exceeds" | "within" | null {
   let verdict: "exceeds" | "within" | null = null;
   for (const bound of rule.amounts) {
     if (!bound.bound) continue;
@@ -194,14 +222,19 @@ function againstBounds(rule: Instruction, asked: Instruction): "exceeds" | "with
   return verdict;
 }
 
-/** Why `winner` overrides `loser`, or null when nothing shows they collide. */
+/**
+ * Why `winner` overrides `loser`, or null when nothing shows they collide. The evidence must lie in
+ * what the loser asked for; the same speaker's later word marking a change also settles what they
+ * stated, but never what they only reported or asked.
+ */
 function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean): string | null {
-  const bounds = againstBounds(winner, loser);
-  if (bounds === "exceeds") return "asks for more than its bound";
-  if (bounds === "within") return null;
-  if (sameSpeaker) return winner.change ? "a later word from the same speaker changes it" : null;
-  if (winner.times && loser.times) return "sets another time for it";
-  if (loser.counter) return "a counter-instruction to it";
+  if (againstBounds(winner, loser.held) === "within") return null;
+  const { asked } = loser;
+  if (againstBounds(winner, asked) === "exceeds") return "asks for more than its bound";
+  if (sameSpeaker)
+    return winner.change && loser.held.text ? "a later word from the same speaker changes it" : null;
+  if (winner.times && asked.times) return "sets another time for it";
+  if (asked.counter) return "a counter-instruction to it";
   return null;
 }
 
@@ -221,7 +254,9 @@ export function instructionOverrides(
   const out = new Map<string, Omission>();
   for (const [i, a] of instructions.entries()) {
     for (const b of instructions.slice(i + 1)) {
-      // A hypothetical, draft or task instruction never settles one outside its own scope.
+      // A task's or a session's instruction holds in its own scope, the project's everywhere: neither
+      // settles the other (both reach a compile for that task or session; hypothetical and draft ones
+      // never do, the gate leaves them out).
       if (a.object.scope !== b.object.scope || a.object.scopeId !== b.object.scopeId) continue;
       const sameSpeaker = a.speaker === b.speaker;
       // The same speaker may name the thing ("Project Kite"); different speakers must share a common

@@ -21,11 +21,15 @@ const SENTENCE = /[^.!?\n]+(?:[.!?]+|$)/g;
 
 const tokensOf = (text: string) => (text.match(TOKEN) ?? []).map((t) => t.replace(/[.,]+$/, ""));
 
-/** The instruction's own values: value tokens and names after its first word, less the winner's. */
+/**
+ * The instruction's own values: value tokens and names after its first word, less the winner's. Only
+ * what it set counts: a figure it reported ("last quarter we spent $900") was not overridden, and a
+ * sentence retelling that figure is left alone.
+ */
 function ownValues(loser: Instruction, winner: Instruction): Set<string> {
   const theirs = new Set(tokensOf(winner.body).map((t) => t.toLowerCase()));
   const own = new Set<string>();
-  for (const [i, token] of tokensOf(loser.body).entries()) {
+  for (const [i, token] of tokensOf(loser.held.text).entries()) {
     const isName = i > 0 && /^[A-Z]/.test(token);
     if (!isName && !VALUE_TOKEN.test(token)) continue;
     const lower = token.toLowerCase();
