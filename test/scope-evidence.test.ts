@@ -71,9 +71,11 @@ describe("gates weigh evidence", () => {
       ],
     ];
     for (const [text, query, key] of cases) {
-      const ctx = await ask(await heard(["s1", text]), query);
+      const t = await heard(["s1", text]);
+      const ctx = await ask(t, query);
       expect(ctx.reasonFor("s1"), text).toBeUndefined();
-      expect(ctx.reasonFor(`x:s1:${key}`), text).toBeUndefined();
+      expect(ctx.reasonFor(`xt:${t.thread}:s1:${key}`), text).toBeUndefined();
+      expect(ctx.context, text).toContain(`- ${key}: `);
       expect(ctx.context, text).toContain(text);
     }
     const fact = await ask(await heard(["s1", cases[0]?.[0] ?? ""]), "Who is my instructor?");
@@ -179,7 +181,7 @@ describe("scopes close themselves", () => {
         const ctx = await ask(t, "How much is the catering deposit?");
         const label = `${supposition} / ${adoption}`;
         expect(ctx.context, label).toMatch(/catering_deposit: \$600/);
-        expect(ctx.reasonFor("x:f1:catering_deposit"), label).toBe("superseded");
+        expect(ctx.reasonFor(`xt:${t.thread}:f1:catering_deposit`), label).toBe("superseded");
         expect(ctx.reasonFor("f2"), label).toBeUndefined();
         expect(ctx.reasonFor("f3"), label).toBeUndefined();
         expect(ctx.context, label).toContain(adoption);
@@ -189,12 +191,10 @@ describe("scopes close themselves", () => {
 
   it("a hedged amount the next turn takes up becomes current; turned down, its turn stays in view", async () => {
     const hedge: [string, string] = ["k2", "The parking permit could be $85 for the whole term."];
-    const adopted = await ask(
-      await heard(["k1", "The parking permit is $60."], hedge, ["k3", "Let's go with that."]),
-      "How much is the parking permit?",
-    );
+    const t = await heard(["k1", "The parking permit is $60."], hedge, ["k3", "Let's go with that."]);
+    const adopted = await ask(t, "How much is the parking permit?");
     expect(adopted.context).toMatch(/parking_permit: \$85/);
-    expect(adopted.reasonFor("x:k1:parking_permit")).toBe("superseded");
+    expect(adopted.reasonFor(`xt:${t.thread}:k1:parking_permit`)).toBe("superseded");
 
     const declined = await ask(
       await heard(["k1", "The parking permit is $60."], hedge, ["k3", "Never mind, forget it."]),
@@ -257,7 +257,7 @@ describe("scopes close themselves", () => {
     );
     const ctx = await ask(t, "How much is the catering deposit?");
     expect(ctx.context).toMatch(/catering_deposit: \$450/);
-    expect(ctx.reasonFor("x:g2:catering_deposit")).toBe("out_of_scope");
+    expect(ctx.reasonFor(`xt:${t.thread}:g2:catering_deposit`)).toBe("out_of_scope");
     expect(ctx.reasonFor("g2")).toBe("out_of_scope");
     expect(ctx.context).not.toContain("$600");
   });

@@ -74,7 +74,7 @@ describe("updates find their slot", () => {
     const after = await ask(t, "What is the attic budget?");
     expect(after.context).toContain("$9,750");
     expect(after.context).not.toContain("$6,200");
-    expect(after.reasonFor("x:a1:attic_conversion_budget")).toBe("superseded");
+    expect(after.reasonFor(`xt:${t.thread}:a1:attic_conversion_budget`)).toBe("superseded");
   });
 
   it("a saying ('a deal is a deal') is no slot value", async () => {
