@@ -170,7 +170,12 @@ describe("scopes close themselves", () => {
   });
 
   it("a supposed amount taken up by the next turn becomes the current value", async () => {
-    const adoptions = ["Let's go with that.", "Yes, let's do that.", "OK, that is the plan."];
+    const adoptions = [
+      "Let's go with that.",
+      "Yes, let's do that.",
+      "OK, that is the plan.",
+      "Let's go for it.",
+    ];
     const suppositions = [
       "What if the catering deposit were $600?",
       "Hypothetically, the catering deposit could be $600.",

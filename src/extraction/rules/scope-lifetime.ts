@@ -27,7 +27,7 @@ const KEEP =
   /\b(?:we'?re|we are|we'?ll|we will|i'?m|i am|i'?ll|i will|let'?s)\s+(?:just\s+|still\s+)?(?:keeping|keep|sticking with|stick with|staying with|stay with)\s+(?:the|our|my|what we (?:have|had)|[$\u20ac\u00a3]?\d)/i;
 /** Taking a supposition up, by pointing back at it: "let's go with that", "that is the plan". */
 const ADOPT =
-  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) with (?:that|it|this)\b|\b(?:that|it|this)(?:'?s|\s+is)\s+(?:now\s+)?(?:the plan|our plan|settled|decided|a deal|a go|what we(?:'ll|\s+will|'re|\s+are)?\s+(?:do|doing|go with|going with))\b|\bsounds like a plan\b|\b(?:we'?re|we are|i'?m|i am)\s+doing (?:that|it|this)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
+  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) (?:with|for) (?:that|it|this)\b|\b(?:that|it|this)(?:'?s|\s+is)\s+(?:now\s+)?(?:the plan|our plan|settled|decided|a deal|a go|what we(?:'ll|\s+will|'re|\s+are)?\s+(?:do|doing|go with|going with))\b|\bsounds like a plan\b|\b(?:we'?re|we are|i'?m|i am)\s+doing (?:that|it|this)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
 
 /**
  * Taking a proposal up by naming what it proposed: "fine, we'll take the LE", "let's book the Elm
