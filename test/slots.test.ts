@@ -64,6 +64,19 @@ describe("updates find their slot", () => {
     ]);
   });
 
+  it("an amount set aside for a thing is its budget: 'the … budget is now' replaces it", async () => {
+    const t = await newThread();
+    await t.events([said("We set aside $6,200 for the attic conversion.", "a1", 1)]);
+    const before = await ask(t, "What is the attic budget?");
+    expect(before.context).toMatch(/attic_conversion_budget: \$6,200/);
+
+    await t.events([said("The attic budget is now $9,750.", "a2", 2)]);
+    const after = await ask(t, "What is the attic budget?");
+    expect(after.context).toContain("$9,750");
+    expect(after.context).not.toContain("$6,200");
+    expect(after.reasonFor(`xt:${t.thread}:a1:attic_conversion_budget`)).toBe("superseded");
+  });
+
   it("a saying ('a deal is a deal') is no slot value", async () => {
     const t = await newThread();
     await t.events([said("The venue is the Elm Room.", "c1", 1), said("Fine. A deal is a deal.", "c2", 2)]);
@@ -311,6 +324,58 @@ describe("echoes follow their source", () => {
     expect(after.context).toContain("$900");
     expect(after.context).not.toContain("$750");
     expect(after.reasonFor("v2")).toBe("superseded");
+  });
+
+  it("an echo of a date stated as 'scheduled for …' leaves with it, in the assistant's own words", async () => {
+    for (const echo of [
+      "Sounds good, the pottery workshop is on November 14.",
+      "Great, November 14 for the pottery workshop.",
+      "Sounds good, November 14 it is.",
+    ]) {
+      const t = await newThread();
+      await t.events([
+        said("The pottery workshop is scheduled for November 14.", "w1", 1),
+        replied(echo, "w2", 2),
+      ]);
+      const before = await ask(t, "When is the pottery workshop?");
+      expect(before.context, echo).toContain(echo);
+
+      await t.events([said("We pushed the pottery workshop to December 5.", "w3", 3)]);
+      const after = await ask(t, "When is the pottery workshop?");
+      expect(after.context, echo).toContain("December 5");
+      expect(after.context, echo).not.toContain("November 14");
+      expect(after.reasonFor("w2"), echo).toBe("superseded");
+    }
+  });
+
+  it("an echo sent on its own, after the turn it repeats, still leaves with the value", async () => {
+    const t = await newThread();
+    await t.events([said("The kayak rental deposit is $180.", "e1", 1)]);
+    await ask(t, "What is the kayak rental deposit?");
+    await t.events([replied("Got it, $180 for the kayak rental deposit.", "e2", 2)]);
+    const before = await ask(t, "What is the kayak rental deposit?");
+    expect(before.context).toContain("Got it, $180 for the kayak rental deposit.");
+
+    await t.events([said("The kayak rental deposit is now $240.", "e3", 3)]);
+    const after = await ask(t, "What is the kayak rental deposit?");
+    expect(after.context).toContain("$240");
+    expect(after.context).not.toContain("$180");
+    expect(after.reasonFor("e2")).toBe("superseded");
+  });
+
+  it("a date the assistant names beside another thing is no echo of the slot", async () => {
+    const t = await newThread();
+    await t.events([
+      said("The pottery workshop is scheduled for November 14.", "y1", 1),
+      replied("Noted. The glaze order should arrive by November 14 as well.", "y2", 2),
+      replied("Noted, the glaze order arrives November 14.", "y3", 3),
+      said("We pushed the pottery workshop to December 5.", "y4", 4),
+    ]);
+    const ctx = await ask(t, "When does the glaze order arrive?");
+    expect(ctx.reasonFor("y2")).toBeUndefined();
+    expect(ctx.reasonFor("y3")).toBeUndefined();
+    expect(ctx.context).toContain("The glaze order should arrive by November 14 as well.");
+    expect(ctx.context).toContain("Noted, the glaze order arrives November 14.");
   });
 
   it("a user's 'X, not Y' retires the phrase the assistant got wrong", async () => {

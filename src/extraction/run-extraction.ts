@@ -68,8 +68,16 @@ export interface ExtractionRunOutput {
 export function withAdopted(upserts: StateItem[], existing: StateItem[], adopted: string[]): StateItem[] {
   if (!adopted.length) return upserts;
   const inAdopted = (item: StateItem) => item.scope_id !== null && adopted.includes(item.scope_id);
+  // "What if the deposit were $900?" taken up ("let's go with that") is a question answered.
   const adopt = (item: StateItem): StateItem =>
-    inAdopted(item) ? { ...item, scope: "global", scope_id: null } : item;
+    inAdopted(item)
+      ? {
+          ...item,
+          scope: "global",
+          scope_id: null,
+          status: item.type_tag === "question" && item.status === "open" ? "answered" : item.status,
+        }
+      : item;
   const upserted = new Set(upserts.map((item) => item.uid));
   const earlier = existing.filter((item) => inAdopted(item) && !upserted.has(item.uid));
   return [...upserts, ...earlier].map(adopt);
@@ -232,9 +240,12 @@ export async function runExtraction(
   };
   // Screened turns are probes, not state: no extractor sees them, though the watermark passes them.
   const usable = input.messages.filter((m) => !m.screened);
-  if (!usable.some((m) => m.role === "user")) {
-    // Assistant-only batches rarely carry new decisions (seed 002); the watermark still moves on.
-    // So does a batch whose only user turns were screened.
+  // An assistant turn sent on its own may still echo a value ("Sounds good, the tour is on May 9"),
+  // and an echo must follow its value (issue 16 item 5): the offline rules read it, at no cost.
+  const echoesOnly = ports.extractor.name === "rules" && usable.some((m) => m.role === "assistant");
+  if (!usable.some((m) => m.role === "user") && !echoesOnly) {
+    // Assistant-only batches rarely carry new decisions (seed 002): a model extractor is not asked
+    // about them; the watermark still moves on. So does a batch whose only user turns were screened.
     return {
       items: [],
       vectors: new Map(),

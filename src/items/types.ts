@@ -127,6 +127,11 @@ export interface CarriedScope {
    * context when a later turn turns the proposal down.
    */
   shown?: string[];
+  /**
+   * The assistant asked something after the proposal ("Want me to email the landlord?"): a "let's do
+   * that" now answers the question, and adopts the proposal only by naming it.
+   */
+  asked?: boolean;
 }
 
 export interface ExtractionOutput {

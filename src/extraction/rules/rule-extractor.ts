@@ -18,17 +18,19 @@ import { splitClauses, splitSentences } from "./sentences";
 import {
   changeSignal,
   framesHypothetical,
+  isAcknowledgement,
   isHistorical,
   isHypothetical,
   isQuestion,
   isTentative,
-  opensHypotheticalMessage,
   proposedTerms,
+  supposedStatement,
 } from "./signals";
 import { SlotRegistry } from "./slot-registry";
 import { readSlots } from "./slots/read-slots";
 import { readAttribution, readLeadingTags, speakerAuthority } from "./speaker";
-import { cleanText, stripAdverbial, stripFillers, withoutCode } from "./text";
+import { SuppositionReach } from "./supposition-reach";
+import { cleanText, contentWords, stripAdverbial, stripFillers, withoutCode } from "./text";
 import { substantive, TurnScope } from "./turn-scope";
 import { DATE } from "./values";
 
@@ -74,6 +76,19 @@ const ECHO_WORDS = 40;
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 /** A figure, a time or a date: what a supposition could pass off as real state. */
 const STATES_VALUE = new RegExp(String.raw`\d|${DATE.source}`, "i");
+const STATES_VALUE_ALL = new RegExp(String.raw`[$\u20ac\u00a3]?\d[\w:.,/-]*|${DATE.source}`, "gi");
+/**
+ * Words an acknowledgement confirms with. "Sounds good, September 9 it is." says nothing but its date;
+ * "Noted, the glaze order arrives November 14." names another thing that date could be.
+ */
+const CONFIRMING = new Set(
+  "sounds good great perfect noted got ok okay sure done confirmed locked set booked scheduled works fine alright right then is it that's thats understood will do cool".split(
+    " ",
+  ),
+);
+/** Whether a text's words, past its figures and dates, only confirm. */
+const onlyConfirms = (text: string) =>
+  contentWords(text.replace(STATES_VALUE_ALL, " ")).every((w) => CONFIRMING.has(w));
 /** Classification and scope markers, read from the whole message and then cut from its sentences. */
 const MARKER_BRACKETS =
   /\[(?:RESTRICTED|CONFIDENTIAL|HIGHLY[ _]RESTRICTED|SCOPE|INTERNAL|PUBLIC|SECRET|PRIVATE)\b[^\]]*\]\s*:?/gi;
@@ -115,6 +130,7 @@ class Run {
       const content = cleanText(message.content ?? "");
       if (this.proposalTurn !== null && repliesTo(this.proposalTurn, content))
         this.tracker.replied(message.id);
+      if (content.trimEnd().endsWith("?")) this.tracker.asked();
       this.proposalTurn = null;
       // An echo inherits the status of the value it repeats, whichever turn stated it. Only a short
       // turn is an echo: a long answer that names a value in passing says much else, and it leaves
@@ -123,7 +139,8 @@ class Run {
         // "…comes to about $636 a month" after "roughly $703 a month": its own earlier result is retired.
         for (const phrase of this.running.read(content, echoed !== null))
           this.facts.retireSaid(message.id, phrase);
-        for (const slot of this.registry.repeatedIn(content))
+        const acknowledgement = isAcknowledgement(content) && onlyConfirms(content);
+        for (const slot of this.registry.repeatedIn(content, acknowledgement))
           this.echoedValues.push({ id: message.id, ...slot });
       }
       return;
@@ -160,7 +177,7 @@ class Run {
     const items = this.items.items;
     const firstFact = facts.length;
     const firstItem = items.length;
-    let messageHypothetical = false;
+    const supposition = new SuppositionReach();
     const turnScope = new TurnScope();
     let closedScope: OpenScope | null = null;
     /** The proposal a sentence of this turn made, and what it named, for the sentences after it. */
@@ -178,8 +195,8 @@ class Run {
       const attribution = readAttribution(lead);
       const core = stripFillers(stripAdverbial(attribution.rest));
       if (!core) continue;
-      const hypothetical = messageHypothetical || isHypothetical(lead);
-      if (opensHypotheticalMessage(lead)) messageHypothetical = true;
+      // "Suppose we try a blue glaze. Then …" supposes twice; "… The kiln is booked for Friday." once.
+      const hypothetical = supposition.next(sentence, lead) || isHypothetical(lead);
       const draft = DRAFT_SENTENCE.test(core);
 
       const scope = sentenceScope(observed.scope, markerScope, hypothetical, draft, message.id);
@@ -212,9 +229,12 @@ class Run {
       let replaced: string | null = null;
       // A question states nothing, unless it frames a supposition ("What if we moved the launch to
       // June 3?"): what it supposes is kept in its own scope, for a turn that may take it up.
-      const supposing = ctx.question && hypothetical && framesHypothetical(lead);
+      // A framing adverb is a filler to the slot rules ("Hypothetically, the deposit could be $900"),
+      // but it still frames the sentence.
+      const framed = framesHypothetical(lead) || framesHypothetical(sentence);
+      const supposing = hypothetical && framed;
       if (!ctx.question || supposing) {
-        for (const clause of splitClauses(supposing ? core.replace(/\?+\s*$/, "") : core)) {
+        for (const clause of splitClauses(supposing ? supposedStatement(core) : core)) {
           for (const reading of readSlots(clause)) {
             const outcome = this.facts.record(reading, ctx);
             if (outcome) {
@@ -226,13 +246,13 @@ class Run {
       }
       // A sentence that only opened or closed a scope is about the conversation, not the work.
       if (!observed.changed) this.items.add(core, ctx, keys, replaced);
-      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framesHypothetical(lead)) {
+      if (!proposal && scope?.scope === "hypothetical" && !observed.scope && framed) {
         proposal = { ...scope, terms: proposedTerms(core) };
       }
       turnScope.sentence({
         shared: observed.scope ?? markerScope,
         scope,
-        framed: framesHypothetical(lead) || draft,
+        framed: framed || draft,
         substantive: !observed.changed && substantive(core, keys.length > 0),
       });
     }
@@ -246,9 +266,20 @@ class Run {
     // stays in view, but what it supposed may still be taken up by the next turns.
     const proposalStated = proposal && facts.slice(firstFact).some((f) => f.scope_id === proposal?.scope_id);
     const wholly = turnScope.supposition(supposesValue);
-    const supposed = wholly ?? (proposalStated ? proposal : null);
+    // "The deposit could be $900 if we pay early.": a hedged value the next turn may still take up
+    // ("let's go with that"), though the turn supposed nothing as a whole and no verdict hides it.
+    const hedgeId = `hypothetical@${message.id}`;
+    const hedged: OpenScope | null =
+      !messageScope && facts.slice(firstFact).some((f) => f.scope_id === hedgeId)
+        ? { scope: "hypothetical", scope_id: hedgeId }
+        : null;
+    const supposed = wholly ?? (proposalStated ? proposal : null) ?? hedged;
     // A proposal that stays in view leaves it only when a later turn turns it down.
-    const shown = supposed && !wholly && !messageScope ? [message.id] : undefined;
+    // A turn that went on to another matter stays: its statements are real whatever the verdict.
+    const shown =
+      supposed && supposed !== hedged && !wholly && !messageScope && !supposition.movedOn
+        ? [message.id]
+        : undefined;
     this.tracker.finish(
       message.ts,
       message.id,

@@ -1,4 +1,5 @@
 import type { CarriedScope } from "../../items/types";
+import { shiftsTopic } from "./signals";
 import { contentWords } from "./text";
 
 /**
@@ -14,9 +15,6 @@ import { contentWords } from "./text";
 export const SITTING_GAP_MS = 2 * 60 * 60 * 1000;
 export const TURN_LIMIT = 6;
 
-const TOPIC_SHIFT =
-  /^\W*(?:anyway|anyhow|moving on|on (?:a |an )?(?:different|separate|unrelated|other|another) (?:note|topic|subject)|on another note|changing (?:the )?(?:subject|topic)|(?:a |on a )?(?:different|separate|unrelated|new) (?:topic|question|subject)|unrelated(?: question)?\s*[:,]|separately\s*[:,]|switching (?:gears|topics)|in other news)\b/i;
-
 /** Turning a supposition down: checked before adoption, so "let's not go with that" is no adoption. */
 const REJECT =
   /\b(?:let'?s not|we won'?t|we will not|not going (?:to|with)|forget (?:it|that|about (?:it|that))|never ?mind|scratch (?:that|it)|drop (?:it|that|the idea)|bad idea|not doing (?:that|it)|decided against|(?:we'?ll|we will|i'?ll|i will|we'?re|i'?m) (?:pass|passing)(?: on (?:it|that|this|the idea))?(?=\s*(?:[.,;!]|$)))\b|^\W*(?:no|nah)\b[,.!]?\s*(?:let'?s|we'?ll|we will)\s+(?:stick|keep|stay)\b/i;
@@ -27,9 +25,9 @@ const REJECT =
  */
 const KEEP =
   /\b(?:we'?re|we are|we'?ll|we will|i'?m|i am|i'?ll|i will|let'?s)\s+(?:just\s+|still\s+)?(?:keeping|keep|sticking with|stick with|staying with|stay with)\s+(?:the|our|my|what we (?:have|had)|[$\u20ac\u00a3]?\d)/i;
-/** Taking a supposition up, by pointing back at it: "let's go with that", "that's the plan". */
+/** Taking a supposition up, by pointing back at it: "let's go with that", "that is the plan". */
 const ADOPT =
-  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) with (?:that|it|this)\b|\b(?:that'?s|it'?s) (?:the plan|settled|decided|a deal|a go)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
+  /\b(?:let'?s|we'?ll|we will|i'?ll|i will|we should|we'?re going to|i'?m going to)\s+(?:go with|do|take|use|run with|stick with|adopt)\s+(?:that|it|this|those|these)\b|\b(?:going|go|went) (?:with|for) (?:that|it|this)\b|\b(?:that|it|this)(?:'?s|\s+is)\s+(?:now\s+)?(?:the plan|our plan|settled|decided|a deal|a go|what we(?:'ll|\s+will|'re|\s+are)?\s+(?:do|doing|go with|going with))\b|\bsounds like a plan\b|\b(?:we'?re|we are|i'?m|i am)\s+doing (?:that|it|this)\b|\bmake (?:it|that|this) official\b|\block (?:it|that|this) in\b/i;
 
 /**
  * Taking a proposal up by naming what it proposed: "fine, we'll take the LE", "let's book the Elm
@@ -75,7 +73,7 @@ export function overBefore(scope: CarriedScope, ts: string, opening: string): bo
   if (!inferred(scope)) return false;
   const last = scope.last_ts ? Date.parse(scope.last_ts) : Number.NaN;
   if (Date.parse(ts) - last >= SITTING_GAP_MS) return true;
-  return (scope.turns ?? 0) >= TURN_LIMIT || TOPIC_SHIFT.test(opening);
+  return (scope.turns ?? 0) >= TURN_LIMIT || shiftsTopic(opening);
 }
 
 /** What a sentence does to a supposition it follows: adopts it, rejects it, or neither. */

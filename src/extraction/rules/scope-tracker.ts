@@ -175,7 +175,10 @@ export class ScopeTracker {
     let rejected: (OpenScope & { shown: string[] }) | null = null;
     const supposition = this.open && inferred(this.open) ? this.open : this.proposal;
     const named = supposition === this.proposal && adoptsByName(sentence, this.proposal?.terms ?? []);
-    const verdict = supposition ? (verdictOn(sentence) ?? (named ? "adopted" : null)) : null;
+    let pointed = supposition ? verdictOn(sentence) : null;
+    // "Want me to email the landlord?" "Yes, let's do that.": the yes answers the assistant.
+    if (pointed === "adopted" && supposition === this.proposal && this.proposal?.asked) pointed = null;
+    const verdict = supposition ? (pointed ?? (named ? "adopted" : null)) : null;
     if (supposition && verdict) {
       if (verdict === "adopted") adopted = { scope: supposition.scope, scope_id: supposition.scope_id };
       else if (supposition.shown?.length)
@@ -197,6 +200,11 @@ export class ScopeTracker {
       changed = true;
     }
     return { scope: this.current(), changed, closed, adopted, rejected };
+  }
+
+  /** The assistant asked something while a proposal waits: pointing back now answers the assistant. */
+  asked(): void {
+    if (this.proposal) this.proposal = { ...this.proposal, asked: true };
   }
 
   /** An assistant turn answered the proposal still in view: it leaves with the proposal if turned down. */

@@ -129,6 +129,27 @@ export function framesHypothetical(sentence: string): boolean {
   return HYPOTHETICAL_FRAME.test(sentence.trim()) || proposes(sentence);
 }
 
+/** A change of topic announced ("Anyway, …", "On another note, …"): what follows is another matter. */
+const TOPIC_SHIFT =
+  /^\W*(?:anyway|anyhow|moving on|on (?:a |an )?(?:different|separate|unrelated|other|another) (?:note|topic|subject)|on another note|changing (?:the )?(?:subject|topic)|(?:a |on a )?(?:different|separate|unrelated|new) (?:topic|question|subject)|unrelated(?: question)?\s*[:,]|separately\s*[:,]|switching (?:gears|topics)|in other news)\b/i;
+export const shiftsTopic = (text: string) => TOPIC_SHIFT.test(text.trim());
+
+/**
+ * What a supposition supposes, as a statement: "What if the deposit were $900?" supposes "the deposit
+ * is $900". The frame goes, and its subjunctive "were" is the supposed present, not a past value
+ * ("The deposit was $700" retires a value; "if the deposit were $900" states one, in its own scope).
+ */
+const SUPPOSING_OPENER =
+  /^(?:what if|suppose|supposing|imagine|assuming|say|let'?s (?:say|suppose|imagine|pretend))\s+(?:that\s+)?/i;
+const SUBJUNCTIVE_WERE = /^((?:the|our|my|your|their|this|that)\s+(?:[\w'-]+\s+){0,4}?)were\b/i;
+export function supposedStatement(sentence: string): string {
+  return sentence
+    .trim()
+    .replace(/\?+\s*$/, "")
+    .replace(SUPPOSING_OPENER, "")
+    .replace(SUBJUNCTIVE_WERE, "$1is");
+}
+
 /** Sentences that make the rest of their message hypothetical too ("What if we …? Then …"). */
 const HYPOTHETICAL_LEAD =
   /^(?:what if|hypothetically|suppose|supposing|imagine|let'?s (?:say|pretend|imagine))\b/i;

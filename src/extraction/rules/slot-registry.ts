@@ -1,7 +1,7 @@
 import { attributeWord, isBoundWord, sameAttribute } from "../../entities/slot-attribute";
 import { keyHead } from "./slots/subject-keys";
 import { contentWords, normalizeValue } from "./text";
-import { containsKind, type ValueKind, valueKind } from "./values";
+import { containsKind, DATE, type ValueKind, valueKind } from "./values";
 
 /**
  * The slots a run knows about: the thread's current facts (`existingFacts`) and whatever the run has
@@ -293,20 +293,29 @@ export class SlotRegistry {
   /**
    * The global slots whose current value a text repeats, whole-word and case-insensitively. Values
    * shorter than four characters ("5", "May") would match ordinary words and are left out.
+   * `acknowledgement`: the text is a short acknowledgement ("Sounds good, September 9 it is."), where a
+   * date or figure only one slot holds is that slot's, named or not.
    */
-  repeatedIn(text: string): { key: string; value: string }[] {
+  repeatedIn(text: string, acknowledgement = false): { key: string; value: string }[] {
     const lower = text.toLowerCase();
+    const said = new Set(contentWords(text).map(keyStem));
     const out: { key: string; value: string }[] = [];
+    const unnamed: { key: string; value: string }[] = [];
     for (const slot of this.scope(GLOBAL).values()) {
       const value = slot.value;
       if (value === null || value.length < 4) continue;
-      const at = lower.indexOf(value.toLowerCase());
-      if (at === -1) continue;
-      const before = lower.charAt(at - 1);
-      const after = lower.charAt(at + value.length);
-      if (/[\w$]/.test(before) || /\w/.test(after)) continue;
-      out.push({ key: slot.key, value });
+      if (saysWhole(lower, value)) {
+        out.push({ key: slot.key, value });
+        continue;
+      }
+      // "scheduled for September 9" is repeated by "the tour is on September 9": its date, with a
+      // word of the slot's name beside it (the date alone could be another thing's).
+      const core = valueCore(value);
+      if (core === null || !saysWhole(lower, core)) continue;
+      const named = tokens(slot.key).some((t) => !GENERIC_KEYS.has(t) && said.has(keyStem(t)));
+      (named ? out : unnamed).push({ key: slot.key, value });
     }
+    if (out.length === 0 && acknowledgement && unnamed.length === 1) return unnamed;
     return out;
   }
 
@@ -380,4 +389,23 @@ export class SlotRegistry {
   latest(scopeKey: string): Slot | undefined {
     return this.newest(this.visible(scopeKey), (s) => !s.existing);
   }
+}
+
+/** Whether `lower` holds `value` whole-word, case-insensitively. */
+function saysWhole(lower: string, value: string): boolean {
+  const at = lower.indexOf(value.toLowerCase());
+  if (at === -1) return false;
+  return !/[\w$]/.test(lower.charAt(at - 1)) && !/\w/.test(lower.charAt(at + value.length));
+}
+
+/** The verb or preposition a scheduled value was stated with: "scheduled for", "booked on", "at". */
+const VALUE_LEAD =
+  /^(?:(?:scheduled|set|booked|planned|slated|pencil+ed in|moved|pushed|due|confirmed|fixed|happening|taking place)\s+)?(?:for|on|at|by|to|in|until)\s+/i;
+/** A date, a time or a figure: a core specific enough to be recognised without its lead words. */
+const SPECIFIC = new RegExp(String.raw`\d|${DATE.source}`, "i");
+
+/** The date, time or figure a value states after its lead words; null when there is no lead or it is vaguer. */
+function valueCore(value: string): string | null {
+  const core = value.replace(VALUE_LEAD, "");
+  return core !== value && core.length >= 3 && SPECIFIC.test(core) ? core : null;
 }

@@ -7,13 +7,31 @@ import { subjectKey } from "./subject-keys";
 const FINALIZE =
   /\b(?:finali[sz]ed|set|fixed|locked(?:\s+in)?|agreed(?:\s+on)?|settled(?:\s+on)?|confirmed|pinned|nailed down|landed)\s+(?:the\s+|our\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:at|to|as)\s+(.+)$/i;
 const MONEY_NOUN = new RegExp(
-  String.raw`\b(?:approved|allocated|authori[sz]ed|set aside|budgeted|requested|committed|secured|earmarked|granted)\s+(?:the\s+|a\s+|an\s+|our\s+)?(${MONEY.source})\s+([a-z][\w-]*(?:\s+(?!for\b)[a-z][\w-]*)?)(?:\s+for\s+(?:the\s+|our\s+|this\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?))?`,
+  String.raw`\b(?:approved|allocated|authori[sz]ed|set aside|budgeted|requested|committed|secured|earmarked|granted)\s+(?:the\s+|a\s+|an\s+|our\s+)?(${MONEY.source})\s+(?!(?:for|to|toward|towards)\b)([a-z][\w-]*(?:\s+(?!for\b)[a-z][\w-]*)?)(?:\s+for\s+(?:the\s+|our\s+|this\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?))?`,
   "i",
 );
 const MONEY_NOUN_OF = new RegExp(
   String.raw`\b(?:approved|allocated|authori[sz]ed|set|agreed|signed|committed to|offered|quoted)\s+(?:the\s+|a\s+|an\s+|our\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:of|at)\s+(${MONEY.source})(?:\s+for\s+(?:the\s+|our\s+|this\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?))?`,
   "i",
 );
+
+/**
+ * "We set aside $8,000 for the greenhouse renovation", "allocated $5,000 to marketing": an amount put
+ * toward a thing, with no noun of its own, is that thing's budget (a request, when requested).
+ */
+const MONEY_TOWARD = new RegExp(
+  String.raw`\b(approved|allocated|authori[sz]ed|set aside|put aside|budgeted|requested|committed|earmarked|granted)\s+(?:the\s+|a\s+|an\s+|our\s+)?(${MONEY.source})\s+(?:for|to|toward|towards)\s+(?:the\s+|our\s+|this\s+|my\s+)?([a-z][\w-]*(?:\s+(?!for\b|to\b|by\b|in\b|on\b|at\b|and\b|with\b)[a-z][\w-]*){0,2})`,
+  "i",
+);
+
+function moneyTowardReading(clause: string): SlotReading | null {
+  const m = MONEY_TOWARD.exec(clause);
+  const amount = value(m?.[2]);
+  const thing = m ? subjectKey(m[3] ?? "") : null;
+  if (!m || !amount || !thing || thing.generic) return null;
+  const attribute = /^requested$/i.test(m[1] ?? "") ? "request" : "budget";
+  return reading("money_noun", `${thing.key}_${attribute}`, amount);
+}
 
 export function finalizeReading(clause: string): SlotReading | null {
   const m = FINALIZE.exec(clause);
@@ -25,6 +43,8 @@ export function finalizeReading(clause: string): SlotReading | null {
 }
 
 export function moneyNounReading(clause: string): SlotReading | null {
+  const toward = moneyTowardReading(clause);
+  if (toward) return toward;
   const m = MONEY_NOUN.exec(clause);
   if (!m) {
     const of = MONEY_NOUN_OF.exec(clause);
