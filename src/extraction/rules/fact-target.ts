@@ -1,6 +1,7 @@
 import type { Slot, SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
 import { replacePerson } from "./slots/stand-in";
+import { attributeKey, keyAttribute, type ValueAttribute, valueAttribute } from "./value-attribute";
 import { replaceKind, type ValueKind, valueKind } from "./values";
 
 /**
@@ -60,7 +61,8 @@ export function resolveTarget(
       const partial = partialTarget(registry, reading.attr, reading.value, scopeKey);
       if (partial) return partial;
     }
-    return { key, value: reading.value, via: "named" };
+    const own = reading.exact ? null : attributeSlot(registry, reading.subject, key, reading.value, scopeKey);
+    return { key: own ?? key, value: reading.value, via: "named" };
   }
   const kind = valueKind(reading.value);
   const found = (slot: Slot | undefined, via: FactTarget["via"]): FactTarget | null =>
@@ -118,4 +120,39 @@ function partialTarget(
   if (!slot?.value) return null;
   const rewritten = replaceKind(slot.value, kind, value);
   return rewritten ? { key: slot.key, value: rewritten, via: "partial" } : null;
+}
+
+/** The attribute a slot holds: the one its key names, else the one its value states. */
+function slotAttribute(slot: Slot): ValueAttribute | null {
+  return keyAttribute(slot.key) ?? (slot.value === null ? null : valueAttribute(slot.value));
+}
+
+/**
+ * The slot of the attribute a value states, when its subject names a thing and not an attribute:
+ * "the volunteer breakfast moved to the Copper Kettle" after "… is at 8am on Saturday" is the
+ * breakfast's place beside its time (`volunteer_breakfast_location`), and a later "… moved to 9:30am"
+ * is its time again. Null keeps the key the subject names: the subject says the attribute itself
+ * ("the deadline is …"), the value's words do not say which attribute it is, or the slot's do not.
+ * When unsure the value stays in that slot, as it always did; only a sure difference makes a new slot.
+ */
+function attributeSlot(
+  registry: SlotRegistry,
+  subject: string,
+  key: string,
+  value: string,
+  scopeKey: string,
+): string | null {
+  if (keyAttribute(subject)) return null;
+  const wanted = valueAttribute(value);
+  const named = registry.get(key, scopeKey);
+  if (!wanted || !named) return null;
+  const current = slotAttribute(named);
+  if (current === null || current === wanted) return null;
+  // The thing the key is about: "volunteer_breakfast" for "volunteer_breakfast_location" too.
+  const thing = keyAttribute(key) && key.includes("_") ? key.slice(0, key.lastIndexOf("_")) : key;
+  const siblings = [thing, attributeKey(thing, wanted)]
+    .map((k) => registry.get(k, scopeKey))
+    .filter((s): s is Slot => s !== undefined && slotAttribute(s) === wanted);
+  const newest = siblings.reduce<Slot | undefined>((a, b) => (!a || b.seq > a.seq ? b : a), undefined);
+  return newest?.key ?? attributeKey(thing, wanted);
 }
