@@ -94,34 +94,77 @@ describe("attributes of one thing are separate slots", () => {
   });
 });
 
+describe("when unsure, the value stays the slot's; when surely another attribute, both stay", () => {
+  it("'a potluck' is surely no time: 'at 10am on Sunday' stands beside it", async () => {
+    const t = await newThread(DIRECTOR);
+    await t.events([ines("The bake sale is a potluck.", "p1", 1)]);
+    await t.events([ines("The bake sale is at 10am on Sunday.", "p2", 2)]);
+    const ctx = await ask(t, "What do we know about the bake sale?");
+    expect(ctx.context).toContain("a potluck");
+    expect(ctx.context).toContain("10am on Sunday");
+    expect((await current(t.thread)).map((f: string[]) => f[1]).sort()).toEqual([
+      "10am on Sunday",
+      "a potluck",
+    ]);
+  });
+
+  it("'TBD' and 'three weeks out' may be the time in other words: the date replaces them", async () => {
+    const t = await newThread(DIRECTOR);
+    await t.events([
+      ines("The release party is TBD.", "q1", 1),
+      ines("The garden tour is three weeks out.", "q2", 2),
+    ]);
+    await t.events([
+      ines("The release party is at 7pm on Friday.", "q3", 3),
+      ines("The garden tour moved to June 8.", "q4", 4),
+    ]);
+    const ctx = await ask(t, "When are the release party and the garden tour?");
+    expect(ctx.context).not.toContain("TBD");
+    expect(ctx.context).not.toContain("three weeks out");
+    expect((await current(t.thread)).map((f: string[]) => f[1]).sort()).toEqual(["7pm on Friday", "June 8"]);
+  });
+
+  it("a correction naming no slot ('make that 1pm') finds the time, never the place", async () => {
+    const t = await newThread(DIRECTOR);
+    await t.events(BREAKFAST);
+    await t.events([ines("Make that 9am.", "m3", 3)]);
+    const ctx = await ask(t, "When and where is the volunteer breakfast?");
+    expect(ctx.context).toContain("the Copper Kettle");
+    expect(ctx.context).not.toContain("8am on Saturday");
+    expect((await current(t.thread)).map((f: string[]) => f[1]).sort()).toEqual(["9am", "the Copper Kettle"]);
+  });
+});
+
 describe("the same attribute in other words still supersedes", () => {
-  it("a time moved to another time", async () => {
+  it.each([
+    [
+      "a time moved to another time",
+      "The sprint demo is at 2pm on Wednesday.",
+      "The sprint demo moved to 4:15pm.",
+      "2pm on Wednesday",
+      "4:15pm",
+    ],
+    [
+      "a venue moved to another venue",
+      "The alumni dinner is at the Juniper Room.",
+      "The alumni dinner moved to the Foundry Hall.",
+      "Juniper Room",
+      "the Foundry Hall",
+    ],
+    [
+      "'is now on Thursday' after 'on Tuesday'",
+      "The budget review is on Tuesday.",
+      "The budget review is now on Thursday.",
+      "Tuesday",
+      "on Thursday",
+    ],
+  ])("%s", async (_name, first, second, old, now) => {
     const t = await newThread(DIRECTOR);
-    await t.events([ines("The sprint demo is at 2pm on Wednesday.", "d1", 1)]);
-    await t.events([ines("The sprint demo moved to 4:15pm.", "d2", 2)]);
-    const ctx = await ask(t, "When is the sprint demo?");
-    expect(ctx.context).toContain("4:15pm");
-    expect(ctx.context).not.toContain("2pm on Wednesday");
-    expect((await current(t.thread)).map((f: string[]) => f[1])).toEqual(["4:15pm"]);
-  });
-
-  it("a venue moved to another venue", async () => {
-    const t = await newThread(DIRECTOR);
-    await t.events([ines("The alumni dinner is at the Juniper Room.", "v1", 1)]);
-    await t.events([ines("The alumni dinner moved to the Foundry Hall.", "v2", 2)]);
-    const ctx = await ask(t, "Where is the alumni dinner?");
-    expect(ctx.context).toContain("Foundry Hall");
-    expect(ctx.context).not.toContain("Juniper Room");
-    expect((await current(t.thread)).map((f: string[]) => f[1])).toEqual(["the Foundry Hall"]);
-  });
-
-  it("'is now on Thursday' after 'on Tuesday'", async () => {
-    const t = await newThread(DIRECTOR);
-    await t.events([ines("The budget review is on Tuesday.", "r1", 1)]);
-    await t.events([ines("The budget review is now on Thursday.", "r2", 2)]);
-    const ctx = await ask(t, "When is the budget review?");
-    expect(ctx.context).toContain("Thursday");
-    expect(ctx.context).not.toContain("Tuesday");
-    expect((await current(t.thread)).map((f: string[]) => f[1])).toEqual(["on Thursday"]);
+    await t.events([ines(first, "s1", 1)]);
+    await t.events([ines(second, "s2", 2)]);
+    const ctx = await ask(t, "When and where is it?");
+    expect(ctx.context).toContain(now);
+    expect(ctx.context).not.toContain(old);
+    expect((await current(t.thread)).map((f: string[]) => f[1])).toEqual([now]);
   });
 });

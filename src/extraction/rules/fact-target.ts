@@ -1,7 +1,13 @@
 import type { Slot, SlotRegistry } from "./slot-registry";
 import type { SlotReading } from "./slots/reading";
 import { replacePerson } from "./slots/stand-in";
-import { attributeKey, keyAttribute, type ValueAttribute, valueAttribute } from "./value-attribute";
+import {
+  attributeKey,
+  keyAttribute,
+  surelyNot,
+  type ValueAttribute,
+  valueAttribute,
+} from "./value-attribute";
 import { replaceKind, type ValueKind, valueKind } from "./values";
 
 /**
@@ -132,8 +138,9 @@ function slotAttribute(slot: Slot): ValueAttribute | null {
  * "the volunteer breakfast moved to the Copper Kettle" after "… is at 8am on Saturday" is the
  * breakfast's place beside its time (`volunteer_breakfast_location`), and a later "… moved to 9:30am"
  * is its time again. Null keeps the key the subject names: the subject says the attribute itself
- * ("the deadline is …"), the value's words do not say which attribute it is, or the slot's do not.
- * When unsure the value stays in that slot, as it always did; only a sure difference makes a new slot.
+ * ("the deadline is …"), the value's words do not say which attribute it is, or the slot holds the
+ * same attribute or may hold it in other words ("two weeks out", "TBD" before a date). A slot whose
+ * value surely is not of it ("a potluck" before "at noon") keeps its value beside the new one.
  */
 function attributeSlot(
   registry: SlotRegistry,
@@ -147,7 +154,9 @@ function attributeSlot(
   const named = registry.get(key, scopeKey);
   if (!wanted || !named) return null;
   const current = slotAttribute(named);
-  if (current === null || current === wanted) return null;
+  // Unsure whether the slot's value is of this attribute: the new value stays the slot's, as it always was.
+  const unsure = current === null && (named.value === null || !surelyNot(named.value, wanted));
+  if (current === wanted || unsure) return null;
   // The thing the key is about: "volunteer_breakfast" for "volunteer_breakfast_location" too.
   const thing = keyAttribute(key) && key.includes("_") ? key.slice(0, key.lastIndexOf("_")) : key;
   const siblings = [thing, attributeKey(thing, wanted)]

@@ -96,6 +96,28 @@ export function valueAttribute(value: string): ValueAttribute | null {
   return found.length === 1 ? (found[0] as ValueAttribute) : null;
 }
 
+/** Words that could hold or stand for a time or an amount ("two weeks out", "TBD", "free"). */
+const MAYBE: Partial<Record<ValueAttribute, RegExp>> = {
+  time: /\d|\b(?:days?|weeks?|months?|years?|quarters?|sprints?|hours?|minutes?|soon|later|earlier|before|after|asap|tbd|tba|tbc|pending|undecided|unknown|now|then|once|when|until|till)\b/i,
+  cost: /\d|\b(?:free|cost|costs|price|budget|dollars?|euros?|pounds?|cheap|expensive|paid|tbd|tba|tbc|pending|undecided|unknown)\b/i,
+};
+
+/**
+ * Whether a value whose words state no attribute is surely not of this one: "a potluck" is no time
+ * and no amount, while "two weeks out", "Sprint 14" or "TBD" may be the time in other words. A place
+ * or a person can be named by any word, so nothing is surely not one.
+ */
+export function surelyNot(value: string, attribute: ValueAttribute): boolean {
+  const maybe = MAYBE[attribute];
+  return (
+    maybe !== undefined &&
+    !valueAttribute(value) &&
+    !DATE.test(value) &&
+    !TIME_WORD.test(value) &&
+    !maybe.test(value)
+  );
+}
+
 /** Last words of a key that name the attribute it holds ("launch_date", "offsite_venue"). */
 const KEY_WORDS: Record<string, ValueAttribute> = {
   time: "time",
