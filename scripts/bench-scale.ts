@@ -35,6 +35,7 @@ import {
   FACT_QUERIES,
   fillerFact,
   fillerMessage,
+  freshQuestions,
   MESSAGE_QUERIES,
   PLANTED_FACTS,
   PLANTED_MESSAGES,
@@ -51,6 +52,7 @@ const { values: options } = parseArgs({
     "write-rounds": { type: "string", default: "10" },
     "drain-timeout": { type: "string", default: "300" },
     "policy-share": { type: "string", default: "0" },
+    queries: { type: "string", default: "new" },
     url: { type: "string" },
     json: { type: "string" },
     compare: { type: "string" },
@@ -73,6 +75,9 @@ const BUDGET = 8000;
 const BATCH = 500;
 /** Share of filler facts written as shared policy; policy facts compile as always-on rules. */
 const POLICY_SHARE = Math.min(1, Math.max(0, Number(options["policy-share"]) || 0));
+
+/** `new`: every round asks a question not asked before; `repeat`: the rounds cycle through ten fixed ones. */
+const FRESH_QUERIES = options.queries !== "repeat";
 
 const progress = (text: string) => console.error(`  … ${text}`);
 
@@ -228,9 +233,11 @@ class CompileLog {
     return omitted ? `omitted: ${omitted.reason}` : "not a candidate";
   }
 
-  async rounds(queries: string[]): Promise<void> {
+  /** --rounds compiles: fresh questions of the scenario's `kind` (see --queries), or `queries` in a cycle. */
+  async rounds(kind: "facts" | "messages", queries: string[], asked: string[]): Promise<void> {
+    const fresh = FRESH_QUERIES ? freshQuestions(kind, ROUNDS, [...asked, ...queries]) : [];
     for (let round = 0; round < ROUNDS; round++)
-      await this.compile(queries[round % queries.length] as string);
+      await this.compile((FRESH_QUERIES ? fresh[round] : queries[round % queries.length]) as string);
   }
 }
 
@@ -301,7 +308,11 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
   const first = await log.compile(FACT_QUERIES[0] as string);
   const recall = await log.recall(PLANTED_FACTS);
   progress(recallLine(`${size} facts`, recall));
-  await log.rounds(FACT_QUERIES.slice(1));
+  await log.rounds(
+    "facts",
+    FACT_QUERIES.slice(1),
+    PLANTED_FACTS.map((p) => p.question),
+  );
   // Turn by turn: one new fact, then a question, so every compile follows a write it must see.
   const afterWrite = new CompileLog(call, thread);
   for (let i = 0; i < WRITE_ROUNDS; i++) {
@@ -382,7 +393,11 @@ async function messagesAtScale(
 
   const recall = await log.recall(PLANTED_MESSAGES);
   progress(recallLine(`${size} messages`, recall));
-  await log.rounds(MESSAGE_QUERIES.slice(1));
+  await log.rounds(
+    "messages",
+    MESSAGE_QUERIES.slice(1),
+    PLANTED_MESSAGES.map((p) => p.question),
+  );
   memory.afterMiB = workerdMiB(server);
   return {
     kind: "messages",
