@@ -1,5 +1,5 @@
 // `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--write-rounds 10]
-//                      [--url URL] [--json FILE] [--compare FILE]`
+//                      [--queries new|repeat] [--url URL] [--json FILE] [--compare FILE]`
 //
 // Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
 //  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
@@ -15,6 +15,11 @@
 //  - where compile_ms went: p50/p95 of trace.timings' facts_ms, thread_reads_ms and passes_ms per scenario,
 //    and its slowest compiles with their split;
 //  - the issue's targets beside each figure, met or not; no assertions.
+// The --rounds questions are new ones by default (--queries new): each asked once, never repeating another
+// compile's question, as an agent's questions mostly are. A question asked again is served from what its
+// thread object held of the first time (the project's fact search, term and text memos), so cycling
+// through a few fixed questions (--queries repeat, the ten of scripts/lib/scale-fixture.ts, as runs before
+// this option did) times warm repeats and understates a new question's cost.
 // Memory: a Durable Object's own memory is not observable from outside workerd. When the bench started
 // the server, it prints the resident memory (RSS, /proc) of the dev server's workerd processes before and
 // after each scenario: the whole runtime (every object, the isolate, local D1's SQLite cache), a coarse
