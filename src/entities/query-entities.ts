@@ -27,8 +27,11 @@ const HELD_REGISTRY_TERMS = 1000;
 export interface EntityLookup {
   statements: D1PreparedStatement[];
   decode(results: readonly D1Result[]): NamedEntities;
-  /** The registry's part that does not depend on the text: its pending references and (few) terms. */
-  registryStatements: D1PreparedStatement[];
+  /**
+   * The registry's part that does not depend on the text: its pending references and, `withTerms`, its
+   * terms while they are few (without, `terms` is undefined: any name may match).
+   */
+  registryStatements(withTerms: boolean): D1PreparedStatement[];
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   /**
    * False only when none of the text's lookup terms is among `terms` (the registry's every term) and
@@ -79,15 +82,15 @@ export function entityLookup(
     : [];
   return {
     statements: named,
-    registryStatements: [
+    registryStatements: (withTerms) => [
       repository.pendingReferencesStatement(projectId),
-      repository.termsStatement(projectId, HELD_REGISTRY_TERMS + 1),
+      ...(withTerms ? [repository.termsStatement(projectId, HELD_REGISTRY_TERMS + 1)] : []),
     ],
     decodeRegistry([pending, held]) {
-      const terms = ((held?.results ?? []) as { term: string }[]).map((row) => row.term);
+      const terms = held ? (held.results as { term: string }[]).map((row) => row.term) : undefined;
       return {
         pending: pendingReferences(pending),
-        terms: terms.length > HELD_REGISTRY_TERMS ? undefined : terms,
+        terms: terms && terms.length <= HELD_REGISTRY_TERMS ? terms : undefined,
       };
     },
     mayMatch(held) {

@@ -96,7 +96,7 @@ export class FactCandidateCache {
           return { entities: [] };
         }
       },
-      registryStatements: lookup.registryStatements,
+      registryStatements: (withTerms) => lookup.registryStatements(withTerms),
       decodeRegistry: (results) => lookup.decodeRegistry(results),
       mayMatch: (terms) => lookup.mayMatch(terms),
     };

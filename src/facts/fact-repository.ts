@@ -374,7 +374,7 @@ export interface NamedLookup {
    * The registry's query-independent part (src/entities/query-entities.ts): read with the base, held
    * with it (FactBase.registry), and what tells a lookup that cannot match from one that can.
    */
-  registryStatements: D1PreparedStatement[];
+  registryStatements(withTerms: boolean): D1PreparedStatement[];
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   mayMatch(terms: readonly string[] | undefined): boolean;
 }
@@ -684,7 +684,10 @@ export class FactRepository {
     // held with a base at the current revision and not read again; a question whose names share no
     // held term then reads nothing of the registry either: the lookup could find no entity.
     const registry = held?.registry;
-    const registryRead = named && !registry ? named.registryStatements : [];
+    // A registry past the bound of terms held is not asked for them again: a large registry only grows
+    // (a merge keeps the absorbed names), and without them any name may match, which is always safe.
+    const withTerms = since?.registry === undefined || since.registry.terms !== undefined;
+    const registryRead = named && !registry ? named.registryStatements(withTerms) : [];
     const lookup = named && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
     const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
