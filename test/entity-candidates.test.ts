@@ -85,4 +85,51 @@ describe("facts found through the entities a question names", () => {
     expect(ctx.json.trace.candidates.neighbours).toBeUndefined();
     expect(ctx.json.context).toContain("Fridays");
   });
+
+  it("finds an entity written after the thread held the project's registry, by a question it never asked", async () => {
+    const t = await newThread();
+    const shared = { memory_type: "organizational" };
+    await t.events([fact("office_plant", "The fern by the window needs water on Fridays", shared)]);
+    // The thread now holds the project's facts and its registry's terms: a question naming something
+    // unregistered reads nothing more.
+    const first = await t.context({ query: "Who looks after Quillmoor Fabrication?" });
+    expect(first.json.trace.candidates.entities).toEqual([]);
+    // Another thread of the project registers the name; its write moves the project's revision on.
+    const other = await newThread(undefined, { project: t.project });
+    await other.events([
+      fact("quillmoor_contact", "Quillmoor Fabrication is looked after by Delphine Arkwright", shared),
+    ]);
+    const ctx = await t.context({ query: "What do we know about Quillmoor Fabrication?" });
+    expect(ctx.json.trace.candidates.entities).toEqual([
+      expect.objectContaining({ name: "Quillmoor Fabrication", pending: false }),
+    ]);
+    expect(ctx.json.context).toContain("Delphine Arkwright");
+  });
+
+  it("follows a merge made after the thread held the registry: a new question by the absorbed name finds the entity", async () => {
+    const t = await newThread();
+    const shared = { memory_type: "organizational" };
+    await t.events([
+      fact("bakery_supplier", "Ostrander Mills supplies the bakery's rye flour", shared),
+      fact("courier", "Velloway Freight collects the parcels on Tuesdays", shared),
+    ]);
+    const list = async (name: string) =>
+      (await call("GET", `/entities?project_id=${t.project}&name=${encodeURIComponent(name)}`)).json
+        .entities[0] as { id: string; canonical_name: string };
+    const mills = await list("Ostrander");
+    const freight = await list("Velloway");
+    expect([mills.canonical_name, freight.canonical_name]).toEqual(["Ostrander Mills", "Velloway Freight"]);
+    const before = await t.context({ query: "Who supplies Ostrander Mills flour?" });
+    expect(before.json.trace.candidates.entities.map((e: { name: string }) => e.name)).toEqual([
+      "Ostrander Mills",
+    ]);
+    // Absorbing one into the other (a made-up correction) is announced like a write: the held registry
+    // is read again, and the absorbed name now finds the entity it was merged into.
+    const merged = await call("POST", `/entities/${freight.id}/merge?as_user=u1`, { entity_id: mills.id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    const after = await t.context({ query: "Does anything else come from Ostrander Mills?" });
+    expect(after.json.trace.candidates.entities.map((e: { name: string }) => e.name)).toEqual([
+      "Velloway Freight",
+    ]);
+  });
 });

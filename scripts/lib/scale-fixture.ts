@@ -292,3 +292,44 @@ export const MESSAGE_QUERIES = [
 export function plantedIndex(position: Planted["position"], count: number): number {
   return position === "oldest" ? 0 : position === "middle" ? Math.floor(count / 2) : count - 1;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Fresh questions
+
+const QUESTION_FORMS: ((topic: string) => string)[] = [
+  (t) => `What did I say about ${t}?`,
+  (t) => `Remind me what we settled on for ${t}.`,
+  (t) => `Is there anything new about ${t}?`,
+  (t) => `When did ${t} last come up?`,
+  (t) => `Summarise where things stand with ${t}.`,
+  (t) => `Did anyone mention ${t} recently?`,
+];
+/** Topics of the fresh questions, by scenario: the filler's own vocabulary, so they can match something. */
+const QUESTION_TOPICS = {
+  facts: [...COMPANIES, ...TEAMS.map((t) => `the ${t} team`), ...SYSTEMS, ...REGIONS, ...PEOPLE],
+  messages: [...FRIENDS, ...PLACES, ...FOODS, ...TASKS.map((t) => `my plan to ${t}`), ...TOPICS, ...DAYS],
+};
+
+/**
+ * `count` questions none of which repeats another or any of `asked`: an agent's questions are new more
+ * often than not, and a bench that cycles through ten of them times warm per-query caches instead.
+ * Topic by topic, each in a rotating form; past every (form, topic) pair, a day is named too.
+ */
+export function freshQuestions(kind: keyof typeof QUESTION_TOPICS, count: number, asked: string[]): string[] {
+  const topics = QUESTION_TOPICS[kind];
+  const seen = new Set(asked);
+  const questions: string[] = [];
+  for (let i = 0; questions.length < count; i++) {
+    const form = QUESTION_FORMS[(i + Math.floor(i / topics.length)) % QUESTION_FORMS.length] as (
+      t: string,
+    ) => string;
+    const pass = Math.floor(i / (topics.length * QUESTION_FORMS.length));
+    const topic = topics[i % topics.length] as string;
+    const question = form(pass === 0 ? topic : `${topic} around ${DAYS[pass % DAYS.length]} week ${pass}`);
+    if (!seen.has(question)) {
+      seen.add(question);
+      questions.push(question);
+    }
+  }
+  return questions;
+}

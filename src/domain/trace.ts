@@ -86,6 +86,16 @@ export interface PendingReference {
   name: string;
 }
 
+/**
+ * What a search reads of a project's entity registry whatever its text: the facts referring to a pending
+ * entity, and the registry's lookup terms while they are few (undefined past the bound: any name may
+ * then match). Held between compiles while the project's revision stays the same.
+ */
+export interface RegistryPart {
+  pending: readonly PendingReference[];
+  terms: readonly string[] | undefined;
+}
+
 export interface CompiledEntry {
   object_id: string;
   kind: ObjectKindName;

@@ -183,6 +183,13 @@ export class EntityRepository {
     return this.database.prepare(PENDING_REFERENCES_SQL).bind(projectId, PENDING_REFERENCE_LIMIT);
   }
 
+  /** The project's distinct lookup terms, `limit` at most (read along its primary key). */
+  termsStatement(projectId: string, limit: number): D1PreparedStatement {
+    return this.database
+      .prepare("SELECT DISTINCT term FROM entity_terms WHERE project_id = ?1 ORDER BY term LIMIT ?2")
+      .bind(projectId, limit);
+  }
+
   /** One page of GET /entities after `after`, every filter applied before the limit. */
   async page(
     filter: EntityPageFilter,

@@ -1,5 +1,5 @@
 import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds } from "../domain/entities";
-import type { PendingReference, QueryEntity } from "../domain/trace";
+import type { QueryEntity, RegistryPart } from "../domain/trace";
 import { EntityRepository, pendingReferences, registryEntities } from "./entity-repository";
 import { MemoryRegistry } from "./memory-registry";
 import { ruleMentions } from "./mentions/rule-mention-extractor";
@@ -10,20 +10,38 @@ import { mentionLookup } from "./resolution/terms";
 /** A question names a few things; a longer "name" is prose, and past this many mentions it is a document. */
 const MAX_NAME = 200;
 const MAX_MENTIONS = 20;
+/**
+ * Registry terms a reader holds at most (a few per entity): past them, every named question looks the
+ * registry up. Bounds what a thread object keeps, whatever the registry's size.
+ */
+const HELD_REGISTRY_TERMS = 1000;
 
 /**
  * A lookup of the canonical entities a text names, split so that its read can ride in another batch: the
- * statements to send, and what their results bind. It also reads which facts refer to a pending entity,
- * whatever the text: seed 001 keeps those out of high-authority constraints until they are reviewed.
+ * statements to send (none when the text names nothing), and what their results bind. Apart, because it
+ * does not depend on the text, the read of which facts refer to a pending entity: seed 001 keeps those
+ * out of high-authority constraints until they are reviewed. A reader holding the project's facts at
+ * its current revision holds that answer with them (every review decision moves the revision on), so a
+ * new question that names nothing reads nothing.
  */
 export interface EntityLookup {
   statements: D1PreparedStatement[];
   decode(results: readonly D1Result[]): NamedEntities;
+  /**
+   * The registry's part that does not depend on the text: its pending references and, `withTerms`, its
+   * terms while they are few (without, `terms` is undefined: any name may match).
+   */
+  registryStatements(withTerms: boolean): D1PreparedStatement[];
+  decodeRegistry(results: readonly D1Result[]): RegistryPart;
+  /**
+   * False only when none of the text's lookup terms is among `terms` (the registry's every term) and
+   * none of them starts with one of its prefixes: the statements would then find no entity.
+   */
+  mayMatch(terms: readonly string[] | undefined): boolean;
 }
 
 export interface NamedEntities {
   entities: QueryEntity[];
-  pending: PendingReference[];
 }
 
 /**
@@ -39,6 +57,7 @@ export async function queryEntities(
   thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
 ): Promise<QueryEntity[]> {
   const lookup = entityLookup(database, projectId, text, thresholds);
+  if (lookup.statements.length === 0) return [];
   return lookup.decode(await database.batch(lookup.statements)).entities;
 }
 
@@ -62,9 +81,25 @@ export function entityLookup(
     ? repository.candidateStatements(projectId, terms, prefixes, { neighbours: false })
     : [];
   return {
-    statements: [...named, repository.pendingReferencesStatement(projectId)],
+    statements: named,
+    registryStatements: (withTerms) => [
+      repository.pendingReferencesStatement(projectId),
+      ...(withTerms ? [repository.termsStatement(projectId, HELD_REGISTRY_TERMS + 1)] : []),
+    ],
+    decodeRegistry([pending, held]) {
+      const terms = held ? (held.results as { term: string }[]).map((row) => row.term) : undefined;
+      return {
+        pending: pendingReferences(pending),
+        terms: terms && terms.length <= HELD_REGISTRY_TERMS ? terms : undefined,
+      };
+    },
+    mayMatch(held) {
+      if (named.length === 0) return false;
+      if (held === undefined) return true;
+      const known = new Set(held);
+      return terms.some((t) => known.has(t)) || prefixes.some((p) => held.some((t) => t.startsWith(p)));
+    },
     decode(results) {
-      const pending = pendingReferences(results[named.length]);
       const registry = new MemoryRegistry(registryEntities(results.slice(0, named.length)));
       const found = new Map<string, QueryEntity>();
       for (const mention of mentions) {
@@ -79,7 +114,7 @@ export function entityLookup(
           pending: entity.status === "pending",
         });
       }
-      return { entities: [...found.values()], pending };
+      return { entities: [...found.values()] };
     },
   };
 }

@@ -93,9 +93,12 @@ export class FactCandidateCache {
           return lookup.decode(results);
         } catch (error) {
           console.error("could not look up the entities a search names", projectId, error);
-          return { entities: [], pending: [] };
+          return { entities: [] };
         }
       },
+      registryStatements: (withTerms) => lookup.registryStatements(withTerms),
+      decodeRegistry: (results) => lookup.decodeRegistry(results),
+      mayMatch: (terms) => lookup.mayMatch(terms),
     };
     const nearIds = near.then((facts) => facts.map((f) => f.id));
     // The newest versions and the standing rules do not depend on the question: held at the current

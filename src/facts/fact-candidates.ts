@@ -4,6 +4,7 @@ import {
   type FactCandidateSource,
   type PendingReference,
   type QueryEntity,
+  type RegistryPart,
 } from "../domain/trace";
 import { matchExpression, queryTerms } from "../retrieval/query-terms";
 
@@ -48,6 +49,12 @@ export interface FactBase {
   revision: number;
   recent: readonly FactVersion[];
   standing: readonly FactVersion[];
+  /**
+   * The entity registry's query-independent part at `revision` (src/entities/query-entities.ts), when the
+   * read of this base asked: every registry change moves the revision on (a fact write resolves its
+   * entities in its own batch; an entity edit is announced like a write), so it is as current as the rest.
+   */
+  registry?: RegistryPart;
 }
 
 export interface FactCandidates {

@@ -19,7 +19,7 @@ import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
-import type { PendingReference, QueryEntity } from "../domain/trace";
+import type { QueryEntity, RegistryPart } from "../domain/trace";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   advanceBase,
@@ -369,7 +369,14 @@ function isStalePlan(error: unknown): boolean {
  */
 export interface NamedLookup {
   statements: D1PreparedStatement[];
-  decode(results: readonly D1Result[]): { entities: QueryEntity[]; pending: PendingReference[] };
+  decode(results: readonly D1Result[]): { entities: QueryEntity[] };
+  /**
+   * The registry's query-independent part (src/entities/query-entities.ts): read with the base, held
+   * with it (FactBase.registry), and what tells a lookup that cannot match from one that can.
+   */
+  registryStatements(withTerms: boolean): D1PreparedStatement[];
+  decodeRegistry(results: readonly D1Result[]): RegistryPart;
+  mayMatch(terms: readonly string[] | undefined): boolean;
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -673,18 +680,34 @@ export class FactRepository {
             ),
           ]
         : [];
-    const lookup = named?.statements ?? [];
-    const first = [...registering, ...baseStatements, ...lookup, ...found];
+    // The registry's query-independent part (pending references, and its terms while they are few) is
+    // held with a base at the current revision and not read again; a question whose names share no
+    // held term then reads nothing of the registry either: the lookup could find no entity.
+    const registry = held?.registry;
+    // A registry past the bound of terms held is not asked for them again: a large registry only grows
+    // (a merge keeps the absorbed names), and without them any name may match, which is always safe.
+    const withTerms = since?.registry === undefined || since.registry.terms !== undefined;
+    const registryRead = named && !registry ? named.registryStatements(withTerms) : [];
+    const lookup = named && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
+    const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
     const revision = (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
-    const base: FactBase =
+    const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
+    const registryAt = baseStatements.length + lookup.length;
+    const readRegistry =
+      named && registryRead.length
+        ? named.decodeRegistry(results.slice(registryAt, registryAt + registryRead.length))
+        : undefined;
+    const pending = registry?.pending ?? readRegistry?.pending ?? [];
+    const readBase: FactBase =
       held ??
       (since
         ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
-    const lookedUp = results.slice(baseStatements.length, baseStatements.length + lookup.length);
-    const { entities, pending } = named ? named.decode(lookedUp) : { entities: [], pending: [] };
+    // Read in the same batch as the base's revision, the registry's part is held with it.
+    const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
+    const { entities } = named && lookup.length ? named.decode(lookedUp) : { entities: [] };
     const answers = found.length ? [results[results.length - 1]] : [];
     // Pending entities name no facts here.
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
@@ -736,7 +759,7 @@ export class FactRepository {
       choice.dropped > 0 || choice.newest,
       entities,
     );
-    return { ...assembled, entityFactIds: direct, neighbours, pending, base };
+    return { ...assembled, entityFactIds: direct, neighbours, pending: [...pending], base };
   }
 
   /** The newest versions the reader may know of and the current standing rules, each one past its bound. */
