@@ -1,4 +1,5 @@
 import { opensHypotheticalMessage, shiftsTopic } from "./signals";
+import { keyStem } from "./slot-registry";
 import { contentWords } from "./text";
 
 /**
@@ -28,14 +29,13 @@ const POINTS_BACK = /\b(?:it|them|that one|those ones|then)\b/i;
 /** Fewer words than this is an aside ("Thoughts?"), not another matter. */
 const ASIDE_WORDS = 3;
 
-/** A light stem, so "glaze" and "glazes", "booked" and "booking" meet. */
-const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ing|ed|es|s)$/, "") : word);
 /** The words of the frame itself say nothing of the matter supposed. */
 const FRAME_WORDS = /^(?:suppos\w*|imagin\w*|hypothetical\w*|say|pretend\w*|assum\w*|theoretical\w*)$/;
 const stems = (text: string) =>
   contentWords(text)
     .filter((w) => !FRAME_WORDS.test(w))
-    .map(stem);
+    // The slot registry's stem, so "glaze" and "glazes", "booked" and "booking" meet.
+    .map(keyStem);
 
 /** Follows the supposition a turn's sentences are in, sentence by sentence. */
 export class SuppositionReach {
