@@ -144,9 +144,11 @@ export interface ScreenedEntry {
 
 /**
  * How the project's candidate facts were read: `held` the same search answered earlier at the project's
- * current revision, from the thread object's memory; `searched` D1's indexes asked.
+ * current revision, from the thread object's memory; `searched` D1's indexes asked; `replica` the
+ * question's own part answered by the project's fact replica (src/project-index/fact-replica.ts), and
+ * D1 asked only for what it could not answer (the entities a question names).
  */
-export const FACT_READS = ["held", "searched"] as const;
+export const FACT_READS = ["held", "searched", "replica"] as const;
 export type FactRead = (typeof FACT_READS)[number];
 
 export interface CompileTimings {

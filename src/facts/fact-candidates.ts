@@ -76,6 +76,8 @@ export interface FactCandidates {
   pending?: PendingReference[];
   /** The query-independent part this search read or was given. */
   base?: FactBase;
+  /** Whether the question's own part came from the project's fact replica rather than D1. */
+  replicated?: boolean;
 }
 
 /** The words a search looks for: runs of letters and digits, stopwords dropped (query-terms.ts). */

@@ -20,6 +20,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity, RegistryPart } from "../domain/trace";
+import type { ReplicaRows } from "../project-index/fact-replica";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   advanceBase,
@@ -141,6 +142,26 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
  * as the partial index `facts_current_standing` (migration 0006) states it, so SQLite can use it.
  */
 const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
+
+/**
+ * The replica's rows in the shape of foundSql's answer (fact-replica.ts reads the same rows, by the
+ * same rules, from its copy), so both are read by one loop.
+ */
+function replicaAnswer(rows: ReplicaRows): D1Result {
+  const tagged = (source: FoundAs, list: readonly Record<string, unknown>[]) =>
+    list.map((row) => ({ ...row, found_as: source }));
+  const counts = { found_as: "counts", value_json: JSON.stringify(rows.counts) };
+  return {
+    results: [
+      counts,
+      ...tagged("matched", rows.matched),
+      ...tagged("similar", rows.similar),
+      ...tagged("history", rows.history),
+    ],
+    success: true,
+    meta: {} as D1Meta,
+  } as D1Result;
+}
 
 /** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
 type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "counts" | "neighbours";
@@ -645,6 +666,8 @@ export class FactRepository {
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
     since?: FactBase,
+    /** The question's own part, as the project's fact replica answers it (only with `held`); none when it could not. */
+    replicated?: Promise<ReplicaRows | undefined>,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
@@ -666,11 +689,13 @@ export class FactRepository {
     // at once, and they follow in the second read, which then knows the newest versions.
     const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
     const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
-    const nearFirst = heldIds ? (await near).filter((id) => !heldIds.has(id)) : [];
     const heldOutside = held ? historyTargets(held.recent.slice(0, limits.recent), held.standing) : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
-    const found =
-      search || nearFirst.length || heldOutside.keys.length || heldOutside.ids.length
+    // The question's own part: the replica's answer when it has one (D1's first batch then carries only
+    // what the replica cannot answer), else one statement, in the first batch or after it.
+    const foundStatement = async () => {
+      const nearFirst = heldIds ? (await near).filter((id) => !heldIds.has(id)) : [];
+      return search || nearFirst.length || heldOutside.keys.length || heldOutside.ids.length
         ? [
             this.statement((bind) =>
               foundSql(
@@ -680,6 +705,9 @@ export class FactRepository {
             ),
           ]
         : [];
+    };
+    const fromReplica = held && replicated ? replicated : undefined;
+    const found = fromReplica ? [] : await foundStatement();
     // The registry's query-independent part (pending references, and its terms while they are few) is
     // held with a base at the current revision and not read again; a question whose names share no
     // held term then reads nothing of the registry either: the lookup could find no entity.
@@ -708,7 +736,13 @@ export class FactRepository {
     // Read in the same batch as the base's revision, the registry's part is held with it.
     const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
     const { entities } = named && lookup.length ? named.decode(lookedUp) : { entities: [] };
-    const answers = found.length ? [results[results.length - 1]] : [];
+    const answers: (D1Result | undefined)[] = found.length ? [results[results.length - 1]] : [];
+    const replica = fromReplica ? await fromReplica : undefined;
+    if (replica) answers.push(replicaAnswer(replica));
+    else if (fromReplica) {
+      const statement = await foundStatement();
+      if (statement[0]) answers.push(await statement[0].all());
+    }
     // Pending entities name no facts here.
     const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
     const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
@@ -759,7 +793,14 @@ export class FactRepository {
       choice.dropped > 0 || choice.newest,
       entities,
     );
-    return { ...assembled, entityFactIds: direct, neighbours, pending: [...pending], base };
+    return {
+      ...assembled,
+      entityFactIds: direct,
+      neighbours,
+      pending: [...pending],
+      base,
+      ...(replica ? { replicated: true } : {}),
+    };
   }
 
   /** The newest versions the reader may know of and the current standing rules, each one past its bound. */
