@@ -2,6 +2,7 @@ import type { AuthorityLevel } from "./authority";
 import type { ClassificationName } from "./classification";
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "./compilation";
 import type { ContradictionStatusName } from "./contradiction";
+import type { RegistryEntity } from "./entities";
 import type { ObjectKindName, ObjectTypeName } from "./objects";
 import type { OmitReasonName } from "./omissions";
 import type { RedactionKind } from "./redaction";
@@ -94,6 +95,11 @@ export interface PendingReference {
 export interface RegistryPart {
   pending: readonly PendingReference[];
   terms: readonly string[] | undefined;
+  /**
+   * The registry's every entity while its terms are held: the names a question uses are then resolved
+   * from these, with no read (src/entities/query-entities.ts).
+   */
+  entities?: readonly RegistryEntity[];
 }
 
 export interface CompiledEntry {

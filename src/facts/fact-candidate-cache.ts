@@ -113,6 +113,14 @@ export class FactCandidateCache {
       registryStatements: (withTerms) => lookup.registryStatements(withTerms),
       decodeRegistry: (results) => lookup.decodeRegistry(results),
       mayMatch: (terms) => lookup.mayMatch(terms),
+      decodeHeld: (registry) => {
+        try {
+          return lookup.decodeHeld(registry);
+        } catch (error) {
+          console.error("could not resolve the entities a search names", projectId, error);
+          return { entities: [] };
+        }
+      },
     };
     // The newest versions and the standing rules do not depend on the question: held at the current
     // revision, a new question reads only its own part. Held at an earlier one (a write was announced,

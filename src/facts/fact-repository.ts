@@ -398,6 +398,8 @@ export interface NamedLookup {
   registryStatements(withTerms: boolean): D1PreparedStatement[];
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   mayMatch(terms: readonly string[] | undefined): boolean;
+  /** The entities the text names, from a held registry part that holds every entity; undefined otherwise. */
+  decodeHeld(registry: RegistryPart): { entities: QueryEntity[] } | undefined;
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -716,8 +718,23 @@ export class FactRepository {
     // (a merge keeps the absorbed names), and without them any name may match, which is always safe.
     const withTerms = since?.registry === undefined || since.registry.terms !== undefined;
     const registryRead = named && !registry ? named.registryStatements(withTerms) : [];
-    const lookup = named && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
-    const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found];
+    // A registry held whole resolves the text's names without a read.
+    const heldNames = named && registry ? named.decodeHeld(registry) : undefined;
+    const lookup =
+      named && !heldNames && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
+    // Names resolved from the held registry: their facts are read in the first batch too.
+    const namedEarly = held && heldNames ? heldNames.entities.filter((e) => !e.pending).map((e) => e.id) : [];
+    const early = namedEarly.length
+      ? [
+          this.statement((bind) =>
+            foundSql(
+              { search: undefined, entityIds: namedEarly, similarIds: [], outside: none, projectId, userId },
+              bind,
+            ),
+          ),
+        ]
+      : [];
+    const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found, ...early];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
     const revision = (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
@@ -735,16 +752,16 @@ export class FactRepository {
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     // Read in the same batch as the base's revision, the registry's part is held with it.
     const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
-    const { entities } = named && lookup.length ? named.decode(lookedUp) : { entities: [] };
-    const answers: (D1Result | undefined)[] = found.length ? [results[results.length - 1]] : [];
+    const { entities } = heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
+    const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
     const replica = fromReplica ? await fromReplica : undefined;
     if (replica) answers.push(replicaAnswer(replica));
     else if (fromReplica) {
       const statement = await foundStatement();
       if (statement[0]) answers.push(await statement[0].all());
     }
-    // Pending entities name no facts here.
-    const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
+    // Pending entities name no facts here; those read early are read.
+    const entityIds = early.length ? [] : entities.filter((e) => !e.pending).map((e) => e.id);
     const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
     if (
       entityIds.length ||
