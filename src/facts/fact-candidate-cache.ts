@@ -1,10 +1,9 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
 import type { FactRead } from "../domain/trace";
-import type { ReplicaRows } from "../project-index/fact-replica";
 import type { FactSearchAnswer, FactSearchRequest, NearFact } from "../project-index/project-index-rpc";
 import { FACT_CANDIDATE_LIMITS, type FactBase, type FactCandidates, historyTargets } from "./fact-candidates";
-import type { FactRepository, FactWatcher, NamedLookup } from "./fact-repository";
+import type { FactRepository, FactWatcher, NamedLookup, ReplicaRead } from "./fact-repository";
 
 /**
  * How long held candidates are served on announcements alone before D1 is asked anyway. An announcement
@@ -23,7 +22,7 @@ export const HELD_SEARCHES = 4;
 export interface ProjectFactSearch {
   nearest(): Promise<NearFact[]>;
   search?(
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside">,
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
   ): Promise<FactSearchAnswer | undefined>;
 }
 
@@ -133,18 +132,21 @@ export class FactCandidateCache {
     // behind the held revision answers without it, and D1 is searched as before.
     const replicated = base && base.recent.length > FACT_CANDIDATE_LIMITS.recent ? index.search : undefined;
     let near: Promise<NearFact[]>;
-    let rows: Promise<ReplicaRows | undefined> | undefined;
+    let rows: ReplicaRead | undefined;
     if (base && replicated) {
       const newest = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
       const outside = historyTargets(newest, base.standing);
+      // The names a held registry resolves: the replica reads their facts in the same call.
+      const named = base.registry && entities ? entities.decodeHeld(base.registry) : undefined;
       const asked = replicated({
         revision: base.revision,
         terms: [...searched],
         heldIds: newest.map((r) => r.id),
         outside,
+        entityIds: (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id),
       }).catch(() => undefined);
       near = asked.then((answer) => answer?.near ?? []);
-      rows = asked.then((answer) => answer?.rows);
+      rows = { rows: asked.then((answer) => answer?.rows), named: named !== undefined };
     } else {
       near = index.nearest();
     }

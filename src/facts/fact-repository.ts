@@ -31,6 +31,10 @@ import {
   type FactCandidates,
   factMatchExpression,
   historyTargets,
+  NEIGHBOUR_FACTS,
+  NEIGHBOUR_REFERENCES,
+  NEIGHBOUR_SCAN,
+  NEIGHBOURS,
   newestFirst,
   projectToken,
 } from "./fact-candidates";
@@ -156,6 +160,9 @@ function replicaAnswer(rows: ReplicaRows): D1Result {
       counts,
       ...tagged("matched", rows.matched),
       ...tagged("similar", rows.similar),
+      ...tagged("entity", rows.entity),
+      ...tagged("neighbour", rows.neighbour),
+      { found_as: "neighbours", value_json: JSON.stringify(rows.neighbours) },
       ...tagged("history", rows.history),
     ],
     success: true,
@@ -163,20 +170,17 @@ function replicaAnswer(rows: ReplicaRows): D1Result {
   } as D1Result;
 }
 
+/**
+ * The project fact replica's answer to a search's own part, when asked (src/facts/fact-candidate-cache.ts):
+ * its rows (none when it could not answer), and whether it was asked for the named entities' facts too.
+ */
+export interface ReplicaRead {
+  rows: Promise<ReplicaRows | undefined>;
+  named: boolean;
+}
+
 /** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
 type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "counts" | "neighbours";
-
-/**
- * Seed 001's graph neighbourhood of the entities a text names: the entities their latest facts also
- * refer to (NEIGHBOURS at most, found from each named entity's latest NEIGHBOUR_SCAN references), and
- * the current facts that refer to those (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
- * in all). "Project Wrenfield" names Halvard Oyelaran in a fact; a fact about Halvard alone is then a
- * candidate of a question about Wrenfield. Bounded so a hub (the company itself) costs index reads, not scans.
- */
-const NEIGHBOURS = 5;
-const NEIGHBOUR_SCAN = 200;
-const NEIGHBOUR_REFERENCES = 20;
-export const NEIGHBOUR_FACTS = 50;
 
 /**
  * One statement for the query-dependent part of a search: the full-text matches (`found_as` "matched",
@@ -668,8 +672,8 @@ export class FactRepository {
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
     since?: FactBase,
-    /** The question's own part, as the project's fact replica answers it (only with `held`); none when it could not. */
-    replicated?: Promise<ReplicaRows | undefined>,
+    /** The question's own part, as the project's fact replica answers it (only with `held`). */
+    replicated?: ReplicaRead,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
@@ -708,7 +712,7 @@ export class FactRepository {
           ]
         : [];
     };
-    const fromReplica = held && replicated ? replicated : undefined;
+    const fromReplica = held && replicated ? replicated.rows : undefined;
     const found = fromReplica ? [] : await foundStatement();
     // The registry's query-independent part (pending references, and its terms while they are few) is
     // held with a base at the current revision and not read again; a question whose names share no
@@ -722,8 +726,11 @@ export class FactRepository {
     const heldNames = named && registry ? named.decodeHeld(registry) : undefined;
     const lookup =
       named && !heldNames && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
-    // Names resolved from the held registry: their facts are read in the first batch too.
-    const namedEarly = held && heldNames ? heldNames.entities.filter((e) => !e.pending).map((e) => e.id) : [];
+    // Names resolved from the held registry: their facts are read in the first batch too, unless the
+    // replica was asked for them.
+    const replicaNamed = fromReplica !== undefined && replicated?.named === true;
+    const namedEarly =
+      held && heldNames && !replicaNamed ? heldNames.entities.filter((e) => !e.pending).map((e) => e.id) : [];
     const early = namedEarly.length
       ? [
           this.statement((bind) =>
@@ -760,8 +767,9 @@ export class FactRepository {
       const statement = await foundStatement();
       if (statement[0]) answers.push(await statement[0].all());
     }
-    // Pending entities name no facts here; those read early are read.
-    const entityIds = early.length ? [] : entities.filter((e) => !e.pending).map((e) => e.id);
+    // Pending entities name no facts here; those read early, or by the replica, are read.
+    const entityIds =
+      early.length || (replica && replicaNamed) ? [] : entities.filter((e) => !e.pending).map((e) => e.id);
     const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
     if (
       entityIds.length ||

@@ -1,16 +1,25 @@
-import { FACT_CANDIDATE_LIMITS } from "../facts/fact-candidates";
+import {
+  FACT_CANDIDATE_LIMITS,
+  NEIGHBOUR_FACTS,
+  NEIGHBOUR_REFERENCES,
+  NEIGHBOUR_SCAN,
+  NEIGHBOURS,
+} from "../facts/fact-candidates";
 import { matchExpression, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 
 /**
  * A project's facts as its index object keeps them: a read replica of the `facts` rows in D1, current
- * and closed, with a full-text index (FTS5, porter, bm25) over the current ones. D1 stays the record;
+ * and closed, with a full-text index (FTS5, porter, bm25) over the current ones and the entities each
+ * refers to (`fact_entities`). D1 stays the record;
  * the replica is what a compile asks instead of it for the part of the fact search that depends on the
  * question (the matches, the facts nearest the query, and their slots' versions), so a new question
  * costs a call to the object that already answers the vector half, and no D1 round trip.
  *
  * It follows D1 by the project's revision: every statement that writes a fact version stamps the row
  * with its batch's revision (src/facts/fact-repository.ts apply), so the rows changed after the
- * revision the replica is complete up to are exactly the rows whose revision is higher. `catchUp` reads
+ * revision the replica is complete up to are exactly the rows whose revision is higher. A fact's entity
+ * references are written in the batch that writes it, and an entity merge or split that moves them
+ * stamps the facts it moved (src/entities/entity-edits.ts), so they are read with their facts. `catchUp` reads
  * them a page at a time, whole revisions only, and applies each page in one transaction; a page is
  * bounded, so a replica far behind (a project that predates it, or a bulk import) is caught up over
  * several calls, and until then answers `behind` (the reader searches D1 as before). Writers tell the
@@ -33,6 +42,11 @@ export type RawFactRow = Record<string, unknown> & {
   revision: number;
 };
 
+interface Reference {
+  fact_id: string;
+  entity_id: string;
+}
+
 /** The query-dependent part of a fact search (fact-candidates.ts), as the replica is asked for it. */
 export interface ReplicaQuery {
   userId: string;
@@ -42,6 +56,8 @@ export interface ReplicaQuery {
   similarIds: readonly string[];
   /** Slots and versions whose history the reader wants besides those the answer finds (historyTargets). */
   outside: { keys: readonly string[]; ids: readonly string[] };
+  /** Registered entities the question names (not pending): their facts and neighbourhood are read too. */
+  entityIds: readonly string[];
 }
 
 /** Rows of the answer by source, each one past its bound, and each term's matches (up to the budget plus one). */
@@ -50,6 +66,10 @@ export interface ReplicaRows {
   counts: Record<string, number>;
   matched: RawFactRow[];
   similar: RawFactRow[];
+  entity: RawFactRow[];
+  neighbour: RawFactRow[];
+  /** The neighbouring entities whose facts `neighbour` holds. */
+  neighbours: string[];
   history: RawFactRow[];
 }
 
@@ -66,6 +86,12 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS replica_facts_key ON replica_facts (key)",
   // The text D1's fact_search indexes (migration 0006): key and content.
   "CREATE VIRTUAL TABLE IF NOT EXISTS replica_search USING fts5(text, tokenize = 'porter unicode61')",
+  `CREATE TABLE IF NOT EXISTS replica_refs (
+    entity_id TEXT NOT NULL,
+    fact_id TEXT NOT NULL,
+    PRIMARY KEY (entity_id, fact_id)
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS replica_refs_fact ON replica_refs (fact_id)",
   "CREATE TABLE IF NOT EXISTS replica_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL)",
 ];
 
@@ -119,14 +145,18 @@ export class FactReplica {
     let revision = this.revision();
     let latest = revision;
     for (let page = 0; page < pages; page++) {
-      const [counter, changed] = await database.batch<Record<string, unknown>>([
+      const changed = `SELECT * FROM facts WHERE project_id = ?1 AND revision > ?2 ORDER BY revision LIMIT ?3`;
+      const [counter, found, references] = await database.batch<Record<string, unknown>>([
         database.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?").bind(projectId),
+        database.prepare(changed).bind(projectId, revision, REPLICA_PAGE + 1),
         database
-          .prepare("SELECT * FROM facts WHERE project_id = ? AND revision > ? ORDER BY revision LIMIT ?")
+          .prepare(`SELECT fact_id, entity_id FROM fact_entities WHERE project_id = ?1 AND fact_id IN (
+              SELECT id FROM (${changed}))`)
           .bind(projectId, revision, REPLICA_PAGE + 1),
       ]);
       latest = Number(counter?.results[0]?.revision ?? 0);
-      let rows = (changed?.results ?? []) as RawFactRow[];
+      let rows = (found?.results ?? []) as RawFactRow[];
+      let refs = (references?.results ?? []) as unknown as Reference[];
       let reached = latest;
       if (rows.length > REPLICA_PAGE) {
         // Only whole revisions: the last one in the page may go on past it.
@@ -135,25 +165,40 @@ export class FactReplica {
         reached = last - 1;
         if (rows.length === 0) {
           // One write larger than a page: read it whole.
-          const whole = await database
-            .prepare("SELECT * FROM facts WHERE project_id = ? AND revision = ?")
-            .bind(projectId, last)
-            .all<RawFactRow>();
-          rows = whole.results ?? [];
+          const one = `SELECT * FROM facts WHERE project_id = ?1 AND revision = ?2`;
+          const [whole, wholeRefs] = await database.batch<Record<string, unknown>>([
+            database.prepare(one).bind(projectId, last),
+            database
+              .prepare(`SELECT fact_id, entity_id FROM fact_entities WHERE project_id = ?1 AND fact_id IN (
+                  SELECT id FROM (${one}))`)
+              .bind(projectId, last),
+          ]);
+          rows = (whole?.results ?? []) as RawFactRow[];
+          refs = (wholeRefs?.results ?? []) as unknown as Reference[];
           reached = last;
         }
       }
-      if (reached > revision) this.apply(rows, reached);
+      if (reached > revision) this.apply(rows, refs, reached);
       revision = reached;
       if (reached >= latest) break;
     }
     return { revision, latest };
   }
 
-  /** One page, in one transaction: each row replaces its older copy, and is in the full-text index while current. */
-  private apply(rows: readonly RawFactRow[], revision: number): void {
+  /**
+   * One page, in one transaction: each row replaces its older copy, and is in the full-text index while
+   * current; its entity references replace the ones held (a reference read for a fact outside the page,
+   * the page having been cut, is skipped: it is read with its fact).
+   */
+  private apply(rows: readonly RawFactRow[], refs: readonly Reference[], revision: number): void {
+    const byFact = new Map<string, string[]>();
+    for (const ref of refs) byFact.set(ref.fact_id, [...(byFact.get(ref.fact_id) ?? []), ref.entity_id]);
     this.storage.transactionSync(() => {
       for (const row of rows) {
+        this.sql.exec("DELETE FROM replica_refs WHERE fact_id = ?", row.id);
+        for (const entity of new Set(byFact.get(row.id) ?? [])) {
+          this.sql.exec("INSERT INTO replica_refs (entity_id, fact_id) VALUES (?, ?)", entity, row.id);
+        }
         const held = this.sql
           .exec<{ doc: number }>("SELECT doc FROM replica_facts WHERE id = ?", row.id)
           .toArray()[0];
@@ -241,7 +286,8 @@ export class FactReplica {
           query.userId,
         )
       : [];
-    const found = [...matched, ...similar];
+    const named = this.named(query.entityIds, query.userId);
+    const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
     const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
     const history =
       keys.length || query.outside.ids.length
@@ -262,7 +308,65 @@ export class FactReplica {
             limits.history + 1,
           )
         : [];
-    return { revision: this.revision(), counts, matched, similar, history };
+    return { revision: this.revision(), counts, matched, similar, ...named, history };
+  }
+
+  /**
+   * Seed 001's entity part of a search, as foundSql reads it: the current facts that refer to the named
+   * entities (each entity's latest references, twice the source's bound, newest facts first), the
+   * neighbouring entities (NEIGHBOURS at most, from each named entity's latest NEIGHBOUR_SCAN
+   * references) and their current facts (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
+   * in all) not already found.
+   */
+  private named(
+    entityIds: readonly string[],
+    userId: string,
+  ): Pick<ReplicaRows, "entity" | "neighbour" | "neighbours"> {
+    if (entityIds.length === 0) return { entity: [], neighbour: [], neighbours: [] };
+    const latest = (entity: string, limit: number) =>
+      this.sql
+        .exec<{ fact_id: string }>(
+          "SELECT fact_id FROM replica_refs WHERE entity_id = ? ORDER BY fact_id DESC LIMIT ?",
+          entity,
+          limit,
+        )
+        .toArray()
+        .map((r) => r.fact_id);
+    const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
+      this.rows(
+        `SELECT f.row FROM (SELECT DISTINCT value FROM json_each(?)) r
+          CROSS JOIN replica_facts f ON f.id = r.value
+          WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
+            AND f.id NOT IN (SELECT value FROM json_each(?))
+          ORDER BY f.tx_start DESC, f.id DESC LIMIT ?`,
+        JSON.stringify(ids),
+        userId,
+        JSON.stringify(exclude),
+        limit,
+      );
+    const entity = current(
+      entityIds.flatMap((id) => latest(id, FACT_CANDIDATE_LIMITS.entity * 2)),
+      [],
+      FACT_CANDIDATE_LIMITS.entity + 1,
+    );
+    const scanned = entityIds.flatMap((id) => latest(id, NEIGHBOUR_SCAN));
+    const neighbours = this.sql
+      .exec<{ entity_id: string }>(
+        `SELECT DISTINCT o.entity_id FROM json_each(?) mine
+          CROSS JOIN replica_refs o INDEXED BY replica_refs_fact ON o.fact_id = mine.value
+          WHERE o.entity_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?`,
+        JSON.stringify(scanned),
+        JSON.stringify(entityIds),
+        NEIGHBOURS,
+      )
+      .toArray()
+      .map((r) => r.entity_id);
+    const neighbour = current(
+      neighbours.flatMap((id) => latest(id, NEIGHBOUR_REFERENCES)),
+      entity.map((r) => r.id),
+      NEIGHBOUR_FACTS,
+    );
+    return { entity, neighbour, neighbours };
   }
 
   private rows(statement: string, ...bindings: unknown[]): RawFactRow[] {

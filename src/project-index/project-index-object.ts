@@ -92,6 +92,7 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       terms: request.terms,
       similarIds: near.map((n) => n.id).filter((id) => !held.has(id)),
       outside: request.outside,
+      entityIds: request.entityIds,
     });
     return { near, rows };
   }

@@ -27,6 +27,8 @@ export interface FactSearchRequest {
   heldIds: string[];
   /** Slots and versions whose history the reader wants besides what the answer finds. */
   outside: { keys: string[]; ids: string[] };
+  /** Registered entities the question names (resolved by the reader): their facts are read too. */
+  entityIds: string[];
 }
 
 /**

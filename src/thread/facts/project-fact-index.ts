@@ -88,7 +88,7 @@ export class ProjectFactIndex {
     projectId: string,
     userId: string,
     vector: number[] | null,
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside">,
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
   ): Promise<FactSearchAnswer | undefined> {
     const namespace = this.embedder().name;
     const asked = this.index(tenant, projectId)
