@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
-import { fact, newThread } from "./helpers";
+import { call, fact, newThread } from "./helpers";
 
 type TestThread = Awaited<ReturnType<typeof newThread>>;
 
@@ -80,5 +80,39 @@ describe("the project's fact replica", () => {
     expect(adas.json.trace.timings.facts_read).toBe("replica");
     expect(adas.json.context).toContain("Lindqvist");
     expect(adas.json.context).not.toContain("Okafor");
+  }, 120_000);
+
+  it("follows an entity merge: facts that named the absorbed entity are the survivor's", async () => {
+    const t = await newThread();
+    // Older than every gauge reading, so only a search finds them.
+    const old = { ts: "2024-01-01T00:00:00Z" };
+    await t.events([
+      fact("flour_supplier", "Ostrander Mills supplies the rye flour", old),
+      fact("courier", "Velloway Freight collects the parcels on Tuesdays", old),
+    ]);
+    await fillPast(t, "oven");
+    const named = async (name: string) =>
+      (await call("GET", `/entities?project_id=${t.project}&name=${encodeURIComponent(name)}`)).json
+        .entities[0] as { id: string };
+    const mills = await named("Ostrander");
+    const freight = await named("Velloway");
+
+    await t.context({ query: "What does gauge 2 read?", budget_tokens: 800 });
+    const question = { query: "Tell me what Velloway Freight handles.", budget_tokens: 800 };
+    const before = await t.context(question);
+    expect(before.json.trace.timings.facts_read).toBe("replica");
+    expect(before.json.context).toContain("collects the parcels");
+    // The courier fact is a match of the question's words; no other fact refers to the courier.
+    expect(before.json.trace.candidates.facts.entity).toBe(0);
+
+    // A made-up correction: the two are one supplier, under the courier's name.
+    const merged = await call("POST", `/entities/${freight.id}/merge?as_user=u1`, { entity_id: mills.id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    await t.context({ query: "What does gauge 3 read?", budget_tokens: 800 });
+    const after = await t.context(question);
+    expect(after.json.trace.timings.facts_read).toBe("replica");
+    // The flour fact refers to the survivor now, in the replica too.
+    expect(after.json.trace.candidates.facts.entity).toBe(1);
+    expect(after.json.context).toContain("rye flour");
   }, 120_000);
 });
