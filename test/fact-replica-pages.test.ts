@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { FactReplica, REPLICA_PAGE } from "../src/project-index/fact-replica";
+import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
 import { fact, newThread } from "./helpers";
 
 /**
@@ -55,9 +55,10 @@ describe("the fact replica's catch-up", () => {
         outside: { keys: [], ids: [] },
         entityIds: [],
       });
-      expect(rows.matched.some((r) => r.content.includes("was replaced"))).toBe(true);
-      expect(rows.matched.every((r) => r.tx_end === null)).toBe(true);
-      expect(rows.history.some((r) => r.key === "meter_7" && r.tx_end !== null)).toBe(true);
+      const row = (id: string) => JSON.parse(rows.rows[id] as string) as RawFactRow;
+      expect(rows.matched.some((id) => row(id).content.includes("was replaced"))).toBe(true);
+      expect(rows.matched.every((id) => row(id).tx_end === null)).toBe(true);
+      expect(rows.history.some((id) => row(id).key === "meter_7" && row(id).tx_end !== null)).toBe(true);
     });
   }, 120_000);
 });

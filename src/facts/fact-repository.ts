@@ -148,29 +148,6 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
 const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
 
 /**
- * The replica's rows in the shape of foundSql's answer (fact-replica.ts reads the same rows, by the
- * same rules, from its copy), so both are read by one loop.
- */
-function replicaAnswer(rows: ReplicaRows): D1Result {
-  const tagged = (source: FoundAs, list: readonly Record<string, unknown>[]) =>
-    list.map((row) => ({ ...row, found_as: source }));
-  const counts = { found_as: "counts", value_json: JSON.stringify(rows.counts) };
-  return {
-    results: [
-      counts,
-      ...tagged("matched", rows.matched),
-      ...tagged("similar", rows.similar),
-      ...tagged("entity", rows.entity),
-      ...tagged("neighbour", rows.neighbour),
-      { found_as: "neighbours", value_json: JSON.stringify(rows.neighbours) },
-      ...tagged("history", rows.history),
-    ],
-    success: true,
-    meta: {} as D1Meta,
-  } as D1Result;
-}
-
-/**
  * The project fact replica's answer to a search's own part, when asked (src/facts/fact-candidate-cache.ts):
  * its rows (none when it could not answer), and whether it was asked for the named entities' facts too.
  */
@@ -762,8 +739,7 @@ export class FactRepository {
     const { entities } = heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
     const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
     const replica = fromReplica ? await fromReplica : undefined;
-    if (replica) answers.push(replicaAnswer(replica));
-    else if (fromReplica) {
+    if (!replica && fromReplica) {
       const statement = await foundStatement();
       if (statement[0]) answers.push(await statement[0].all());
     }
@@ -794,6 +770,23 @@ export class FactRepository {
     };
     let counted: Record<string, number> = {};
     let neighbours: string[] = [];
+    if (replica) {
+      // The replica's answer, read as foundSql's would be: each version decoded once.
+      const decoded = new Map<string, StoredFactRow>();
+      const rowOf = (id: string) => {
+        let row = decoded.get(id);
+        if (!row) {
+          row = frozenRow(JSON.parse(replica.rows[id] as string));
+          decoded.set(id, row);
+        }
+        return row;
+      };
+      for (const source of ["matched", "similar", "entity", "neighbour", "history"] as const) {
+        for (const id of replica[source]) read[source].push(rowOf(id));
+      }
+      counted = replica.counts;
+      neighbours = replica.neighbours;
+    }
     for (const answer of answers) {
       for (const raw of (answer?.results ?? []) as (Record<string, unknown> & { found_as: FoundAs })[]) {
         if (raw.found_as === "counts") counted = JSON.parse((raw.value_json as string | null) ?? "{}");
@@ -803,7 +796,7 @@ export class FactRepository {
       }
     }
     // Two reads each bring the newest of their slots' versions: together, newest first, as one source.
-    if (answers.length > 1) read.history.sort(newestFirst);
+    if (answers.length + (replica ? 1 : 0) > 1) read.history.sort(newestFirst);
     // The choice the statement made, for the trace: whether a term was left out of the ranking.
     const choice = rankedTerms(
       terms,

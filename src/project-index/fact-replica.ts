@@ -60,17 +60,29 @@ export interface ReplicaQuery {
   entityIds: readonly string[];
 }
 
-/** Rows of the answer by source, each one past its bound, and each term's matches (up to the budget plus one). */
+/**
+ * The answer: each version found, once, as the JSON of its D1 row (the reader decodes it; a version two
+ * sources found travels once); the ids each source found, in its order and one past its bound; and each
+ * term's matches (up to the budget plus one).
+ */
 export interface ReplicaRows {
   revision: number;
   counts: Record<string, number>;
-  matched: RawFactRow[];
-  similar: RawFactRow[];
-  entity: RawFactRow[];
-  neighbour: RawFactRow[];
+  rows: Record<string, string>;
+  matched: string[];
+  similar: string[];
+  entity: string[];
+  neighbour: string[];
   /** The neighbouring entities whose facts `neighbour` holds. */
   neighbours: string[];
-  history: RawFactRow[];
+  history: string[];
+}
+
+/** A version as a search reads it: what the search itself needs, and the row as stored. */
+interface FoundRow {
+  id: string;
+  key: string;
+  row: string;
 }
 
 const SCHEMA = [
@@ -266,7 +278,7 @@ export class FactReplica {
     const visible = "(f.user_id IS NULL OR f.user_id = ?)";
     const matched = choice.ranked.length
       ? this.rows(
-          `SELECT f.row FROM (
+          `SELECT f.id, f.key, f.row FROM (
             SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
             FROM replica_search WHERE replica_search MATCH ? ORDER BY score LIMIT ?
           ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
@@ -280,7 +292,7 @@ export class FactReplica {
       : [];
     const similar = query.similarIds.length
       ? this.rows(
-          `SELECT f.row FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
+          `SELECT f.id, f.key, f.row FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
           WHERE f.tx_end IS NULL AND ${visible} ORDER BY s.key`,
           JSON.stringify(query.similarIds),
           query.userId,
@@ -292,11 +304,11 @@ export class FactReplica {
     const history =
       keys.length || query.outside.ids.length
         ? this.rows(
-            `SELECT row FROM (
-              SELECT f.row, f.tx_start, f.id FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
+            `SELECT id, key, row FROM (
+              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
                 WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
               UNION
-              SELECT f.row, f.tx_start, f.id FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
+              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
                 WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
             ) ORDER BY tx_start DESC, id DESC LIMIT ?`,
             JSON.stringify(keys),
@@ -308,7 +320,23 @@ export class FactReplica {
             limits.history + 1,
           )
         : [];
-    return { revision: this.revision(), counts, matched, similar, ...named, history };
+    const rows: Record<string, string> = {};
+    const ids = (list: readonly FoundRow[]) =>
+      list.map((r) => {
+        rows[r.id] = r.row;
+        return r.id;
+      });
+    return {
+      revision: this.revision(),
+      counts,
+      matched: ids(matched),
+      similar: ids(similar),
+      entity: ids(named.entity),
+      neighbour: ids(named.neighbour),
+      neighbours: named.neighbours,
+      history: ids(history),
+      rows,
+    };
   }
 
   /**
@@ -321,7 +349,7 @@ export class FactReplica {
   private named(
     entityIds: readonly string[],
     userId: string,
-  ): Pick<ReplicaRows, "entity" | "neighbour" | "neighbours"> {
+  ): { entity: FoundRow[]; neighbour: FoundRow[]; neighbours: string[] } {
     if (entityIds.length === 0) return { entity: [], neighbour: [], neighbours: [] };
     const latest = (entity: string, limit: number) =>
       this.sql
@@ -334,7 +362,7 @@ export class FactReplica {
         .map((r) => r.fact_id);
     const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
       this.rows(
-        `SELECT f.row FROM (SELECT DISTINCT value FROM json_each(?)) r
+        `SELECT f.id, f.key, f.row FROM (SELECT DISTINCT value FROM json_each(?)) r
           CROSS JOIN replica_facts f ON f.id = r.value
           WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
             AND f.id NOT IN (SELECT value FROM json_each(?))
@@ -369,10 +397,7 @@ export class FactReplica {
     return { entity, neighbour, neighbours };
   }
 
-  private rows(statement: string, ...bindings: unknown[]): RawFactRow[] {
-    return this.sql
-      .exec<{ row: string }>(statement, ...bindings)
-      .toArray()
-      .map((r) => JSON.parse(r.row) as RawFactRow);
+  private rows(statement: string, ...bindings: unknown[]): FoundRow[] {
+    return this.sql.exec<{ id: string; key: string; row: string }>(statement, ...bindings).toArray();
   }
 }
