@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
-import type { FactRead } from "../domain/trace";
+import type { FactRead, QueryEntity, RegistryPart } from "../domain/trace";
 import type { FactSearchAnswer, FactSearchRequest, NearFact } from "../project-index/project-index-rpc";
 import { FACT_CANDIDATE_LIMITS, type FactBase, type FactCandidates, historyTargets } from "./fact-candidates";
 import type { FactRepository, FactWatcher, NamedLookup, ReplicaRead } from "./fact-repository";
@@ -99,27 +99,23 @@ export class FactCandidateCache {
     // The entities the text names are looked up in the first read, not after it; a registry that cannot
     // be decoded costs the entity source, never the compile.
     const lookup = named();
-    const entities: NamedLookup | undefined = lookup && {
-      statements: lookup.statements,
-      decode: (results) => {
+    const orNone =
+      <T, R extends { entities: QueryEntity[] } | undefined>(resolve: (input: T) => R) =>
+      (input: T): R | { entities: QueryEntity[] } => {
         try {
-          return lookup.decode(results);
+          return resolve(input);
         } catch (error) {
           console.error("could not look up the entities a search names", projectId, error);
           return { entities: [] };
         }
-      },
+      };
+    const entities: NamedLookup | undefined = lookup && {
+      statements: lookup.statements,
+      decode: orNone((results: readonly D1Result[]) => lookup.decode(results)),
       registryStatements: (withTerms) => lookup.registryStatements(withTerms),
       decodeRegistry: (results) => lookup.decodeRegistry(results),
       mayMatch: (terms) => lookup.mayMatch(terms),
-      decodeHeld: (registry) => {
-        try {
-          return lookup.decodeHeld(registry);
-        } catch (error) {
-          console.error("could not resolve the entities a search names", projectId, error);
-          return { entities: [] };
-        }
-      },
+      decodeHeld: orNone((registry: RegistryPart) => lookup.decodeHeld(registry)),
     };
     // The newest versions and the standing rules do not depend on the question: held at the current
     // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
