@@ -101,6 +101,18 @@ describe("the fact replica's answer", () => {
       search: (request) =>
         index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 50 }),
     };
+    // A reader ahead of what D1 holds (as it would be of a replica that cannot catch up) gets no rows.
+    const ahead = await index.search("acme", t.project, {
+      revision: Number.MAX_SAFE_INTEGER,
+      userId: "u1",
+      terms: ["kiln"],
+      vector: null,
+      nearLimit: 50,
+      heldIds: [],
+      outside: { keys: [], ids: [] },
+      entityIds: [],
+    });
+    expect(ahead.rows).toBeUndefined();
     for (const text of [
       "When does the Harrow Street kiln fire?",
       "Who supplies glaze, and what about Brightwater Ceramics?",
