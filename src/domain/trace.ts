@@ -2,6 +2,7 @@ import type { AuthorityLevel } from "./authority";
 import type { ClassificationName } from "./classification";
 import type { CompiledAsName, DetailLevelName, PriorityTierName } from "./compilation";
 import type { ContradictionStatusName } from "./contradiction";
+import type { RegistryEntity } from "./entities";
 import type { ObjectKindName, ObjectTypeName } from "./objects";
 import type { OmitReasonName } from "./omissions";
 import type { RedactionKind } from "./redaction";
@@ -94,6 +95,11 @@ export interface PendingReference {
 export interface RegistryPart {
   pending: readonly PendingReference[];
   terms: readonly string[] | undefined;
+  /**
+   * The registry's every entity while its terms are held: the names a question uses are then resolved
+   * from these, with no read (src/entities/query-entities.ts).
+   */
+  entities?: readonly RegistryEntity[];
 }
 
 export interface CompiledEntry {
@@ -144,9 +150,11 @@ export interface ScreenedEntry {
 
 /**
  * How the project's candidate facts were read: `held` the same search answered earlier at the project's
- * current revision, from the thread object's memory; `searched` D1's indexes asked.
+ * current revision, from the thread object's memory; `searched` D1's indexes asked; `replica` the
+ * question's own part answered by the project's fact replica (src/project-index/fact-replica.ts), and
+ * D1 asked only for what it could not answer (the entities a question names).
  */
-export const FACT_READS = ["held", "searched"] as const;
+export const FACT_READS = ["held", "searched", "replica"] as const;
 export type FactRead = (typeof FACT_READS)[number];
 
 export interface CompileTimings {

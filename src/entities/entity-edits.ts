@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import { jsonRuns } from "../d1/json-runs";
 import type { EntityEvent, EntityType } from "../domain/entities";
+import { restampFacts } from "../facts/fact-stamps";
 import {
   entities,
   entityAliases,
@@ -294,6 +295,12 @@ export function mergeWrites(
       .update(entityTerms)
       .set({ entityId: survivorId })
       .where(and(eq(entityTerms.projectId, projectId), eq(entityTerms.entityId, absorbedId))),
+    // The facts whose references move, stamped first: readers following revisions read them again.
+    restampFacts(
+      db,
+      projectId,
+      sql`(SELECT fact_id FROM fact_entities WHERE project_id = ${projectId} AND entity_id = ${absorbedId})`,
+    ),
     db
       .update(factEntities)
       .set({ entityId: survivorId })
@@ -382,6 +389,12 @@ export function splitWrites(
         and(eq(entityTerms.projectId, projectId), eq(entityTerms.entityId, from.id), moved(entityTerms.norm)),
       ),
     ...named.flatMap((alias) => aliasRows(db, projectId, created.id, alias, at)),
+    restampFacts(
+      db,
+      projectId,
+      sql`(SELECT fact_id FROM fact_entities WHERE project_id = ${projectId} AND entity_id = ${from.id}
+        AND mention IN (SELECT value FROM json_each(${JSON.stringify(norms)})))`,
+    ),
     db
       .update(factEntities)
       .set({ entityId: created.id })

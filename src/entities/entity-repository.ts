@@ -71,6 +71,13 @@ const CANDIDATES_SQL = candidatesSql(NEIGHBOURS_SQL);
  */
 const CANDIDATES_WITHOUT_NEIGHBOURS_SQL = candidatesSql("'[]'");
 
+/** Every entity of the project but the merged ones, with its aliases, as candidates are read: `limit` at most. */
+const ALL_ENTITIES_SQL = `SELECT e.*,
+    (SELECT json_group_array(json_object('alias', a.alias, 'norm', a.norm, 'source', a.source))
+       FROM entity_aliases a WHERE a.project_id = e.project_id AND a.entity_id = e.id) AS aliases_json,
+    '[]' AS neighbours_json
+  FROM entities e WHERE e.project_id = ?1 AND e.status <> 'merged' LIMIT ?2`;
+
 /** References to pending entities one read returns at most. */
 export const PENDING_REFERENCE_LIMIT = 500;
 const PENDING_REFERENCES_SQL = `SELECT fe.fact_id AS fact_id, r.entity_id AS entity_id, e.canonical_name AS name
@@ -181,6 +188,14 @@ export class EntityRepository {
    */
   pendingReferencesStatement(projectId: string): D1PreparedStatement {
     return this.database.prepare(PENDING_REFERENCES_SQL).bind(projectId, PENDING_REFERENCE_LIMIT);
+  }
+
+  /**
+   * Every entity of the project (merged ones aside), `limit` at most, as `candidateStatements` reads
+   * them without neighbours; `registryEntities` decodes the result.
+   */
+  allEntitiesStatement(projectId: string, limit: number): D1PreparedStatement {
+    return this.database.prepare(ALL_ENTITIES_SQL).bind(projectId, limit);
   }
 
   /** The project's distinct lookup terms, `limit` at most (read along its primary key). */

@@ -34,6 +34,11 @@ export interface EntityLookup {
   registryStatements(withTerms: boolean): D1PreparedStatement[];
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   /**
+   * The entities the text names, resolved from a held registry part that holds the registry's every
+   * entity (as `decode` would from the statements' answer); undefined when it does not.
+   */
+  decodeHeld(registry: RegistryPart): NamedEntities | undefined;
+  /**
    * False only when none of the text's lookup terms is among `terms` (the registry's every term) and
    * none of them starts with one of its prefixes: the statements would then find no entity.
    */
@@ -84,14 +89,26 @@ export function entityLookup(
     statements: named,
     registryStatements: (withTerms) => [
       repository.pendingReferencesStatement(projectId),
-      ...(withTerms ? [repository.termsStatement(projectId, HELD_REGISTRY_TERMS + 1)] : []),
+      ...(withTerms
+        ? [
+            repository.termsStatement(projectId, HELD_REGISTRY_TERMS + 1),
+            repository.allEntitiesStatement(projectId, HELD_REGISTRY_TERMS + 1),
+          ]
+        : []),
     ],
-    decodeRegistry([pending, held]) {
+    decodeRegistry([pending, held, all]) {
       const terms = held ? (held.results as { term: string }[]).map((row) => row.term) : undefined;
+      const few = terms !== undefined && terms.length <= HELD_REGISTRY_TERMS;
+      // Each entity has at least one term, so a registry whose terms are few has as few entities.
+      const entities = few && all ? registryEntities([all]) : undefined;
       return {
         pending: pendingReferences(pending),
-        terms: terms && terms.length <= HELD_REGISTRY_TERMS ? terms : undefined,
+        terms: few ? terms : undefined,
+        ...(entities ? { entities } : {}),
       };
+    },
+    decodeHeld(registry) {
+      return registry.entities ? resolveNamed(new MemoryRegistry(registry.entities)) : undefined;
     },
     mayMatch(held) {
       if (named.length === 0) return false;
@@ -100,21 +117,25 @@ export function entityLookup(
       return terms.some((t) => known.has(t)) || prefixes.some((p) => held.some((t) => t.startsWith(p)));
     },
     decode(results) {
-      const registry = new MemoryRegistry(registryEntities(results.slice(0, named.length)));
-      const found = new Map<string, QueryEntity>();
-      for (const mention of mentions) {
-        const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
-        const decision = decide(mention, scored, thresholds);
-        if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
-        const entity = decision.best.entity;
-        found.set(entity.id, {
-          id: entity.id,
-          name: entity.canonicalName,
-          mention: mention.text,
-          pending: entity.status === "pending",
-        });
-      }
-      return { entities: [...found.values()] };
+      return resolveNamed(new MemoryRegistry(registryEntities(results.slice(0, named.length))));
     },
   };
+
+  /** The text's mentions bound where seed 001 binds them, against the registry's candidates. */
+  function resolveNamed(registry: MemoryRegistry): NamedEntities {
+    const found = new Map<string, QueryEntity>();
+    for (const mention of mentions) {
+      const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
+      const decision = decide(mention, scored, thresholds);
+      if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
+      const entity = decision.best.entity;
+      found.set(entity.id, {
+        id: entity.id,
+        name: entity.canonicalName,
+        mention: mention.text,
+        pending: entity.status === "pending",
+      });
+    }
+    return { entities: [...found.values()] };
+  }
 }

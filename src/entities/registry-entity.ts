@@ -1,39 +1,14 @@
-import type { EntityMetadata, EntityStatus, EntityType } from "../domain/entities";
+import type {
+  EntityAlias,
+  EntityMetadata,
+  EntityProvenance,
+  EntityStatus,
+  EntityType,
+  RegistryEntity,
+} from "../domain/entities";
 import { normalizeName } from "./names";
 
-/** Where an alias came from: the entity's own name, a mention that was bound, words derived from it, a review or a merge. */
-export type AliasSource = "canonical" | "observed" | "derived" | "metadata" | "review" | "merge";
-
-export interface EntityAlias {
-  alias: string;
-  /** normalizeName(alias): what comparisons use. */
-  norm: string;
-  source: AliasSource;
-}
-
-/** Who first referred to an entity: seed 001's scope and provenance. */
-export interface EntityProvenance {
-  thread_id?: string;
-  user_id?: string | null;
-  fact_id?: string;
-  origin?: string;
-  extractor?: string;
-  /** For a split: the entity it was split from. */
-  split_from?: string;
-}
-
-/** A canonical entity as resolution sees it: its names, metadata, and the entities referred to beside it. */
-export interface RegistryEntity {
-  id: string;
-  type: EntityType;
-  status: EntityStatus;
-  canonicalName: string;
-  aliases: EntityAlias[];
-  metadata: EntityMetadata;
-  provenance: EntityProvenance;
-  /** Entities that facts referring to this one also refer to (bounded): its graph neighbourhood. */
-  neighbours: string[];
-}
+export type { AliasSource, EntityAlias, EntityProvenance, RegistryEntity } from "../domain/entities";
 
 /**
  * An entity as first registered: its name as the canonical alias, further names, and its identifying

@@ -1,9 +1,9 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
-import type { FactRead } from "../domain/trace";
-import type { NearFact } from "../project-index/project-index-rpc";
-import type { FactBase, FactCandidates } from "./fact-candidates";
-import type { FactRepository, FactWatcher, NamedLookup } from "./fact-repository";
+import type { FactRead, QueryEntity, RegistryPart } from "../domain/trace";
+import type { FactSearchAnswer, FactSearchRequest, NearFact } from "../project-index/project-index-rpc";
+import { FACT_CANDIDATE_LIMITS, type FactBase, type FactCandidates, historyTargets } from "./fact-candidates";
+import type { FactRepository, FactWatcher, NamedLookup, ReplicaRead } from "./fact-repository";
 
 /**
  * How long held candidates are served on announcements alone before D1 is asked anyway. An announcement
@@ -14,6 +14,19 @@ export const FACT_RECHECK_MS = 30_000;
 
 /** Candidate sets held per thread object: the last few searches, so a repeated question reads nothing. */
 export const HELD_SEARCHES = 4;
+
+/**
+ * The project's fact index (src/project-index) as a search uses it: the facts nearest the text, and,
+ * when it can answer it, the part of the search that depends on the text (its fact replica).
+ */
+export interface ProjectFactSearch {
+  nearest(): Promise<NearFact[]>;
+  search?(
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
+  ): Promise<FactSearchAnswer | undefined>;
+}
+
+const noIndex: ProjectFactSearch = { nearest: () => Promise.resolve([]) };
 
 /**
  * The candidate facts of a thread's last few searches (fact-candidates.ts), kept in the Durable Object's
@@ -56,8 +69,8 @@ export class FactCandidateCache {
     terms: readonly string[],
     now = Date.now(),
     named: () => NamedLookup | undefined = () => undefined,
-    near: Promise<NearFact[]> = Promise.resolve([]),
-  ): Promise<{ candidates: FactCandidates; read: FactRead }> {
+    index: ProjectFactSearch = noIndex,
+  ): Promise<{ candidates: FactCandidates; read: FactRead; near: Promise<NearFact[]> }> {
     const { projectId, userId } = reader;
     const key = `${userId}\u0000${terms.join(" ")}`;
     if (this.watching !== projectId) {
@@ -74,7 +87,7 @@ export class FactCandidateCache {
     if (held) {
       this.held.delete(key);
       this.held.set(key, held);
-      return { candidates: held, read: "held" };
+      return { candidates: held, read: "held", near: index.nearest() };
     }
     // The first search registers in the same transaction as it reads, so no write is missed in between.
     const register = now - this.registeredAt >= FACT_RECHECK_MS;
@@ -86,35 +99,64 @@ export class FactCandidateCache {
     // The entities the text names are looked up in the first read, not after it; a registry that cannot
     // be decoded costs the entity source, never the compile.
     const lookup = named();
-    const entities: NamedLookup | undefined = lookup && {
-      statements: lookup.statements,
-      decode: (results) => {
+    const orNone =
+      <T, R extends { entities: QueryEntity[] } | undefined>(resolve: (input: T) => R) =>
+      (input: T): R | { entities: QueryEntity[] } => {
         try {
-          return lookup.decode(results);
+          return resolve(input);
         } catch (error) {
           console.error("could not look up the entities a search names", projectId, error);
           return { entities: [] };
         }
-      },
+      };
+    const entities: NamedLookup | undefined = lookup && {
+      statements: lookup.statements,
+      decode: orNone((results: readonly D1Result[]) => lookup.decode(results)),
       registryStatements: (withTerms) => lookup.registryStatements(withTerms),
       decodeRegistry: (results) => lookup.decodeRegistry(results),
       mayMatch: (terms) => lookup.mayMatch(terms),
+      decodeHeld: orNone((registry: RegistryPart) => lookup.decodeHeld(registry)),
     };
-    const nearIds = near.then((facts) => facts.map((f) => f.id));
     // The newest versions and the standing rules do not depend on the question: held at the current
     // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
     // or the recheck is due), they are brought to the current revision by reading only what changed.
     const mine = this.baseUser === userId ? this.base : undefined;
     const base = current && mine?.revision === this.revision ? mine : undefined;
+    const searched = this.fitsInRecent ? [] : terms;
+    // With the rest held and more versions than the newest ones, the question's own part is asked of the
+    // project's fact replica, with the nearest facts, in one call and no D1 round trip; a replica still
+    // behind the held revision answers without it, and D1 is searched as before.
+    const replicated = base && base.recent.length > FACT_CANDIDATE_LIMITS.recent ? index.search : undefined;
+    let near: Promise<NearFact[]>;
+    let rows: ReplicaRead | undefined;
+    if (base && replicated) {
+      const newest = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+      const outside = historyTargets(newest, base.standing);
+      // The names a held registry resolves: the replica reads their facts in the same call.
+      const named = base.registry && entities ? entities.decodeHeld(base.registry) : undefined;
+      const asked = replicated({
+        revision: base.revision,
+        terms: [...searched],
+        heldIds: newest.map((r) => r.id),
+        outside,
+        entityIds: (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id),
+      }).catch(() => undefined);
+      near = asked.then((answer) => answer?.near ?? []);
+      rows = { rows: asked.then((answer) => answer?.rows), named: named !== undefined };
+    } else {
+      near = index.nearest();
+    }
+    const nearIds = near.then((facts) => facts.map((f) => f.id));
     let found = await repository.candidates(
       projectId,
       userId,
-      this.fitsInRecent ? [] : terms,
+      searched,
       watcher,
       entities,
       nearIds,
       base,
       base ? undefined : mine,
+      rows,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
@@ -142,7 +184,7 @@ export class FactCandidateCache {
     }
     // Only a read of the revision itself counts as asking D1 whether the project changed.
     if (!base) this.checkedAt = now;
-    return { candidates, read: "searched" };
+    return { candidates, read: found.replicated ? "replica" : "searched", near };
   }
 
   /** How many distinct fact versions the held searches and base keep (rows shared by two count once). */

@@ -37,6 +37,18 @@ export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>
   history: 500,
 };
 
+/**
+ * Seed 001's graph neighbourhood of the entities a text names: the entities their latest facts also
+ * refer to (NEIGHBOURS at most, found from each named entity's latest NEIGHBOUR_SCAN references), and
+ * the current facts that refer to those (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
+ * in all). "Project Wrenfield" names Halvard Oyelaran in a fact; a fact about Halvard alone is then a
+ * candidate of a question about Wrenfield. Bounded so a hub (the company itself) costs index reads, not scans.
+ */
+export const NEIGHBOURS = 5;
+export const NEIGHBOUR_SCAN = 200;
+export const NEIGHBOUR_REFERENCES = 20;
+export const NEIGHBOUR_FACTS = 50;
+
 /** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
 export const EXTRACTION_QUERY_TERMS = 64;
 
@@ -76,6 +88,8 @@ export interface FactCandidates {
   pending?: PendingReference[];
   /** The query-independent part this search read or was given. */
   base?: FactBase;
+  /** Whether the question's own part came from the project's fact replica rather than D1. */
+  replicated?: boolean;
 }
 
 /** The words a search looks for: runs of letters and digits, stopwords dropped (query-terms.ts). */

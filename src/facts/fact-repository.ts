@@ -20,6 +20,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity, RegistryPart } from "../domain/trace";
+import type { ReplicaRows } from "../project-index/fact-replica";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 import {
   advanceBase,
@@ -30,6 +31,10 @@ import {
   type FactCandidates,
   factMatchExpression,
   historyTargets,
+  NEIGHBOUR_FACTS,
+  NEIGHBOUR_REFERENCES,
+  NEIGHBOUR_SCAN,
+  NEIGHBOURS,
   newestFirst,
   projectToken,
 } from "./fact-candidates";
@@ -142,20 +147,17 @@ function matchesSql(search: MatchSearch, bind: (value: unknown) => string): stri
  */
 const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('policy', 'system'))`;
 
+/**
+ * The project fact replica's answer to a search's own part, when asked (src/facts/fact-candidate-cache.ts):
+ * its rows (none when it could not answer), and whether it was asked for the named entities' facts too.
+ */
+export interface ReplicaRead {
+  rows: Promise<ReplicaRows | undefined>;
+  named: boolean;
+}
+
 /** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
 type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "counts" | "neighbours";
-
-/**
- * Seed 001's graph neighbourhood of the entities a text names: the entities their latest facts also
- * refer to (NEIGHBOURS at most, found from each named entity's latest NEIGHBOUR_SCAN references), and
- * the current facts that refer to those (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
- * in all). "Project Wrenfield" names Halvard Oyelaran in a fact; a fact about Halvard alone is then a
- * candidate of a question about Wrenfield. Bounded so a hub (the company itself) costs index reads, not scans.
- */
-const NEIGHBOURS = 5;
-const NEIGHBOUR_SCAN = 200;
-const NEIGHBOUR_REFERENCES = 20;
-export const NEIGHBOUR_FACTS = 50;
 
 /**
  * One statement for the query-dependent part of a search: the full-text matches (`found_as` "matched",
@@ -377,6 +379,8 @@ export interface NamedLookup {
   registryStatements(withTerms: boolean): D1PreparedStatement[];
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   mayMatch(terms: readonly string[] | undefined): boolean;
+  /** The entities the text names, from a held registry part that holds every entity; undefined otherwise. */
+  decodeHeld(registry: RegistryPart): { entities: QueryEntity[] } | undefined;
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -645,6 +649,8 @@ export class FactRepository {
     near: Promise<string[]> = Promise.resolve([]),
     held?: FactBase,
     since?: FactBase,
+    /** The question's own part, as the project's fact replica answers it (only with `held`). */
+    replicated?: ReplicaRead,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
@@ -666,11 +672,13 @@ export class FactRepository {
     // at once, and they follow in the second read, which then knows the newest versions.
     const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
     const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
-    const nearFirst = heldIds ? (await near).filter((id) => !heldIds.has(id)) : [];
     const heldOutside = held ? historyTargets(held.recent.slice(0, limits.recent), held.standing) : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
-    const found =
-      search || nearFirst.length || heldOutside.keys.length || heldOutside.ids.length
+    // The question's own part: the replica's answer when it has one (D1's first batch then carries only
+    // what the replica cannot answer), else one statement, in the first batch or after it.
+    const foundStatement = async () => {
+      const nearFirst = heldIds ? (await near).filter((id) => !heldIds.has(id)) : [];
+      return search || nearFirst.length || heldOutside.keys.length || heldOutside.ids.length
         ? [
             this.statement((bind) =>
               foundSql(
@@ -680,6 +688,9 @@ export class FactRepository {
             ),
           ]
         : [];
+    };
+    const fromReplica = held && replicated ? replicated.rows : undefined;
+    const found = fromReplica ? [] : await foundStatement();
     // The registry's query-independent part (pending references, and its terms while they are few) is
     // held with a base at the current revision and not read again; a question whose names share no
     // held term then reads nothing of the registry either: the lookup could find no entity.
@@ -688,8 +699,26 @@ export class FactRepository {
     // (a merge keeps the absorbed names), and without them any name may match, which is always safe.
     const withTerms = since?.registry === undefined || since.registry.terms !== undefined;
     const registryRead = named && !registry ? named.registryStatements(withTerms) : [];
-    const lookup = named && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
-    const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found];
+    // A registry held whole resolves the text's names without a read.
+    const heldNames = named && registry ? named.decodeHeld(registry) : undefined;
+    const lookup =
+      named && !heldNames && (!registry || named.mayMatch(registry.terms)) ? named.statements : [];
+    // Names resolved from the held registry: their facts are read in the first batch too, unless the
+    // replica was asked for them.
+    const replicaNamed = fromReplica !== undefined && replicated?.named === true;
+    const namedEarly =
+      held && heldNames && !replicaNamed ? heldNames.entities.filter((e) => !e.pending).map((e) => e.id) : [];
+    const early = namedEarly.length
+      ? [
+          this.statement((bind) =>
+            foundSql(
+              { search: undefined, entityIds: namedEarly, similarIds: [], outside: none, projectId, userId },
+              bind,
+            ),
+          ),
+        ]
+      : [];
+    const first = [...registering, ...baseStatements, ...lookup, ...registryRead, ...found, ...early];
     const results = first.length ? (await this.database.batch(first)).slice(registering.length) : [];
     const rowsOf = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
     const revision = (results[0]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
@@ -707,10 +736,16 @@ export class FactRepository {
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     // Read in the same batch as the base's revision, the registry's part is held with it.
     const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
-    const { entities } = named && lookup.length ? named.decode(lookedUp) : { entities: [] };
-    const answers = found.length ? [results[results.length - 1]] : [];
-    // Pending entities name no facts here.
-    const entityIds = entities.filter((e) => !e.pending).map((e) => e.id);
+    const { entities } = heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
+    const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
+    const replica = fromReplica ? await fromReplica : undefined;
+    if (!replica && fromReplica) {
+      const statement = await foundStatement();
+      if (statement[0]) answers.push(await statement[0].all());
+    }
+    // Pending entities name no facts here; those read early, or by the replica, are read.
+    const entityIds =
+      early.length || (replica && replicaNamed) ? [] : entities.filter((e) => !e.pending).map((e) => e.id);
     const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
     if (
       entityIds.length ||
@@ -735,6 +770,23 @@ export class FactRepository {
     };
     let counted: Record<string, number> = {};
     let neighbours: string[] = [];
+    if (replica) {
+      // The replica's answer, read as foundSql's would be: each version decoded once.
+      const decoded = new Map<string, StoredFactRow>();
+      const rowOf = (id: string) => {
+        let row = decoded.get(id);
+        if (!row) {
+          row = frozenRow(JSON.parse(replica.rows[id] as string));
+          decoded.set(id, row);
+        }
+        return row;
+      };
+      for (const source of ["matched", "similar", "entity", "neighbour", "history"] as const) {
+        for (const id of replica[source]) read[source].push(rowOf(id));
+      }
+      counted = replica.counts;
+      neighbours = replica.neighbours;
+    }
     for (const answer of answers) {
       for (const raw of (answer?.results ?? []) as (Record<string, unknown> & { found_as: FoundAs })[]) {
         if (raw.found_as === "counts") counted = JSON.parse((raw.value_json as string | null) ?? "{}");
@@ -744,7 +796,7 @@ export class FactRepository {
       }
     }
     // Two reads each bring the newest of their slots' versions: together, newest first, as one source.
-    if (answers.length > 1) read.history.sort(newestFirst);
+    if (answers.length + (replica ? 1 : 0) > 1) read.history.sort(newestFirst);
     // The choice the statement made, for the trace: whether a term was left out of the ranking.
     const choice = rankedTerms(
       terms,
@@ -759,7 +811,14 @@ export class FactRepository {
       choice.dropped > 0 || choice.newest,
       entities,
     );
-    return { ...assembled, entityFactIds: direct, neighbours, pending: [...pending], base };
+    return {
+      ...assembled,
+      entityFactIds: direct,
+      neighbours,
+      pending: [...pending],
+      base,
+      ...(replica ? { replicated: true } : {}),
+    };
   }
 
   /** The newest versions the reader may know of and the current standing rules, each one past its bound. */

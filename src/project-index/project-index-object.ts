@@ -2,10 +2,25 @@ import { DurableObject } from "cloudflare:workers";
 import { SqliteVectorIndex } from "../adapters/sqlite-vector-index/sqlite-vector-index";
 import type { Env } from "../env";
 import { MAX_TOP_K } from "../ports/vector-index";
-import type { IndexedFact, NearFact, ProjectIndexRpc } from "./project-index-rpc";
+import { projectDatabase } from "../tenancy/placement";
+import { lookupTenant } from "../tenancy/registry";
+import { FactReplica } from "./fact-replica";
+import type {
+  FactSearchAnswer,
+  FactSearchRequest,
+  IndexedFact,
+  NearFact,
+  ProjectIndexRpc,
+} from "./project-index-rpc";
 
 /** Vectors written per upsert at most: one call's rows stay a bounded transaction. */
 const UPSERT_CHUNK = 500;
+/** Replica pages read while a search waits (the rest is read by the alarm, the search going to D1). */
+const SEARCH_CATCH_UP_PAGES = 1;
+/** How long after a writer's word the replica reads it: writes arriving meanwhile are read with it. */
+const ADVANCE_DELAY_MS = 50;
+/** Replica pages read per alarm: a replica far behind catches up in the background, a run at a time. */
+const ALARM_CATCH_UP_PAGES = 10;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding
@@ -16,11 +31,16 @@ const UPSERT_CHUNK = 500;
  * nearest its query, which then join its candidates whatever their age. In the deployed shape this is
  * the tenant's Vectorize index, one namespace per project.
  *
+ * It also keeps the project's facts as a read replica of D1 with a full-text index (fact-replica.ts), so
+ * the part of a compile's fact search that depends on its question is answered here, in the same call as
+ * the nearest facts, instead of by a D1 round trip.
+ *
  * The object is a thin shell: it checks that each call names the tenant and project it was created for
  * (its name is derived from both, src/project-index/project-index-stub.ts), and answers from the index.
  */
 export class ProjectIndexObject extends DurableObject<Env> implements ProjectIndexRpc {
   private readonly vectors: SqliteVectorIndex;
+  private readonly replica: FactReplica;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -28,6 +48,76 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       "CREATE TABLE IF NOT EXISTS project_index_owner (id INTEGER PRIMARY KEY CHECK (id = 1), tenant TEXT NOT NULL, project TEXT NOT NULL)",
     );
     this.vectors = new SqliteVectorIndex(ctx.storage.sql);
+    this.replica = new FactReplica(ctx.storage);
+  }
+
+  /**
+   * A writer's word that the project reached `revision`. The replica reads it a moment later, by alarm,
+   * so a burst of writes (a bulk import) is read in a few pages rather than one read per write; a
+   * search that needs it sooner reads it itself.
+   */
+  async advance(tenant: string, projectId: string, revision: number): Promise<void> {
+    this.own(tenant, projectId);
+    if (this.replica.revision() >= revision) return;
+    if ((await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(Date.now() + ADVANCE_DELAY_MS);
+    }
+  }
+
+  /**
+   * The nearest facts and, once the replica holds the reader's revision, the query-dependent part of
+   * its fact search. A replica behind it reads one page while the search waits; still behind, it
+   * answers without rows (the reader asks D1) and goes on catching up in the background.
+   */
+  async search(tenant: string, projectId: string, request: FactSearchRequest): Promise<FactSearchAnswer> {
+    this.own(tenant, projectId);
+    const { vector } = request;
+    const near = vector
+      ? await this.nearest(
+          tenant,
+          projectId,
+          vector.namespace,
+          vector.values,
+          request.userId,
+          request.nearLimit,
+        )
+      : [];
+    if (this.replica.revision() < request.revision) {
+      await this.catchUp(tenant, projectId, SEARCH_CATCH_UP_PAGES);
+      if (this.replica.revision() < request.revision) return { near };
+    }
+    const held = new Set(request.heldIds);
+    const rows = this.replica.search({
+      userId: request.userId,
+      terms: request.terms,
+      similarIds: near.map((n) => n.id).filter((id) => !held.has(id)),
+      outside: request.outside,
+      entityIds: request.entityIds,
+    });
+    return { near, rows };
+  }
+
+  /** The background catch-up of a replica left behind. */
+  override async alarm(): Promise<void> {
+    const owner = this.owner();
+    if (owner) await this.catchUp(owner.tenant, owner.project, ALARM_CATCH_UP_PAGES);
+  }
+
+  /**
+   * Reads what changed in D1 into the replica, and sets an alarm to go on while more is left. A failed
+   * read is logged and left to the next write, search or alarm: the replica only lags, never errs.
+   */
+  private async catchUp(tenant: string, projectId: string, pages: number): Promise<void> {
+    const found = lookupTenant(this.env, tenant);
+    if (!found) return;
+    try {
+      const database = await projectDatabase(found, projectId, "read-only");
+      const { revision, latest } = await this.replica.catchUp(database, projectId, pages);
+      if (revision < latest) await this.ctx.storage.setAlarm(Date.now());
+    } catch (error) {
+      console.error("could not bring the fact replica up to date", tenant, projectId, error);
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+    }
   }
 
   async upsert(tenant: string, projectId: string, namespace: string, facts: IndexedFact[]): Promise<void> {
@@ -71,14 +161,18 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       .map((m) => ({ id: m.id, score: m.score }));
   }
 
-  /** Binds the object to the first tenant and project that use it, and refuses any other. */
-  private own(tenant: string, projectId: string): void {
-    const sql = this.ctx.storage.sql;
-    const held = sql
+  private owner(): { tenant: string; project: string } | undefined {
+    return this.ctx.storage.sql
       .exec<{ tenant: string; project: string }>(
         "SELECT tenant, project FROM project_index_owner WHERE id = 1",
       )
       .toArray()[0];
+  }
+
+  /** Binds the object to the first tenant and project that use it, and refuses any other. */
+  private own(tenant: string, projectId: string): void {
+    const sql = this.ctx.storage.sql;
+    const held = this.owner();
     if (!held) {
       sql.exec("INSERT INTO project_index_owner (id, tenant, project) VALUES (1, ?, ?)", tenant, projectId);
       return;

@@ -1,3 +1,5 @@
+import type { ReplicaRows } from "./fact-replica";
+
 /** A fact's vector as the project index keeps it: whose own it is ("" for the whole project). */
 export interface IndexedFact {
   id: string;
@@ -10,6 +12,32 @@ export interface IndexedFact {
 export interface NearFact {
   id: string;
   score: number;
+}
+
+/** The query-dependent part of a project's fact search, as a compile asks the project index for it. */
+export interface FactSearchRequest {
+  /** The project revision the reader holds the rest of its candidates at: the answer is at least as new. */
+  revision: number;
+  userId: string;
+  terms: string[];
+  /** The query's vector in the embedder's namespace, when it has one: the nearest facts are found too. */
+  vector: { namespace: string; values: number[] } | null;
+  nearLimit: number;
+  /** Facts the reader holds already (its newest versions): not read again as nearest. */
+  heldIds: string[];
+  /** Slots and versions whose history the reader wants besides what the answer finds. */
+  outside: { keys: string[]; ids: string[] };
+  /** Registered entities the question names (resolved by the reader): their facts are read too. */
+  entityIds: string[];
+}
+
+/**
+ * The nearest facts, and the replica's rows (fact-replica.ts) unless it is still behind the reader's
+ * revision, in which case the reader searches D1.
+ */
+export interface FactSearchAnswer {
+  near: NearFact[];
+  rows?: ReplicaRows;
 }
 
 /**
@@ -28,4 +56,7 @@ export interface ProjectIndexRpc extends Rpc.DurableObjectBranded {
     userId: string,
     limit: number,
   ): Promise<NearFact[]>;
+  /** A write reached `revision` in D1: the fact replica reads what changed. */
+  advance(tenant: string, projectId: string, revision: number): Promise<void>;
+  search(tenant: string, projectId: string, request: FactSearchRequest): Promise<FactSearchAnswer>;
 }

@@ -73,11 +73,10 @@ export class Compilation {
     // The candidate facts' D1 search is in flight while the thread's own (synchronous) reads run, so its
     // wait overlaps them instead of adding to them. It is sent first: the token
     // counter's first load (once per isolate, a large rank table) overlaps it too.
-    // The query's vector is wanted by the project's fact index first: the search awaits it, and the
-    // facts nearest the query, only before its second read.
+    // The query's vector goes to the project's fact index: with the facts nearest it and, when the
+    // thread holds the rest at the current revision, the question's own part of the fact search.
     const vectorPending = retrieval.queryVector(thread, embedder, request.query);
-    const nearPending = vectorPending.then((vector) => facts.nearest(tenant, record, vector));
-    const factsPending = facts.read(tenant, record, request.query, undefined, nearPending);
+    const factsPending = facts.read(tenant, record, request.query, undefined, vectorPending);
     const countTokens = await loadTokenCounter();
     const messages = transcript.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : this.clock.now();
@@ -100,7 +99,7 @@ export class Compilation {
     const working = [...layers.entries("working", true)];
     const environmentFacts = [...layers.entries("environment", true)];
     const threadRead = performance.now();
-    const { candidates: factCandidates, read: factsRead } = await factsPending;
+    const { candidates: factCandidates, read: factsRead, near: nearPending } = await factsPending;
     const factsArrived = performance.now();
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     // The project index's cosines rank the facts the thread's own index does not hold.

@@ -248,7 +248,7 @@ export const ContextResult = z
         .openapi({
           description:
             "Server-side wall time of the compile, in milliseconds: the thread's own storage (messages, episodes, items, " +
-            "layers), the project's facts (from the object's memory, or a D1 query when they changed; see `timings.facts_read`), " +
+            "layers), the project's facts (from the object's memory, the project's fact replica, or D1; see `timings.facts_read`), " +
             "then the pure passes; split in `timings`. Storing the trace comes after and is not counted. Deployed Workers " +
             "advance clocks only across I/O (a Spectre mitigation), so there this counts a D1 wait and not the CPU after it; " +
             "under wrangler dev and tests the clock runs freely but ticks in whole milliseconds, and counts time spent " +
@@ -262,16 +262,19 @@ export const ContextResult = z
             .openapi({
               description:
                 "Waiting for the project's candidate facts after the thread's own reads. Zero I/O when the same search is " +
-                "held at the project's current revision (`facts_read: held`); otherwise one D1 batch (two when matches lie " +
-                "outside the newest versions), started before those reads, and this is the wait left over.",
+                "held at the project's current revision (`facts_read: held`); one call to the project's fact replica when " +
+                "the rest of the search is held (`replica`); otherwise one D1 batch (two when matches lie outside the " +
+                "newest versions). Started before those reads; this is the wait left over.",
             }),
           facts_read: z.enum(FACT_READS).openapi({
             description:
               "How the candidate facts were read. `held`: the answer of the same search, kept in the object's memory (the " +
               "last few searches), with no I/O, because no write to the project was announced since; every write, " +
               "through this thread or another, is announced to the readers registered for the project. `searched`: " +
-              "D1's indexes asked, after an announced write, for a new question, or at least every 30 s in case an " +
-              "announcement was lost.",
+              "D1's indexes asked, after an announced write, or at least every 30 s in case an announcement was lost. " +
+              "`replica`: a new question, the rest of the search held at the current revision, answered by the " +
+              "project's fact replica (its index object's copy of the project's facts, which follows D1 by revision), " +
+              "and D1 asked for nothing.",
           }),
           thread_reads_ms: z
             .number()

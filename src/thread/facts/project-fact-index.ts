@@ -1,6 +1,11 @@
 import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
-import type { NearFact, ProjectIndexRpc } from "../../project-index/project-index-rpc";
+import type {
+  FactSearchAnswer,
+  FactSearchRequest,
+  NearFact,
+  ProjectIndexRpc,
+} from "../../project-index/project-index-rpc";
 import type { BackgroundHost } from "../host";
 
 /** Facts embedded per call to the embedder at most (Workers AI takes batches of 100). */
@@ -13,6 +18,24 @@ export const NEAR_FACTS = 50;
  * rather than wait for it (the full-text, entity and recent sources still find the facts).
  */
 export const NEAR_WAIT_MS = 50;
+/**
+ * How long a compile waits for the project's fact replica. Longer than for the nearest facts alone: past
+ * it the compile asks D1 instead, which costs more than the replica's usual answer.
+ */
+export const SEARCH_WAIT_MS = 100;
+
+/** The answer, or `fallback` when it does not come within `ms`. */
+async function within<T>(answer: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * The vector half of a project's fact search, from a thread: the thread that writes facts embeds the
@@ -35,15 +58,51 @@ export class ProjectFactIndex {
     projectId: string,
     inserted: readonly FactVersion[],
     closed: readonly string[],
+    revision: number,
   ): void {
     const current = inserted.filter((f) => f.txEnd === null && f.isValid);
     const retired = [...closed, ...inserted.filter((f) => f.txEnd !== null || !f.isValid).map((f) => f.id)];
+    // The fact replica reads the write from D1 (in order, whichever writer's word arrives first).
+    this.background.background(
+      this.index(tenant, projectId)
+        .advance(tenant, projectId, revision)
+        .catch((error: unknown) => {
+          console.error("could not tell the project index of a write", tenant, projectId, error);
+        }),
+    );
     if (current.length === 0 && retired.length === 0) return;
     this.background.background(
       this.apply(tenant, projectId, current, retired).catch((error: unknown) => {
         console.error("could not index facts in the project index", tenant, projectId, error);
       }),
     );
+  }
+
+  /**
+   * The question's own part of a fact search, with the nearest facts, from the project index's fact
+   * replica (src/project-index/fact-replica.ts); none when the index cannot answer within SEARCH_WAIT_MS,
+   * and the reader searches D1.
+   */
+  async search(
+    tenant: string,
+    projectId: string,
+    userId: string,
+    vector: number[] | null,
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
+  ): Promise<FactSearchAnswer | undefined> {
+    const namespace = this.embedder().name;
+    const asked = this.index(tenant, projectId)
+      .search(tenant, projectId, {
+        ...request,
+        userId,
+        vector: vector ? { namespace, values: vector } : null,
+        nearLimit: NEAR_FACTS,
+      })
+      .catch((error: unknown) => {
+        console.error("project fact search failed", tenant, projectId, error);
+        return undefined;
+      });
+    return within(asked, SEARCH_WAIT_MS, undefined);
   }
 
   /**
@@ -64,15 +123,7 @@ export class ProjectFactIndex {
         console.error("project index search failed", tenant, projectId, error);
         return [];
       });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<NearFact[]>((resolve) => {
-      timer = setTimeout(() => resolve([]), NEAR_WAIT_MS);
-    });
-    try {
-      return await Promise.race([asked, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(asked, NEAR_WAIT_MS, []);
   }
 
   private async apply(tenant: string, projectId: string, current: FactVersion[], retired: string[]) {

@@ -57,17 +57,23 @@ export class ThreadFacts {
     record: ThreadRecord,
     text: string,
     maxTerms?: number,
-    near: Promise<NearFact[]> = Promise.resolve([]),
-  ): Promise<{ candidates: FactCandidates; read: FactRead }> {
+    vector: Promise<number[] | null> = Promise.resolve(null),
+  ): Promise<{ candidates: FactCandidates; read: FactRead; near: Promise<NearFact[]> }> {
     const database = await projectDatabase(tenant, record.project_id);
     const named = () => entityLookup(database, record.project_id, text, tenant.entity_thresholds);
+    const userId = record.identity.user_id;
+    const index = this.projectIndex;
     return this.cache.read(
       new FactRepository(database),
       readerOf(record),
       searchTerms(text, maxTerms),
       Date.now(),
       named,
-      near,
+      {
+        nearest: () => vector.then((v) => index.nearest(tenant.name, record.project_id, userId, v)),
+        search: async (request) =>
+          index.search(tenant.name, record.project_id, userId, await vector, request),
+      },
     );
   }
 
@@ -134,7 +140,7 @@ export class ThreadFacts {
       if (written) this.cache.announce(record.project_id, this.cache.token, written.revision);
       if (written) {
         const closed = plan.closures.map((c) => c.id);
-        this.projectIndex.afterWrite(tenant.name, record.project_id, plan.inserts, closed);
+        this.projectIndex.afterWrite(tenant.name, record.project_id, plan.inserts, closed, written.revision);
       }
       return {
         outcomes: plan.outcomes,
@@ -154,11 +160,6 @@ export class ThreadFacts {
     const { projectId } = written;
     const repository = async () => new FactRepository(await projectDatabase(tenant, projectId));
     await announceRevision(this.announceTo, tenant.name, projectId, written, repository, thread);
-  }
-
-  /** The facts nearest a query vector in the project's index (a candidate source). */
-  nearest(tenant: Tenant, record: ThreadRecord, vector: number[] | null): Promise<NearFact[]> {
-    return this.projectIndex.nearest(tenant.name, record.project_id, record.identity.user_id, vector);
   }
 
   /** How many fact versions this thread holds in memory. */

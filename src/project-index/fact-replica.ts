@@ -1,0 +1,403 @@
+import {
+  FACT_CANDIDATE_LIMITS,
+  NEIGHBOUR_FACTS,
+  NEIGHBOUR_REFERENCES,
+  NEIGHBOUR_SCAN,
+  NEIGHBOURS,
+} from "../facts/fact-candidates";
+import { matchExpression, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
+
+/**
+ * A project's facts as its index object keeps them: a read replica of the `facts` rows in D1, current
+ * and closed, with a full-text index (FTS5, porter, bm25) over the current ones and the entities each
+ * refers to (`fact_entities`). D1 stays the record;
+ * the replica is what a compile asks instead of it for the part of the fact search that depends on the
+ * question (the matches, the facts nearest the query, and their slots' versions), so a new question
+ * costs a call to the object that already answers the vector half, and no D1 round trip.
+ *
+ * It follows D1 by the project's revision: every statement that writes a fact version stamps the row
+ * with its batch's revision (src/facts/fact-repository.ts apply), so the rows changed after the
+ * revision the replica is complete up to are exactly the rows whose revision is higher. A fact's entity
+ * references are written in the batch that writes it, and an entity merge or split that moves them
+ * stamps the facts it moved (src/entities/entity-edits.ts), so they are read with their facts. `catchUp` reads
+ * them a page at a time, whole revisions only, and applies each page in one transaction; a page is
+ * bounded, so a replica far behind (a project that predates it, or a bulk import) is caught up over
+ * several calls, and until then answers `behind` (the reader searches D1 as before). Writers tell the
+ * object after each committed write, so it is usually current before anyone asks.
+ *
+ * This module owns its three tables in the object's SQLite; it does no I/O but the D1 read it is given.
+ */
+
+/** Rows applied per catch-up read at most (a single revision larger than this is read whole). */
+export const REPLICA_PAGE = 2_000;
+
+/** The columns of a facts row as D1 returns it; stored as its JSON and handed back as read. */
+export type RawFactRow = Record<string, unknown> & {
+  id: string;
+  key: string;
+  user_id: string | null;
+  tx_start: string;
+  tx_end: string | null;
+  content: string;
+  revision: number;
+};
+
+interface Reference {
+  fact_id: string;
+  entity_id: string;
+}
+
+/** The query-dependent part of a fact search (fact-candidates.ts), as the replica is asked for it. */
+export interface ReplicaQuery {
+  userId: string;
+  /** Terms to match (query-terms.ts), none to match nothing. */
+  terms: readonly string[];
+  /** Ids of facts nearest the query, best first, that are not in the reader's held newest versions. */
+  similarIds: readonly string[];
+  /** Slots and versions whose history the reader wants besides those the answer finds (historyTargets). */
+  outside: { keys: readonly string[]; ids: readonly string[] };
+  /** Registered entities the question names (not pending): their facts and neighbourhood are read too. */
+  entityIds: readonly string[];
+}
+
+/**
+ * The answer: each version found, once, as the JSON of its D1 row (the reader decodes it; a version two
+ * sources found travels once); the ids each source found, in its order and one past its bound; and each
+ * term's matches (up to the budget plus one).
+ */
+export interface ReplicaRows {
+  revision: number;
+  counts: Record<string, number>;
+  rows: Record<string, string>;
+  matched: string[];
+  similar: string[];
+  entity: string[];
+  neighbour: string[];
+  /** The neighbouring entities whose facts `neighbour` holds. */
+  neighbours: string[];
+  history: string[];
+}
+
+/** A version as a search reads it: what the search itself needs, and the row as stored. */
+interface FoundRow {
+  id: string;
+  key: string;
+  row: string;
+}
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS replica_facts (
+    doc INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL,
+    user_id TEXT,
+    tx_start TEXT NOT NULL,
+    tx_end TEXT,
+    row TEXT NOT NULL
+  )`,
+  "CREATE INDEX IF NOT EXISTS replica_facts_key ON replica_facts (key)",
+  // The text D1's fact_search indexes (migration 0006): key and content.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS replica_search USING fts5(text, tokenize = 'porter unicode61')",
+  `CREATE TABLE IF NOT EXISTS replica_refs (
+    entity_id TEXT NOT NULL,
+    fact_id TEXT NOT NULL,
+    PRIMARY KEY (entity_id, fact_id)
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS replica_refs_fact ON replica_refs (fact_id)",
+  "CREATE TABLE IF NOT EXISTS replica_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL)",
+];
+
+export class FactReplica {
+  /** The catch-up in flight: one at a time, so pages are applied in order. */
+  private catching: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: SqlStorage = storage.sql,
+  ) {
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  /**
+   * The project revision every row of which the replica holds; -1 before its first read (rows written
+   * before migration 0003 carry revision 0).
+   */
+  revision(): number {
+    return (
+      this.sql.exec<{ revision: number }>("SELECT revision FROM replica_state WHERE id = 1").toArray()[0]
+        ?.revision ?? -1
+    );
+  }
+
+  /**
+   * Reads from D1 what changed after the replica's revision, up to `pages` pages: the revision the
+   * replica is then complete up to, and the project's own (`latest`), which it may still be behind when
+   * more changed than the pages hold. Calls run one after another, each from where the last one left off.
+   */
+  async catchUp(
+    database: D1Database,
+    projectId: string,
+    pages = 1,
+  ): Promise<{ revision: number; latest: number }> {
+    while (this.catching) await this.catching.catch(() => undefined);
+    const reading = this.readPages(database, projectId, pages);
+    this.catching = reading
+      .catch(() => undefined)
+      .finally(() => {
+        this.catching = undefined;
+      });
+    return reading;
+  }
+
+  private async readPages(
+    database: D1Database,
+    projectId: string,
+    pages: number,
+  ): Promise<{ revision: number; latest: number }> {
+    let revision = this.revision();
+    let latest = revision;
+    for (let page = 0; page < pages; page++) {
+      const changed = `SELECT * FROM facts WHERE project_id = ?1 AND revision > ?2 ORDER BY revision LIMIT ?3`;
+      const [counter, found, references] = await database.batch<Record<string, unknown>>([
+        database.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?").bind(projectId),
+        database.prepare(changed).bind(projectId, revision, REPLICA_PAGE + 1),
+        database
+          .prepare(`SELECT fact_id, entity_id FROM fact_entities WHERE project_id = ?1 AND fact_id IN (
+              SELECT id FROM (${changed}))`)
+          .bind(projectId, revision, REPLICA_PAGE + 1),
+      ]);
+      latest = Number(counter?.results[0]?.revision ?? 0);
+      let rows = (found?.results ?? []) as RawFactRow[];
+      let refs = (references?.results ?? []) as unknown as Reference[];
+      let reached = latest;
+      if (rows.length > REPLICA_PAGE) {
+        // Only whole revisions: the last one in the page may go on past it.
+        const last = (rows[REPLICA_PAGE] as RawFactRow).revision;
+        rows = rows.filter((row) => row.revision < last);
+        reached = last - 1;
+        if (rows.length === 0) {
+          // One write larger than a page: read it whole.
+          const one = `SELECT * FROM facts WHERE project_id = ?1 AND revision = ?2`;
+          const [whole, wholeRefs] = await database.batch<Record<string, unknown>>([
+            database.prepare(one).bind(projectId, last),
+            database
+              .prepare(`SELECT fact_id, entity_id FROM fact_entities WHERE project_id = ?1 AND fact_id IN (
+                  SELECT id FROM (${one}))`)
+              .bind(projectId, last),
+          ]);
+          rows = (whole?.results ?? []) as RawFactRow[];
+          refs = (wholeRefs?.results ?? []) as unknown as Reference[];
+          reached = last;
+        }
+      }
+      if (reached > revision) this.apply(rows, refs, reached);
+      revision = reached;
+      if (reached >= latest) break;
+    }
+    return { revision, latest };
+  }
+
+  /**
+   * One page, in one transaction: each row replaces its older copy, and is in the full-text index while
+   * current; its entity references replace the ones held (a reference read for a fact outside the page,
+   * the page having been cut, is skipped: it is read with its fact).
+   */
+  private apply(rows: readonly RawFactRow[], refs: readonly Reference[], revision: number): void {
+    const byFact = new Map<string, string[]>();
+    for (const ref of refs) byFact.set(ref.fact_id, [...(byFact.get(ref.fact_id) ?? []), ref.entity_id]);
+    this.storage.transactionSync(() => {
+      for (const row of rows) {
+        this.sql.exec("DELETE FROM replica_refs WHERE fact_id = ?", row.id);
+        for (const entity of new Set(byFact.get(row.id) ?? [])) {
+          this.sql.exec("INSERT INTO replica_refs (entity_id, fact_id) VALUES (?, ?)", entity, row.id);
+        }
+        const held = this.sql
+          .exec<{ doc: number }>("SELECT doc FROM replica_facts WHERE id = ?", row.id)
+          .toArray()[0];
+        if (held) {
+          this.sql.exec("DELETE FROM replica_search WHERE rowid = ?", held.doc);
+          this.sql.exec(
+            "UPDATE replica_facts SET key = ?, user_id = ?, tx_start = ?, tx_end = ?, row = ? WHERE doc = ?",
+            row.key,
+            row.user_id,
+            row.tx_start,
+            row.tx_end,
+            JSON.stringify(row),
+            held.doc,
+          );
+        } else {
+          this.sql.exec(
+            "INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row) VALUES (?, ?, ?, ?, ?, ?)",
+            row.id,
+            row.key,
+            row.user_id,
+            row.tx_start,
+            row.tx_end,
+            JSON.stringify(row),
+          );
+        }
+        if (row.tx_end === null) {
+          const doc =
+            held?.doc ?? this.sql.exec<{ doc: number }>("SELECT last_insert_rowid() AS doc").one().doc;
+          this.sql.exec(
+            "INSERT INTO replica_search (rowid, text) VALUES (?, ?)",
+            doc,
+            `${row.key} ${row.content}`,
+          );
+        }
+      }
+      this.sql.exec(
+        "INSERT INTO replica_state (id, revision) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET revision = excluded.revision",
+        revision,
+      );
+    });
+  }
+
+  /**
+   * The query-dependent part of a search, as D1's statement answers it (fact-repository.ts foundSql
+   * without entities): the current matches this user may know of, best first by bm25 over the terms
+   * worth ranking (rankedTerms; the newest matches when none is), the nearest facts by id, and every
+   * version of the slots those fill and of `outside` not already in the answer, newest first.
+   */
+  search(query: ReplicaQuery): ReplicaRows {
+    const limits = FACT_CANDIDATE_LIMITS;
+    const counts: Record<string, number> = {};
+    for (const term of query.terms) {
+      counts[term] = this.sql
+        .exec<{ n: number }>(
+          "SELECT count(*) AS n FROM (SELECT rowid FROM replica_search WHERE replica_search MATCH ? LIMIT ?)",
+          matchExpression([term]),
+          RANKED_MATCH_BUDGET + 1,
+        )
+        .one().n;
+    }
+    const choice = rankedTerms(
+      query.terms,
+      query.terms.map((term) => counts[term] ?? 0),
+    );
+    const visible = "(f.user_id IS NULL OR f.user_id = ?)";
+    const matched = choice.ranked.length
+      ? this.rows(
+          `SELECT f.id, f.key, f.row FROM (
+            SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
+            FROM replica_search WHERE replica_search MATCH ? ORDER BY score LIMIT ?
+          ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
+          WHERE f.tx_end IS NULL AND ${visible}
+          ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
+          matchExpression(choice.ranked),
+          (limits.matched + 1) * 2,
+          query.userId,
+          limits.matched + 1,
+        )
+      : [];
+    const similar = query.similarIds.length
+      ? this.rows(
+          `SELECT f.id, f.key, f.row FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
+          WHERE f.tx_end IS NULL AND ${visible} ORDER BY s.key`,
+          JSON.stringify(query.similarIds),
+          query.userId,
+        )
+      : [];
+    const named = this.named(query.entityIds, query.userId);
+    const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
+    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
+    const history =
+      keys.length || query.outside.ids.length
+        ? this.rows(
+            `SELECT id, key, row FROM (
+              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
+                WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
+              UNION
+              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
+                WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
+            ) ORDER BY tx_start DESC, id DESC LIMIT ?`,
+            JSON.stringify(keys),
+            query.userId,
+            JSON.stringify(found.map((r) => r.id)),
+            JSON.stringify(query.outside.ids),
+            query.userId,
+            JSON.stringify(found.map((r) => r.id)),
+            limits.history + 1,
+          )
+        : [];
+    const rows: Record<string, string> = {};
+    const ids = (list: readonly FoundRow[]) =>
+      list.map((r) => {
+        rows[r.id] = r.row;
+        return r.id;
+      });
+    return {
+      revision: this.revision(),
+      counts,
+      matched: ids(matched),
+      similar: ids(similar),
+      entity: ids(named.entity),
+      neighbour: ids(named.neighbour),
+      neighbours: named.neighbours,
+      history: ids(history),
+      rows,
+    };
+  }
+
+  /**
+   * Seed 001's entity part of a search, as foundSql reads it: the current facts that refer to the named
+   * entities (each entity's latest references, twice the source's bound, newest facts first), the
+   * neighbouring entities (NEIGHBOURS at most, from each named entity's latest NEIGHBOUR_SCAN
+   * references) and their current facts (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
+   * in all) not already found.
+   */
+  private named(
+    entityIds: readonly string[],
+    userId: string,
+  ): { entity: FoundRow[]; neighbour: FoundRow[]; neighbours: string[] } {
+    if (entityIds.length === 0) return { entity: [], neighbour: [], neighbours: [] };
+    const latest = (entity: string, limit: number) =>
+      this.sql
+        .exec<{ fact_id: string }>(
+          "SELECT fact_id FROM replica_refs WHERE entity_id = ? ORDER BY fact_id DESC LIMIT ?",
+          entity,
+          limit,
+        )
+        .toArray()
+        .map((r) => r.fact_id);
+    const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
+      this.rows(
+        `SELECT f.id, f.key, f.row FROM (SELECT DISTINCT value FROM json_each(?)) r
+          CROSS JOIN replica_facts f ON f.id = r.value
+          WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
+            AND f.id NOT IN (SELECT value FROM json_each(?))
+          ORDER BY f.tx_start DESC, f.id DESC LIMIT ?`,
+        JSON.stringify(ids),
+        userId,
+        JSON.stringify(exclude),
+        limit,
+      );
+    const entity = current(
+      entityIds.flatMap((id) => latest(id, FACT_CANDIDATE_LIMITS.entity * 2)),
+      [],
+      FACT_CANDIDATE_LIMITS.entity + 1,
+    );
+    const scanned = entityIds.flatMap((id) => latest(id, NEIGHBOUR_SCAN));
+    const neighbours = this.sql
+      .exec<{ entity_id: string }>(
+        `SELECT DISTINCT o.entity_id FROM json_each(?) mine
+          CROSS JOIN replica_refs o INDEXED BY replica_refs_fact ON o.fact_id = mine.value
+          WHERE o.entity_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?`,
+        JSON.stringify(scanned),
+        JSON.stringify(entityIds),
+        NEIGHBOURS,
+      )
+      .toArray()
+      .map((r) => r.entity_id);
+    const neighbour = current(
+      neighbours.flatMap((id) => latest(id, NEIGHBOUR_REFERENCES)),
+      entity.map((r) => r.id),
+      NEIGHBOUR_FACTS,
+    );
+    return { entity, neighbour, neighbours };
+  }
+
+  private rows(statement: string, ...bindings: unknown[]): FoundRow[] {
+    return this.sql.exec<{ id: string; key: string; row: string }>(statement, ...bindings).toArray();
+  }
+}

@@ -1,0 +1,141 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { entityLookup } from "../src/entities/query-entities";
+import { FactCandidateCache, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
+import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
+import { FactRepository } from "../src/facts/fact-repository";
+import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
+import { projectIndexStub } from "../src/project-index/project-index-stub";
+import { fact, newThread } from "./helpers";
+
+/**
+ * A replica far behind D1 (a project that predates it, a bulk import) catches up a page at a time,
+ * whole revisions only, so that at every step it holds every row of every revision it claims; and what
+ * it then answers is what the project holds. Run against the tenant's real D1 inside workerd, on an
+ * index object no writer has told of anything.
+ */
+describe("the fact replica's catch-up", () => {
+  it("reads a project larger than a page in pages of whole revisions", async () => {
+    const t = await newThread();
+    const total = REPLICA_PAGE + 400;
+    for (let start = 0; start < total; start += 400) {
+      const events = Array.from({ length: 400 }, (_, i) =>
+        fact(`meter_${start + i}`, `Meter ${start + i} in hall ${(start + i) % 9} reads ${start + i} kWh`),
+      );
+      expect((await t.events(events)).status).toBe(200);
+    }
+    await t.events([fact("meter_7", "Meter 7 in hall 7 was replaced and reads 0 kWh")]);
+    const database = env.TENANT_ACME_DB;
+    const revisions = async () =>
+      (
+        await database
+          .prepare(
+            "SELECT revision, count(*) AS n FROM facts WHERE project_id = ? GROUP BY revision ORDER BY revision",
+          )
+          .bind(t.project)
+          .all<{ revision: number; n: number }>()
+      ).results;
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`pages-${t.project}`));
+    await runInDurableObject(stub, async (_, state) => {
+      const replica = new FactReplica(state.storage);
+      expect(replica.revision()).toBe(-1);
+      const first = await replica.catchUp(database, t.project, 1);
+      expect(first.revision).toBeLessThan(first.latest);
+      const held = () =>
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM replica_facts").one().n;
+      // Exactly the rows of the revisions it claims: no revision is held in part.
+      const claimed = (await revisions()).filter((r) => r.revision <= first.revision);
+      expect(held()).toBe(claimed.reduce((sum, r) => sum + r.n, 0));
+      expect(held()).toBeLessThanOrEqual(REPLICA_PAGE);
+
+      const second = await replica.catchUp(database, t.project, 1);
+      expect(second.revision).toBe(second.latest);
+      expect(held()).toBe(total + 1);
+
+      // It answers as D1 holds the project: the current version matched, the closed one as history.
+      const rows = replica.search({
+        userId: "u1",
+        terms: ["meter", "7", "replaced"],
+        similarIds: [],
+        outside: { keys: [], ids: [] },
+        entityIds: [],
+      });
+      const row = (id: string) => JSON.parse(rows.rows[id] as string) as RawFactRow;
+      expect(rows.matched.some((id) => row(id).content.includes("was replaced"))).toBe(true);
+      expect(rows.matched.every((id) => row(id).tx_end === null)).toBe(true);
+      expect(rows.history.some((id) => row(id).key === "meter_7" && row(id).tx_end !== null)).toBe(true);
+    });
+  }, 120_000);
+});
+
+/**
+ * The same search asked of D1 and of the replica, through the reader's cache as a compile asks it: the
+ * same versions, counted by the same sources, and the same entities named.
+ */
+describe("the fact replica's answer", () => {
+  it("is the answer D1 gives to the same search", async () => {
+    const t = await newThread();
+    const old = { ts: "2024-01-01T00:00:00Z" };
+    await t.events([
+      fact("kiln_schedule", "The kiln at Harrow Street fires on Thursdays", old),
+      fact("glaze_supplier", "Brightwater Ceramics supplies the celadon glaze", old),
+      fact("studio_lead", "Brightwater Ceramics' account is run by Imogen Hale", old),
+    ]);
+    await t.events([
+      fact("kiln_schedule", "The kiln at Harrow Street fires on Fridays now", { ts: "2024-01-05T00:00:00Z" }),
+    ]);
+    for (let start = 0; start < FACT_CANDIDATE_LIMITS.recent + 150; start += 325) {
+      const events = Array.from({ length: 325 }, (_, i) =>
+        fact(`kiln_${start + i}_reading`, `Gauge ${start + i} of the kiln line reads ${start + i} degrees`, {
+          ts: new Date(Date.UTC(2024, 2, 1, 0, 0, start + i)).toISOString(),
+          source: { type: "tool" },
+        }),
+      );
+      expect((await t.events(events)).status).toBe(200);
+    }
+    const database = env.TENANT_ACME_DB;
+    const repository = new FactRepository(database);
+    const index = projectIndexStub(env, "acme", t.project);
+    const replica: ProjectFactSearch = {
+      nearest: async () => [],
+      search: (request) =>
+        index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 50 }),
+    };
+    // A reader ahead of what D1 holds (as it would be of a replica that cannot catch up) gets no rows.
+    const ahead = await index.search("acme", t.project, {
+      revision: Number.MAX_SAFE_INTEGER,
+      userId: "u1",
+      terms: ["kiln"],
+      vector: null,
+      nearLimit: 50,
+      heldIds: [],
+      outside: { keys: [], ids: [] },
+      entityIds: [],
+    });
+    expect(ahead.rows).toBeUndefined();
+    for (const text of [
+      "When does the Harrow Street kiln fire?",
+      "Who supplies glaze, and what about Brightwater Ceramics?",
+      "What does gauge 17 read?",
+    ]) {
+      const answers = [];
+      for (const source of [undefined, replica]) {
+        const cache = new FactCandidateCache();
+        const reader = { projectId: t.project, userId: "u1", thread: `reader-${crypto.randomUUID()}` };
+        const named = () => entityLookup(database, t.project, text);
+        // The first read holds the newest versions and standing rules; the second is the question's own.
+        await cache.read(repository, reader, [], Date.now(), named, source);
+        answers.push(await cache.read(repository, reader, searchTerms(text), Date.now(), named, source));
+      }
+      const [viaD1, viaReplica] = answers as [(typeof answers)[0], (typeof answers)[0]];
+      expect(viaD1.read).toBe("searched");
+      expect(viaReplica.read).toBe("replica");
+      const ids = (found: typeof viaD1) => found.candidates.rows.map((r) => r.id);
+      expect(ids(viaReplica)).toEqual(ids(viaD1));
+      expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
+      expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
+      expect(viaReplica.candidates.entityFactIds).toEqual(viaD1.candidates.entityFactIds);
+      expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+    }
+  }, 120_000);
+});

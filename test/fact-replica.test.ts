@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { call, fact, newThread } from "./helpers";
+
+type TestThread = Awaited<ReturnType<typeof newThread>>;
+
+/**
+ * Once a thread holds a project's newest versions and standing rules at the current revision, a new
+ * question's own part of the fact search (its matches, the facts nearest it, their slots' versions) is
+ * answered by the project's fact replica (src/project-index/fact-replica.ts), not by D1. What it answers
+ * must be what D1 would: current facts of any age, never a superseded value, never another user's own.
+ */
+
+/**
+ * More facts than the newest versions hold, so a question's matches must be searched for: tool
+ * readings, the whole project's (not the writer's own).
+ */
+async function fillPast(t: TestThread, label: string): Promise<void> {
+  const count = FACT_CANDIDATE_LIMITS.recent + 150;
+  for (let start = 0; start < count; start += 325) {
+    const events = Array.from({ length: Math.min(325, count - start) }, (_, i) => {
+      const n = start + i;
+      return fact(`${label}_${n}_reading`, `Gauge ${n} of the ${label} line reads ${n * 7} psi`, {
+        ts: new Date(Date.UTC(2024, 2, 1, 0, 0, n)).toISOString(),
+        source: { type: "tool" },
+      });
+    });
+    expect((await t.events(events)).status).toBe(200);
+  }
+}
+
+describe("the project's fact replica", () => {
+  it("answers a new question with the current value of an old slot, and follows later writes", async () => {
+    const t = await newThread();
+    await t.events([fact("depot_city", "Our depot is in Spokane", { ts: "2024-01-01T00:00:00Z" })]);
+    await t.events([fact("depot_city", "Our depot is in Tacoma", { ts: "2024-01-02T00:00:00Z" })]);
+    await fillPast(t, "boiler");
+
+    // The first compile reads the newest versions from D1; the next, new, question is the replica's.
+    const first = await t.context({ query: "What does gauge 3 read?", budget_tokens: 800 });
+    expect(first.status).toBe(200);
+    const asked = await t.context({ query: "Which city is the depot in?", budget_tokens: 800 });
+    expect(asked.json.trace.timings.facts_read).toBe("replica");
+    expect(asked.json.context).toContain("Tacoma");
+    expect(asked.json.context).not.toContain("Spokane");
+    const facts = asked.json.trace.candidates.facts;
+    expect(facts.matched).toBeGreaterThanOrEqual(1);
+    // The superseded version is read as the slot's history, so it is judged dead, not absent.
+    expect(facts.history).toBeGreaterThanOrEqual(1);
+
+    // A later write moves the slot on: the replica reads it before it answers again.
+    await t.events([fact("depot_city", "Our depot is in Boise", { ts: "2024-06-01T00:00:00Z" })]);
+    await t.context({ query: "What does gauge 4 read?", budget_tokens: 800 });
+    const again = await t.context({ query: "Where is our depot now?", budget_tokens: 800 });
+    expect(again.json.trace.timings.facts_read).toBe("replica");
+    expect(again.json.context).toContain("Boise");
+    expect(again.json.context).not.toContain("Tacoma");
+  }, 120_000);
+
+  it("never answers one user's own fact to another user's question", async () => {
+    const ada = await newThread({ user_id: "ada", user_name: "Ada", authority: "employee" });
+    const bob = await newThread(
+      { user_id: "bob", user_name: "Bob", authority: "employee" },
+      { project: ada.project },
+    );
+    await ada.events([
+      fact("ada_bike", "Ada parks her bike at the Lindqvist garage", { memory_type: "user" }),
+    ]);
+    await bob.events([fact("bob_bike", "Bob parks his bike at the Okafor garage", { memory_type: "user" })]);
+    await fillPast(ada, "chiller");
+
+    await bob.context({ query: "What does gauge 9 read?", budget_tokens: 800 });
+    const bobs = await bob.context({ query: "Which garage is the bike parked at?", budget_tokens: 800 });
+    expect(bobs.json.trace.timings.facts_read).toBe("replica");
+    expect(bobs.json.context).toContain("Okafor");
+    expect(bobs.json.context).not.toContain("Lindqvist");
+
+    await ada.context({ query: "What does gauge 9 read?", budget_tokens: 800 });
+    const adas = await ada.context({ query: "Which garage is the bike parked at?", budget_tokens: 800 });
+    expect(adas.json.trace.timings.facts_read).toBe("replica");
+    expect(adas.json.context).toContain("Lindqvist");
+    expect(adas.json.context).not.toContain("Okafor");
+  }, 120_000);
+
+  it("follows an entity merge: facts that named the absorbed entity are the survivor's", async () => {
+    const t = await newThread();
+    // Older than every gauge reading, so only a search finds them.
+    const old = { ts: "2024-01-01T00:00:00Z" };
+    await t.events([
+      fact("flour_supplier", "Ostrander Mills supplies the rye flour", old),
+      fact("courier", "Velloway Freight collects the parcels on Tuesdays", old),
+    ]);
+    await fillPast(t, "oven");
+    const named = async (name: string) =>
+      (await call("GET", `/entities?project_id=${t.project}&name=${encodeURIComponent(name)}`)).json
+        .entities[0] as { id: string };
+    const mills = await named("Ostrander");
+    const freight = await named("Velloway");
+
+    await t.context({ query: "What does gauge 2 read?", budget_tokens: 800 });
+    const question = { query: "Tell me what Velloway Freight handles.", budget_tokens: 800 };
+    const before = await t.context(question);
+    expect(before.json.trace.timings.facts_read).toBe("replica");
+    expect(before.json.context).toContain("collects the parcels");
+    // The courier fact is a match of the question's words; no other fact refers to the courier.
+    expect(before.json.trace.candidates.facts.entity).toBe(0);
+
+    // A made-up correction: the two are one supplier, under the courier's name.
+    const merged = await call("POST", `/entities/${freight.id}/merge?as_user=u1`, { entity_id: mills.id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    await t.context({ query: "What does gauge 3 read?", budget_tokens: 800 });
+    const after = await t.context(question);
+    expect(after.json.trace.timings.facts_read).toBe("replica");
+    // The flour fact refers to the survivor now, in the replica too.
+    expect(after.json.trace.candidates.facts.entity).toBe(1);
+    expect(after.json.context).toContain("rye flour");
+  }, 120_000);
+});
