@@ -13,6 +13,8 @@ import {
   entityHistory,
   entityReviews,
   factEntities,
+  type MessageEntityRow,
+  messageEntities,
 } from "./entity-schema";
 import { normalizeName } from "./names";
 import type { EntityAlias, RegistryEntity } from "./registry-entity";
@@ -259,6 +261,56 @@ export class EntityRepository {
       .where(and(eq(factEntities.projectId, projectId), eq(factEntities.entityId, entityId)))
       .orderBy(asc(factEntities.factId))
       .limit(limit);
+  }
+
+  /** The messages that refer to an entity, by thread and newest first in each, and the names they used (bounded). */
+  async messageLinks(projectId: string, entityId: string, limit: number): Promise<MessageEntityRow[]> {
+    return this.db
+      .select()
+      .from(messageEntities)
+      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, entityId)))
+      .orderBy(asc(messageEntities.threadId), desc(messageEntities.seq), asc(messageEntities.mention))
+      .limit(limit);
+  }
+
+  /** How many message references an entity has (read along the entity's index). */
+  async messageCount(projectId: string, entityId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ count: sql<number>`count(*)` })
+      .from(messageEntities)
+      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, entityId)));
+    return row?.count ?? 0;
+  }
+
+  /**
+   * The newest messages of one thread that refer to any of `entityIds`, each once with the first entity
+   * it names among them (bounded): what a compile whose question names those entities retrieves.
+   */
+  async threadMessagesNaming(
+    projectId: string,
+    threadId: string,
+    entityIds: readonly string[],
+    limit: number,
+  ): Promise<{ messageId: string; entityId: string; mention: string }[]> {
+    if (entityIds.length === 0) return [];
+    const rows = await this.db
+      .select({
+        messageId: messageEntities.messageId,
+        entityId: messageEntities.entityId,
+        mention: messageEntities.mention,
+      })
+      .from(messageEntities)
+      .where(
+        and(
+          eq(messageEntities.projectId, projectId),
+          inArray(messageEntities.entityId, [...entityIds]),
+          eq(messageEntities.threadId, threadId),
+        ),
+      )
+      .orderBy(desc(messageEntities.seq), asc(messageEntities.messageId))
+      .limit(limit * 4);
+    const seen = new Set<string>();
+    return rows.filter((row) => !seen.has(row.messageId) && seen.add(row.messageId)).slice(0, limit);
   }
 
   async history(projectId: string, entityId: string, limit: number): Promise<EntityHistoryRow[]> {

@@ -235,9 +235,28 @@ function capitalised(scan: Scan, hint?: EntityType): void {
     add(scan, start, text, {
       name: text,
       type,
+      strength: type === "other" && noisyName(scan, words, start) ? "weak" : "strong",
       metadata: { ...address, ...(role ? { roles: [role] } : {}) },
     });
   }
+}
+
+/**
+ * Conversation and tool output capitalise more than names: a sentence or a list item opens with a
+ * capital ("Sounds Good To Me", "- **Next Steps**"), headings and log lines are title case, and code
+ * names things in camel case ("TypeError"). In them an untyped run of capitals is only a weak mention
+ * (it binds to a name the registry holds, never creates one) when it opens a sentence or a line, or
+ * holds a camel-case word. A fact's value is written to be read as data, so its runs stay strong there.
+ */
+const NOISY_ORIGINS: ReadonlySet<MentionOrigin> = new Set(["message", "tool_output"]);
+const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)[\s\-*•#>_`"'([]*(?:\d+[.)]\s+)?$/;
+
+function noisyName(scan: Scan, words: readonly string[], start: number): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return false;
+  if (words.some((w) => /\p{Ll}\p{Lu}/u.test(w))) return true;
+  // What stands before, from the text's start or a bounded look back (an "x" keeps `^` from matching there).
+  const from = Math.max(0, start - 40);
+  return OPENS_LINE_OR_SENTENCE.test(`${from === 0 ? "" : "x"}${scan.text.slice(from, start)}`);
 }
 
 /**
