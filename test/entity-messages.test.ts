@@ -208,3 +208,57 @@ describe("a run redone after it recorded its mentions", () => {
     expect(after.aliases).toEqual(repo.aliases);
   });
 });
+
+describe("a compile retrieves the turns that name the entity its question names", () => {
+  const TOPICS = ["weather", "coffee", "traffic", "lunch", "music", "gardening"];
+  const chatter = (count: number, from: number) =>
+    Array.from({ length: count }, (_, i) =>
+      message(`Small talk ${from + i}: the ${TOPICS[i % TOPICS.length]} today is pleasant enough.`, {
+        id: `s${from + i}`,
+        ts: at(10 + from + i),
+        role: i % 2 ? "assistant" : "user",
+      }),
+    );
+  const EPISODES = "## Relevant earlier conversation";
+
+  it("a question by one name finds the turn that used another", async () => {
+    const t = await newThread();
+    await t.events([
+      message("Our CFO wants the vendor shortlist trimmed to three names.", { id: "c1", ts: at(1) }),
+      ...chatter(30, 0),
+    ]);
+    await extracted(t.thread);
+    const ctx = await t.context({
+      query: "What is the chief financial officer asking for?",
+      budget_tokens: 1500,
+    });
+    expect(ctx.status, JSON.stringify(ctx.json)).toBe(200);
+    const [cfo] = ctx.json.trace.candidates.entities;
+    expect(cfo).toMatchObject({ name: "chief financial officer", pending: false });
+    expect(ctx.json.trace.candidates.entity_messages).toEqual([{ message_id: "c1", entity_id: cfo.id }]);
+    expect(ctx.json.trace.compiled).toContainEqual(
+      expect.objectContaining({ object_id: "c1", kind: "message", section: "episodes" }),
+    );
+    const context = ctx.json.context as string;
+    expect(context.slice(context.indexOf(EPISODES))).toContain("vendor shortlist trimmed");
+
+    // Another thread of the project does not retrieve this thread's turn.
+    const other = await newThread(undefined, { project: t.project });
+    await other.events(chatter(3, 100));
+    const elsewhere = await other.context({ query: "What is the chief financial officer asking for?" });
+    expect(elsewhere.json.trace.candidates.entity_messages).toBeUndefined();
+    expect(elsewhere.json.context).not.toContain("vendor shortlist");
+  });
+
+  it("a question naming nothing registered retrieves no turn for it", async () => {
+    const t = await newThread();
+    await t.events([
+      message("Our CFO wants the vendor shortlist trimmed to three names.", { id: "c1", ts: at(1) }),
+      ...chatter(30, 0),
+    ]);
+    await extracted(t.thread);
+    const ctx = await t.context({ query: "What is the head of legal asking for?", budget_tokens: 1500 });
+    expect(ctx.json.trace.candidates.entity_messages).toBeUndefined();
+    expect(ctx.json.context).not.toContain("vendor shortlist");
+  });
+});

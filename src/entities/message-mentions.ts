@@ -166,3 +166,32 @@ export class MessageMentions {
     return { references: links.length, created: plan.created.length };
   }
 }
+
+/** Messages of a thread a compile adds for the entities its question names, at most (the newest). */
+export const NAMED_MESSAGES_LIMIT = 10;
+
+/**
+ * The newest messages of a thread that refer to any of the entities a question names (by any of their
+ * names), each with the entity: one indexed read, made only when the question names a registered
+ * entity. A failure is logged and costs only these candidates.
+ */
+export async function messagesNaming(
+  database: D1Database,
+  projectId: string,
+  threadId: string,
+  entityIds: readonly string[],
+): Promise<{ messageId: string; entityId: string }[]> {
+  if (entityIds.length === 0) return [];
+  try {
+    const rows = await new EntityRepository(database).threadMessagesNaming(
+      projectId,
+      threadId,
+      entityIds,
+      NAMED_MESSAGES_LIMIT,
+    );
+    return rows.map(({ messageId, entityId }) => ({ messageId, entityId }));
+  } catch (error) {
+    console.error("messages naming the query's entities not read", projectId, threadId, error);
+    return [];
+  }
+}

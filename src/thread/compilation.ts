@@ -4,6 +4,7 @@ import { CompileCache } from "../compiler/cache/compile-cache";
 import { TextMemos } from "../compiler/cache/memos";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
 import type { MessageRecord } from "../compiler/types";
+import { messagesNaming } from "../entities/message-mentions";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";
 import type { Embedder } from "../ports/embedder";
@@ -82,7 +83,29 @@ export class Compilation {
     const messages = transcript.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : this.clock.now();
     const queryVector = await vectorPending;
-    const retrieved = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
+    const ranked = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
+    const itemRecords = items.itemRecords();
+    // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
+    const working = [...layers.entries("working", true)];
+    const environmentFacts = [...layers.entries("environment", true)];
+    const threadRead = performance.now();
+    const { candidates: factCandidates, read: factsRead } = await factsPending;
+    // The thread's messages that refer to an entity the question names, in any of its names, are
+    // episodes the question asks about (one more D1 read, only when it names a registered entity).
+    const namedEntities = factCandidates.entities.filter((e) => !e.pending).map((e) => e.id);
+    const namedMessages = namedEntities.length
+      ? await messagesNaming(
+          await projectDatabase(tenant, record.project_id),
+          record.project_id,
+          thread,
+          namedEntities,
+        )
+      : [];
+    const factsArrived = performance.now();
+    const retrieved = retrieval.withNamedMessages(
+      ranked,
+      namedMessages.map((m) => m.messageId),
+    );
     const screens = transcript.screensOf([...messages, ...retrieved].map((m) => m.id));
     const screened = <T extends MessageRecord>(m: T): T => {
       const screen = screens.get(m.id);
@@ -90,18 +113,11 @@ export class Compilation {
     };
     const episodes = retrieved.map(screened);
     for (const [i, m] of messages.entries()) messages[i] = screened(m);
-    const itemRecords = items.itemRecords();
     const statedClaims = items.statedClaims([
       ...messages.map((m) => m.id),
       ...episodes.map((m) => m.id),
       ...itemRecords.flatMap((r) => r.item.refs),
     ]);
-    // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
-    const working = [...layers.entries("working", true)];
-    const environmentFacts = [...layers.entries("environment", true)];
-    const threadRead = performance.now();
-    const { candidates: factCandidates, read: factsRead } = await factsPending;
-    const factsArrived = performance.now();
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     // The project index's cosines rank the facts the thread's own index does not hold.
     for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
@@ -159,6 +175,14 @@ export class Compilation {
           truncated: factCandidates.truncated.length > 0,
           entities: factCandidates.entities,
           ...(factCandidates.neighbours?.length ? { neighbours: factCandidates.neighbours } : {}),
+          ...(namedMessages.length
+            ? {
+                entity_messages: namedMessages.map((m) => ({
+                  message_id: m.messageId,
+                  entity_id: m.entityId,
+                })),
+              }
+            : {}),
         },
         compile_ms: milliseconds(performance.now() - started),
         timings,
