@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { EntityMetadata, EntityStatus, EntityType, ReviewStatus } from "../domain/entities";
@@ -283,13 +283,15 @@ export class EntityRepository {
   }
 
   /**
-   * The newest messages of one thread that refer to any of `entityIds`, each once with the first entity
-   * it names among them (bounded): what a compile whose question names those entities retrieves.
+   * The newest messages of one thread that refer to any of `entityIds` by a name other than those of
+   * `exceptNames` (normal forms), each once with the first entity it names among them (bounded): what a
+   * compile whose question names those entities retrieves.
    */
   async threadMessagesNaming(
     projectId: string,
     threadId: string,
     entityIds: readonly string[],
+    exceptNames: readonly string[],
     limit: number,
   ): Promise<{ messageId: string; entityId: string; mention: string }[]> {
     if (entityIds.length === 0) return [];
@@ -305,6 +307,7 @@ export class EntityRepository {
           eq(messageEntities.projectId, projectId),
           inArray(messageEntities.entityId, [...entityIds]),
           eq(messageEntities.threadId, threadId),
+          exceptNames.length ? notInArray(messageEntities.mention, [...exceptNames]) : undefined,
         ),
       )
       .orderBy(desc(messageEntities.seq), asc(messageEntities.messageId))

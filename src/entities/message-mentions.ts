@@ -4,6 +4,7 @@ import { type MessageLink, messageReferenceWrites, resolutionWrites } from "./en
 import { EntityRepository } from "./entity-repository";
 import type { MemoryRegistry } from "./memory-registry";
 import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
+import { normalizeName } from "./names";
 import type { RegistryEntity } from "./registry-entity";
 import type { ResolutionSource } from "./resolution/resolve";
 import { type MentionContext, scoreCandidate } from "./resolution/score";
@@ -73,6 +74,17 @@ export function exactHolder(
   const [holder] = holders;
   if (holders.length !== 1 || holder?.status !== "active") return undefined;
   return scoreCandidate(mention, holder, context).score >= thresholds.bind ? holder : undefined;
+}
+
+/**
+ * The name a message used, normalised: "cfo" for "our CFO" (an alias of the chief financial officer), so
+ * a compile can tell the turns that used another name than its question's, and a split moves the turns
+ * that used the split name. The mention's own name when its words are not one of its names.
+ */
+function writtenName(mention: Mention): string {
+  const norms = mentionNorms(mention);
+  const written = normalizeName(mention.text);
+  return norms.includes(written) ? written : (norms[0] ?? written);
 }
 
 /** What one run's messages added: references written (a message naming nothing adds none). */
@@ -145,17 +157,21 @@ export class MessageMentions {
     const exact = weak.flatMap(({ mention }) => mentionNorms(mention).map((norm) => `=${norm}`));
     const { plan, registry } = await resolveSources(repository, writer.projectId, sources, thresholds, exact);
     const seqOf = new Map(messages.map((m) => [m.id, m.seq]));
-    const links: MessageLink[] = plan.links.map((link) => ({
-      messageId: link.source,
-      seq: seqOf.get(link.source) ?? 0,
-      mention: link.mention,
-      entityId: link.entityId,
-    }));
+    const links: MessageLink[] = plan.outcomes.flatMap(({ source, mention, entityId }) =>
+      entityId
+        ? [{ messageId: source, seq: seqOf.get(source) ?? 0, mention: writtenName(mention), entityId }]
+        : [],
+    );
     for (const { message, mention } of weak) {
       const holder = exactHolder(mention, registry, context, thresholds);
-      const norm = mentionNorms(mention)[0];
-      if (holder && norm)
-        links.push({ messageId: message.id, seq: message.seq, mention: norm, entityId: holder.id });
+      if (holder) {
+        links.push({
+          messageId: message.id,
+          seq: message.seq,
+          mention: writtenName(mention),
+          entityId: holder.id,
+        });
+      }
     }
     if (links.length === 0 && plan.created.length === 0) return NOTHING;
     const at = new Date().toISOString();
@@ -171,22 +187,25 @@ export class MessageMentions {
 export const NAMED_MESSAGES_LIMIT = 10;
 
 /**
- * The newest messages of a thread that refer to any of the entities a question names (by any of their
- * names), each with the entity: one indexed read, made only when the question names a registered
- * entity. A failure is logged and costs only these candidates.
+ * The newest messages of a thread that refer to any of the entities a question names by another of their
+ * names than the question's (`mention`, its words for the entity), each with the entity: one indexed
+ * read, made only when the question names a registered entity. The turns that use the question's own
+ * words are what its words already retrieve, ranked by how well they match. A failure is logged and
+ * costs only these candidates.
  */
 export async function messagesNaming(
   database: D1Database,
   projectId: string,
   threadId: string,
-  entityIds: readonly string[],
+  named: readonly { id: string; mention: string }[],
 ): Promise<{ messageId: string; entityId: string }[]> {
-  if (entityIds.length === 0) return [];
+  if (named.length === 0) return [];
   try {
     const rows = await new EntityRepository(database).threadMessagesNaming(
       projectId,
       threadId,
-      entityIds,
+      named.map((e) => e.id),
+      [...new Set(named.map((e) => normalizeName(e.mention)))],
       NAMED_MESSAGES_LIMIT,
     );
     return rows.map(({ messageId, entityId }) => ({ messageId, entityId }));

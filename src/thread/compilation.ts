@@ -92,7 +92,7 @@ export class Compilation {
     const { candidates: factCandidates, read: factsRead } = await factsPending;
     // The thread's messages that refer to an entity the question names, in any of its names, are
     // episodes the question asks about (one more D1 read, only when it names a registered entity).
-    const namedEntities = factCandidates.entities.filter((e) => !e.pending).map((e) => e.id);
+    const namedEntities = factCandidates.entities.filter((e) => !e.pending);
     const namedMessages = namedEntities.length
       ? await messagesNaming(
           await projectDatabase(tenant, record.project_id),

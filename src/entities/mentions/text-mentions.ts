@@ -95,9 +95,12 @@ function add(
 }
 
 function addresses(scan: Scan): void {
+  const noisy = NOISY_ORIGINS.has(scan.origin);
   for (const m of scan.text.matchAll(URL)) {
     const url = m[0].replace(/[.,;:!?]+$/, "");
-    add(scan, m.index, url, { name: url, type: "document", metadata: { url } });
+    // A local address in conversation is a developer's machine, not a document.
+    const strength = noisy && LOCAL_URL.test(url) ? "weak" : "strong";
+    add(scan, m.index, url, { name: url, type: "document", strength, metadata: { url } });
   }
   for (const m of scan.text.matchAll(EMAIL)) {
     const email = m[0].replace(/\.+$/, "").toLowerCase();
@@ -111,7 +114,10 @@ function addresses(scan: Scan): void {
   }
   for (const m of scan.text.matchAll(HANDLE)) {
     const handle = `@${(m[1] as string).toLowerCase()}`;
-    add(scan, m.index, m[0], { name: handle, type: "person", metadata: { handle } });
+    // In conversation "@" also opens decorators and at-rules ("@app.route", "@media"): a handle there
+    // only refers to one the registry holds.
+    const strength = noisy ? "weak" : "strong";
+    add(scan, m.index, m[0], { name: handle, type: "person", strength, metadata: { handle } });
   }
   for (const pattern of [ABSOLUTE_PATH, RELATIVE_PATH]) {
     for (const m of scan.text.matchAll(pattern)) {
@@ -168,8 +174,24 @@ function descriptors(scan: Scan): void {
   }
   for (const m of scan.text.matchAll(PROJECT)) {
     const core = m[1] as string;
-    add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", aliases: [core] });
+    // "Project The …", "Project Next Steps": a sentence running on, not a project's name.
+    if (COMMON_CAPITALISED.has((core.split(/[ \t]/)[0] as string).toLowerCase())) continue;
+    const strength = headingLine(scan, m.index, m.index + m[0].length) ? "weak" : "strong";
+    add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", strength, aliases: [core] });
   }
+}
+
+/**
+ * In conversation or tool output, words alone on their line ("## Project Structure", "**Project Setup**:")
+ * are a heading, title case by convention rather than a name.
+ */
+function headingLine(scan: Scan, start: number, end: number): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return false;
+  const lineStart = scan.text.lastIndexOf("\n", start - 1) + 1;
+  const lineEnd = scan.text.indexOf("\n", end);
+  const before = scan.text.slice(lineStart, start);
+  const after = scan.text.slice(end, lineEnd < 0 ? undefined : lineEnd);
+  return /^[\s#>*_\-\d.)]*$/.test(before) && /^[\s*_:]*$/.test(after);
 }
 
 /** The type a capitalised run's own words and its neighbours give it. */
@@ -249,11 +271,14 @@ function capitalised(scan: Scan, hint?: EntityType): void {
  * holds a camel-case word. A fact's value is written to be read as data, so its runs stay strong there.
  */
 const NOISY_ORIGINS: ReadonlySet<MentionOrigin> = new Set(["message", "tool_output"]);
+const LOCAL_URL = /^https?:\/\/(?:localhost|127\.|0\.0\.0\.0|\[::1\]|[\w.-]*example\.(?:com|org|net))/i;
 const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)[\s\-*•#>_`"'([]*(?:\d+[.)]\s+)?$/;
 
 function noisyName(scan: Scan, words: readonly string[], start: number): boolean {
   if (!NOISY_ORIGINS.has(scan.origin)) return false;
   if (words.some((w) => /\p{Ll}\p{Lu}/u.test(w))) return true;
+  // Capitals throughout ("EXPLAIN QUERY PLAN", "AM CET") are keywords, shouting or codes.
+  if (words.every((w) => !/\p{Ll}/u.test(w))) return true;
   // What stands before, from the text's start or a bounded look back (an "x" keeps `^` from matching there).
   const from = Math.max(0, start - 40);
   return OPENS_LINE_OR_SENTENCE.test(`${from === 0 ? "" : "x"}${scan.text.slice(from, start)}`);
