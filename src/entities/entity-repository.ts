@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { EntityMetadata, EntityStatus, EntityType, ReviewStatus } from "../domain/entities";
@@ -282,20 +282,15 @@ export class EntityRepository {
     return row?.count ?? 0;
   }
 
-  /**
-   * The newest messages of one thread that refer to any of `entityIds` by a name other than those of
-   * `exceptNames` (normal forms), each once with the first entity it names among them (bounded): what a
-   * compile whose question names those entities retrieves.
-   */
+  /** The newest references of one thread's messages to any of `entityIds` (bounded), newest first. */
   async threadMessagesNaming(
     projectId: string,
     threadId: string,
     entityIds: readonly string[],
-    exceptNames: readonly string[],
     limit: number,
   ): Promise<{ messageId: string; entityId: string; mention: string }[]> {
     if (entityIds.length === 0) return [];
-    const rows = await this.db
+    return this.db
       .select({
         messageId: messageEntities.messageId,
         entityId: messageEntities.entityId,
@@ -307,13 +302,10 @@ export class EntityRepository {
           eq(messageEntities.projectId, projectId),
           inArray(messageEntities.entityId, [...entityIds]),
           eq(messageEntities.threadId, threadId),
-          exceptNames.length ? notInArray(messageEntities.mention, [...exceptNames]) : undefined,
         ),
       )
       .orderBy(desc(messageEntities.seq), asc(messageEntities.messageId))
-      .limit(limit * 4);
-    const seen = new Set<string>();
-    return rows.filter((row) => !seen.has(row.messageId) && seen.add(row.messageId)).slice(0, limit);
+      .limit(limit);
   }
 
   async history(projectId: string, entityId: string, limit: number): Promise<EntityHistoryRow[]> {

@@ -4,7 +4,7 @@ import { type MessageLink, messageReferenceWrites, resolutionWrites } from "./en
 import { EntityRepository } from "./entity-repository";
 import type { MemoryRegistry } from "./memory-registry";
 import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
-import { normalizeName } from "./names";
+import { nameWords, normalizeName } from "./names";
 import type { RegistryEntity } from "./registry-entity";
 import type { ResolutionSource } from "./resolution/resolve";
 import { type MentionContext, scoreCandidate } from "./resolution/score";
@@ -185,13 +185,16 @@ export class MessageMentions {
 
 /** Messages of a thread a compile adds for the entities its question names, at most (the newest). */
 export const NAMED_MESSAGES_LIMIT = 10;
+/** References read to find them: the newest, most of which may use the question's own words. */
+const NAMED_MESSAGES_SCANNED = 200;
 
 /**
- * The newest messages of a thread that refer to any of the entities a question names by another of their
- * names than the question's (`mention`, its words for the entity), each with the entity: one indexed
- * read, made only when the question names a registered entity. The turns that use the question's own
- * words are what its words already retrieve, ranked by how well they match. A failure is logged and
- * costs only these candidates.
+ * The newest messages of a thread that refer to any of the entities a question names by a name sharing
+ * no word with the question's (`mention`, its words for the entity), each with the entity: one indexed
+ * read, made only when the question names a registered entity. A turn whose name for it shares a word
+ * with the question ("Project Bootstrap" for "Bootstrap") is what the question's own words retrieve,
+ * ranked by how well they match; only a turn that says it otherwise ("our CFO" for "the chief financial
+ * officer") needs the registry to be found. A failure is logged and costs only these candidates.
  */
 export async function messagesNaming(
   database: D1Database,
@@ -200,15 +203,20 @@ export async function messagesNaming(
   named: readonly { id: string; mention: string }[],
 ): Promise<{ messageId: string; entityId: string }[]> {
   if (named.length === 0) return [];
+  const asked = new Map(named.map((e) => [e.id, new Set(nameWords(normalizeName(e.mention)))]));
   try {
     const rows = await new EntityRepository(database).threadMessagesNaming(
       projectId,
       threadId,
-      named.map((e) => e.id),
-      [...new Set(named.map((e) => normalizeName(e.mention)))],
-      NAMED_MESSAGES_LIMIT,
+      [...asked.keys()],
+      NAMED_MESSAGES_SCANNED,
     );
-    return rows.map(({ messageId, entityId }) => ({ messageId, entityId }));
+    const seen = new Set<string>();
+    return rows
+      .filter(({ entityId, mention }) => !nameWords(mention).some((w) => asked.get(entityId)?.has(w)))
+      .filter(({ messageId }) => !seen.has(messageId) && seen.add(messageId))
+      .slice(0, NAMED_MESSAGES_LIMIT)
+      .map(({ messageId, entityId }) => ({ messageId, entityId }));
   } catch (error) {
     console.error("messages naming the query's entities not read", projectId, threadId, error);
     return [];

@@ -83,14 +83,26 @@ export class Compilation {
     const messages = transcript.tail(MESSAGE_TAIL);
     const now = request.now ? toInstant(request.now) : this.clock.now();
     const queryVector = await vectorPending;
-    const ranked = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
+    const retrieved = await retrieval.episodes(thread, request.query, now, embedder, queryVector);
+    const screens = transcript.screensOf([...messages, ...retrieved].map((m) => m.id));
+    const screened = <T extends MessageRecord>(m: T): T => {
+      const screen = screens.get(m.id);
+      return screen ? { ...m, screen } : m;
+    };
+    let episodes = retrieved.map(screened);
+    for (const [i, m] of messages.entries()) messages[i] = screened(m);
     const itemRecords = items.itemRecords();
+    const statedClaims = items.statedClaims([
+      ...messages.map((m) => m.id),
+      ...episodes.map((m) => m.id),
+      ...itemRecords.flatMap((r) => r.item.refs),
+    ]);
     // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
     const working = [...layers.entries("working", true)];
     const environmentFacts = [...layers.entries("environment", true)];
     const threadRead = performance.now();
     const { candidates: factCandidates, read: factsRead } = await factsPending;
-    // The thread's messages that refer to an entity the question names, in any of its names, are
+    // The thread's messages that refer to an entity the question names by another of its names are
     // episodes the question asks about (one more D1 read, only when it names a registered entity).
     const namedEntities = factCandidates.entities.filter((e) => !e.pending);
     const namedMessages = namedEntities.length
@@ -102,22 +114,21 @@ export class Compilation {
         )
       : [];
     const factsArrived = performance.now();
-    const retrieved = retrieval.withNamedMessages(
-      ranked,
-      namedMessages.map((m) => m.messageId),
-    );
-    const screens = transcript.screensOf([...messages, ...retrieved].map((m) => m.id));
-    const screened = <T extends MessageRecord>(m: T): T => {
-      const screen = screens.get(m.id);
-      return screen ? { ...m, screen } : m;
-    };
-    const episodes = retrieved.map(screened);
-    for (const [i, m] of messages.entries()) messages[i] = screened(m);
-    const statedClaims = items.statedClaims([
-      ...messages.map((m) => m.id),
-      ...episodes.map((m) => m.id),
-      ...itemRecords.flatMap((r) => r.item.refs),
-    ]);
+    if (namedMessages.length) {
+      const ranked = new Set(episodes.map((e) => e.id));
+      episodes = retrieval.withNamedMessages(
+        episodes,
+        namedMessages.map((m) => m.messageId),
+      );
+      // The turns it added are screened and their claims read as the ranked ones were.
+      const added = episodes.filter((e) => !ranked.has(e.id)).map((e) => e.id);
+      const addedScreens = transcript.screensOf(added);
+      episodes = episodes.map((e) => {
+        const screen = addedScreens.get(e.id);
+        return screen ? { ...e, screen } : e;
+      });
+      for (const [id, claims] of items.statedClaims(added)) statedClaims.set(id, claims);
+    }
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     // The project index's cosines rank the facts the thread's own index does not hold.
     for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
