@@ -99,6 +99,10 @@ describe("messages and tool output reach the entity registry", () => {
         { id: "g4", ts: at(4) },
       ),
       tool("TypeError Cannot Read Property 'length' of undefined", { id: "g5", ts: at(5) }),
+      message(
+        "Here is the plan:\n1. **Compress Assets**: shrink the images.\n2. Then we fix the Internal Server Error on Submit Form.\nThe Project is nearly done; see http://localhost:5173 and @media queries.",
+        { id: "g6", ts: at(6), role: "assistant" },
+      ),
     ]);
     await extracted(t.thread);
     expect(await registry(t.project)).toEqual([]);

@@ -52,10 +52,26 @@ export function messageMentionInput(
   return { text, origin: message.role === "tool" ? "tool_output" : "message" };
 }
 
-/** The mentions a message may add, strong ones first, bounded. */
-export function messageMentions(extracted: readonly Mention[]): Mention[] {
-  return boundMentions(extracted, MAX_MENTIONS_PER_MESSAGE, MAX_STRONG_PER_MESSAGE);
+/**
+ * The mentions a message may add, strong ones first, bounded. In an assistant's turn an untyped run of
+ * capitals is weak: generated prose capitalises its headings, list items and terms ("**Compress
+ * Assets**", "Internal Server Error"), so only what the words type (an address, a path, a role, "the
+ * Kestrel service", a person who speaks) may create an entity there.
+ */
+export function messageMentions(
+  extracted: readonly Mention[],
+  role: MentionedMessage["role"] = "user",
+): Mention[] {
+  const read =
+    role === "assistant"
+      ? extracted.map((m): Mention => (untypedName(m) ? { ...m, strength: "weak" } : m))
+      : extracted;
+  return boundMentions(read, MAX_MENTIONS_PER_MESSAGE, MAX_STRONG_PER_MESSAGE);
 }
+
+/** A capitalised run the rules could not type: no kind, no identifier, no further name. */
+const untypedName = (m: Mention) =>
+  m.type === "other" && m.aliases.length === 0 && Object.keys(m.metadata).length === 0;
 
 /**
  * The one active entity going by exactly the weak mention's name, when its score binds (a type of
@@ -135,7 +151,7 @@ export class MessageMentions {
     const sources: ResolutionSource[] = [];
     const weak: { message: MentionedMessage; mention: Mention }[] = [];
     for (const [i, { message, input }] of read.entries()) {
-      const mentions = messageMentions(extracted[i] ?? []);
+      const mentions = messageMentions(extracted[i] ?? [], message.role);
       for (const mention of mentions) if (mention.strength === "weak") weak.push({ message, mention });
       const strong = mentions.filter((m) => m.strength === "strong");
       if (strong.length === 0) continue;

@@ -272,7 +272,7 @@ function capitalised(scan: Scan, hint?: EntityType): void {
  */
 const NOISY_ORIGINS: ReadonlySet<MentionOrigin> = new Set(["message", "tool_output"]);
 const LOCAL_URL = /^https?:\/\/(?:localhost|127\.|0\.0\.0\.0|\[::1\]|[\w.-]*example\.(?:com|org|net))/i;
-const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)[\s\-*•#>_`"'([]*(?:\d+[.)]\s+)?$/;
+const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)(?:[\s\-*•#>_`"'([]|\d+[.)])*$/;
 
 function noisyName(scan: Scan, words: readonly string[], start: number): boolean {
   if (!NOISY_ORIGINS.has(scan.origin)) return false;
