@@ -22,7 +22,8 @@ import {
 export type PlacedMention = Mention & { start: number; end: number };
 
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/g;
-const EMAIL = /(?<![\w.+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
+// The domain ends in a name ("v2.4.1" in "actions-gh-pages@v2.4.1" is a version, not a domain).
+const EMAIL = /(?<![\w.+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b/g;
 const HANDLE = /(?<![\w@.])@([A-Za-z][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])/g;
 const ABSOLUTE_PATH = /(?<![\w:/.@-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+\/?/g;
 const RELATIVE_PATH = /(?<![\w/.@-])[\w-]+(?:\/[\w.-]+)*\/[\w-]+\.[A-Za-z]{1,5}\b/g;
@@ -165,9 +166,14 @@ function descriptors(scan: Scan): void {
       if (!described) continue;
       const words = `${qualifier}${m[2]}`;
       const at = m.index + m[0].length - words.length;
+      // Without a determiner, capitals opening a line or sentence of conversation may be a heading or
+      // an instruction ("Organize Your Codebase", "Create Custom Report"), not a name.
+      const opens =
+        pattern === DESCRIPTOR_CAPITALISED && NOISY_ORIGINS.has(scan.origin) && opensLine(scan, at);
       add(scan, at, words, {
         name: described.name,
         type: described.type,
+        strength: opens ? "weak" : "strong",
         aliases: described.type === "project" ? [described.core] : [],
       });
     }
@@ -279,6 +285,11 @@ function noisyName(scan: Scan, words: readonly string[], start: number): boolean
   if (words.some((w) => /\p{Ll}\p{Lu}/u.test(w))) return true;
   // Capitals throughout ("EXPLAIN QUERY PLAN", "AM CET") are keywords, shouting or codes.
   if (words.every((w) => !/\p{Ll}/u.test(w))) return true;
+  return opensLine(scan, start);
+}
+
+/** Whether `start` opens a line or a sentence (list markers and emphasis aside). */
+function opensLine(scan: Scan, start: number): boolean {
   // What stands before, from the text's start or a bounded look back (an "x" keeps `^` from matching there).
   const from = Math.max(0, start - 40);
   return OPENS_LINE_OR_SENTENCE.test(`${from === 0 ? "" : "x"}${scan.text.slice(from, start)}`);
