@@ -266,3 +266,50 @@ describe("a compile retrieves the turns that name the entity its question names"
     expect(ctx.json.context).not.toContain("vendor shortlist");
   });
 });
+
+describe("merge and split carry message references", () => {
+  it("a merge moves them to the survivor, a question by one name then finds the turn that used the other, and a split moves them back", async () => {
+    const t = await newThread();
+    const chatter = Array.from({ length: 30 }, (_, i) =>
+      message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
+        id: `z${i}`,
+        ts: at(10 + i),
+        role: i % 2 ? "assistant" : "user",
+      }),
+    );
+    await t.events([
+      tool("restart complete: the Kestrel service came back cleanly", { id: "k1", ts: at(1) }),
+      message("Since Monday the ingest pipeline drops every third batch.", { id: "k2", ts: at(2) }),
+      ...chatter,
+    ]);
+    await extracted(t.thread);
+    const list = await registry(t.project);
+    const kestrel = named(list, "Kestrel service") as EntityView;
+    const pipeline = named(list, "Ingest pipeline") as EntityView;
+    expect(kestrel).toBeDefined();
+    expect(pipeline).toBeDefined();
+    const merged = await call("POST", `/entities/${kestrel.id}/merge?as_user=u1`, {
+      entity_id: pipeline.id,
+      reason: "the pipeline is the Kestrel service",
+    });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.messages.map((m: MessageRef) => [m.message_id, m.mention])).toEqual([
+      ["k2", "ingest pipeline"],
+      ["k1", "kestrel service"],
+    ]);
+    expect((await page(pipeline.id)).messages).toEqual([]);
+
+    const ctx = await t.context({ query: "Is the Kestrel service healthy?", budget_tokens: 1500 });
+    expect(ctx.status, JSON.stringify(ctx.json)).toBe(200);
+    // Only the turn that used another name needs the registry: the other is found by the question's words.
+    expect(ctx.json.trace.candidates.entity_messages).toEqual([{ message_id: "k2", entity_id: kestrel.id }]);
+    expect(ctx.json.context).toContain("drops every third batch");
+
+    const split = await call("POST", `/entities/${kestrel.id}/split?as_user=u1`, {
+      aliases: ["Ingest pipeline"],
+    });
+    expect(split.status, JSON.stringify(split.json)).toBe(201);
+    expect((await page(split.json.created.id)).messages.map((m) => m.message_id)).toEqual(["k2"]);
+    expect((await page(kestrel.id)).messages.map((m) => m.message_id)).toEqual(["k1"]);
+  });
+});
