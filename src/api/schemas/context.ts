@@ -271,7 +271,9 @@ export const ContextResult = z
               description:
                 "Waiting for the project's candidate facts after the thread's own reads. Zero I/O when the same search is " +
                 "held at the project's current revision (`facts_read: held`); otherwise one D1 batch (two when matches lie " +
-                "outside the newest versions), started before those reads, and this is the wait left over.",
+                "outside the newest versions), started before those reads, and this is the wait left over; with, when the " +
+                "question names an active registered entity, the one D1 read of this thread's messages that refer to it " +
+                "(`candidates.entity_messages`).",
             }),
           facts_read: z.enum(FACT_READS).openapi({
             description:
