@@ -84,6 +84,45 @@ describe("mention rules", () => {
     expect(found("Ms Ito joined.")[0]).toMatchObject({ text: "Ito", type: "person", strength: "strong" });
   });
 
+  it("reads conversation for precision: openers, headings, capitals throughout, code names and handles are weak", () => {
+    const strengths = (text: string, origin: "message" | "tool_output" | "fact_value" = "message") =>
+      textMentions(text, origin).map((m) => [m.text, m.strength]);
+    // A run opening a sentence, a list item or bold, or a line is weak in a message, strong in a fact's value.
+    expect(strengths("Noted. Sounds Good To Me.")).toEqual([["Sounds Good To Me", "weak"]]);
+    expect(strengths("2. **Tidy Release Notes**: done")).toEqual([["Tidy Release Notes", "weak"]]);
+    expect(strengths("Sounds Good To Me", "fact_value")).toEqual([["Sounds Good To Me", "strong"]]);
+    // Inside a sentence a name stays strong; one who speaks stays strong at its start.
+    expect(strengths("I spoke with Ilse Marwood today.")).toEqual([["Ilse Marwood", "strong"]]);
+    expect(strengths("Ilse Marwood approved the plan.")).toEqual([["Ilse Marwood", "strong"]]);
+    expect(strengths("we ran EXPLAIN QUERY PLAN and saw NullPointer Trace Dump")).toEqual([
+      ["EXPLAIN QUERY PLAN", "weak"],
+      ["NullPointer Trace Dump", "weak"],
+    ]);
+    expect(strengths("ping @orla about @media rules", "tool_output")).toEqual([
+      ["@orla", "weak"],
+      ["@media", "weak"],
+    ]);
+    expect(strengths("served on http://localhost:8080 and https://status.fernbank.io")).toEqual([
+      ["http://localhost:8080", "weak"],
+      ["https://status.fernbank.io", "strong"],
+    ]);
+    expect(strengths("## Project Layout\nProject Wrenfield ships Friday.")).toEqual([
+      ["Project Layout", "weak"],
+      ["Project Wrenfield", "strong"],
+    ]);
+    expect(strengths("Create Ledger Report\nwe also asked the Ledger team")).toEqual([
+      ["Create Ledger Report", "weak"],
+      ["Ledger team", "strong"],
+    ]);
+  });
+
+  it("keeps descriptors within a sentence and off determiners, and addresses to domains with a name", () => {
+    expect(found("Press Save Form.\nThe Project runs late.").map((m) => m.type)).not.toContain("project");
+    expect(found("Your Project is next").map((m) => m.name)).not.toContain("Project Your");
+    expect(found("pinned actions-cache@v3.2.1 today")).toEqual([]);
+    expect(found("cc halden@ferrow.co.uk")[0]).toMatchObject({ name: "halden@ferrow.co.uk", type: "person" });
+  });
+
   it("records a role stated beside a person's name", () => {
     const [person] = textMentions("We asked Mira Castell, our CISO, to sign.", "message");
     expect(person).toMatchObject({

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rankEpisodes } from "../src/retrieval/episodes";
+import { ENTITY_EPISODE_SIMILARITY, rankEpisodes, withEntityEpisodes } from "../src/retrieval/episodes";
 import { fusedByPosition, reciprocalRankFusion, spreadFused } from "../src/retrieval/fuse";
 import { asksQuestion, rescueNeighbours } from "../src/retrieval/neighbours";
 import { matchExpression, queryTerms } from "../src/retrieval/query-terms";
@@ -312,5 +312,33 @@ describe("episode ranking", () => {
     expect(
       rankEpisodes({ lexical: [], vector: [], messages, adjacency: new Map(), now, period: null }),
     ).toEqual([]);
+  });
+});
+
+describe("episodes naming an entity the query names", () => {
+  const episode = (id: string, score: number, similarity: number, ts = "2026-03-01T10:00:00Z") => ({
+    id,
+    ts,
+    score,
+    similarity,
+  });
+
+  it("joins a turn not ranked and raises one ranked lower, never lowering a better match", () => {
+    const ranked = [episode("best", 0.9, 1), episode("weak", 0.2, 0.1)];
+    const named = [episode("weak", 0.2, 0.1), episode("other", 0, 0, "2026-02-01T10:00:00Z")];
+    const out = withEntityEpisodes(ranked, named);
+    expect(out.map((e) => e.id)).toEqual(["best", "weak", "other"]);
+    expect(out[0]).toEqual(ranked[0]);
+    expect(out.slice(1).map((e) => e.similarity)).toEqual([
+      ENTITY_EPISODE_SIMILARITY,
+      ENTITY_EPISODE_SIMILARITY,
+    ]);
+    expect(out[1]?.score).toBe(out[2]?.score);
+    expect(out[1]?.score).toBeGreaterThan(0.2);
+  });
+
+  it("changes nothing when no turn names the entity", () => {
+    const ranked = [episode("a", 0.5, 0.6), episode("b", 0.4, 0.3)];
+    expect(withEntityEpisodes(ranked, [])).toEqual(ranked);
   });
 });

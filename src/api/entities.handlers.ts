@@ -31,6 +31,8 @@ type AppEnv = { Bindings: Env; Variables: TenantVariables };
 /** Facts listed on an entity's page at most; `facts_truncated` says when there are more. */
 const ENTITY_FACTS = 100;
 const ENTITY_HISTORY = 100;
+/** Message references listed on an entity's page at most; `message_count` counts them all. */
+const ENTITY_MESSAGES = 100;
 
 /**
  * An entity edit changes how the project's facts compile (seed 001: a fact naming a pending entity is no
@@ -145,9 +147,11 @@ async function summary(repository: EntityRepository, row: EntityRow) {
 /** An entity with its aliases, the facts that refer to it (as far as the viewer may see), history and reviews. */
 async function detail(repository: EntityRepository, row: EntityRow, gate: FactGate) {
   const { projectId, id } = row;
-  const [aliases, links, history, reviews] = await Promise.all([
+  const [aliases, links, messages, messageCount, history, reviews] = await Promise.all([
     repository.aliases(projectId, id),
     repository.factLinks(projectId, id, ENTITY_FACTS + 1),
+    repository.messageLinks(projectId, id, ENTITY_MESSAGES),
+    repository.messageCount(projectId, id),
     repository.history(projectId, id, ENTITY_HISTORY),
     repository.reviewsOf(projectId, id),
   ]);
@@ -164,6 +168,8 @@ async function detail(repository: EntityRepository, row: EntityRow, gate: FactGa
     ...entityView(row, aliases),
     facts: facts.filter((f) => mayView(f, gate)).map((f) => viewFor(f, gate)),
     facts_truncated: links.length > ENTITY_FACTS,
+    messages: messages.map((m) => ({ thread_id: m.threadId, message_id: m.messageId, mention: m.mention })),
+    message_count: messageCount,
     history: history.map(historyView),
     reviews: reviews.map((r) => reviewView(r, names)),
   };

@@ -104,6 +104,8 @@ export interface EntityProvenance {
   thread_id?: string;
   user_id?: string | null;
   fact_id?: string;
+  /** For an entity a message or tool output first named: that message (of `thread_id`). */
+  message_id?: string;
   origin?: string;
   extractor?: string;
   /** For a split: the entity it was split from. */

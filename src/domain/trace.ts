@@ -29,6 +29,8 @@ export interface CompileTrace {
     entities?: QueryEntity[];
     /** Entities that share a fact with those the query names: their facts were candidates too (seed 001's neighbourhood). */
     neighbours?: string[];
+    /** The thread's messages that refer to an entity the query names: retrieved as episodes for it. */
+    entity_messages?: { message_id: string; entity_id: string }[];
   };
   /** How many values of each kind were redacted; the values themselves never appear. */
   redactions?: Partial<Record<RedactionKind, number>>;

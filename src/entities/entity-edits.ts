@@ -12,6 +12,7 @@ import {
   entityReviews,
   entityTerms,
   factEntities,
+  messageEntities,
 } from "./entity-schema";
 import type { EntityAlias, RegistryEntity } from "./registry-entity";
 import type { RegistryPlan } from "./resolution/resolve";
@@ -226,11 +227,44 @@ export function resolutionWrites(
   return out;
 }
 
+/** A message's reference to an entity, by the normal name it used. */
+export interface MessageLink {
+  messageId: string;
+  seq: number;
+  mention: string;
+  entityId: string;
+}
+
+/**
+ * A thread's message references, in one statement per run of them (as fact references are), each a
+ * no-op when the message already refers by that name (a message read again adds nothing); a reference
+ * to a merged entity goes to the entity it was merged into.
+ */
+export function messageReferenceWrites(
+  db: DrizzleD1Database,
+  projectId: string,
+  threadId: string,
+  links: readonly MessageLink[],
+): Batch {
+  return jsonRuns(links.map((l) => [l.messageId, l.mention, l.entityId, l.seq])).map((run) =>
+    db
+      .insert(messageEntities)
+      .select(
+        sql`SELECT ${projectId}, ${threadId}, json_extract(l.value, '$[0]'), json_extract(l.value, '$[1]'),
+          coalesce((SELECT merged_into FROM ${entities} e WHERE e.project_id = ${projectId}
+            AND e.id = json_extract(l.value, '$[2]') AND e.status = 'merged'), json_extract(l.value, '$[2]')),
+          json_extract(l.value, '$[3]')
+          FROM json_each(${run}) l WHERE true`,
+      )
+      .onConflictDoNothing(),
+  );
+}
+
 /** Ids for history rows written by the routes: unique, and ordered by time within one millisecond too. */
 export const editId = (at: string) => `${at}:${crypto.randomUUID()}`;
 
 /**
- * `absorbed` becomes part of `survivor`: its aliases, terms and fact references move over, entities
+ * `absorbed` becomes part of `survivor`: its aliases, terms, fact and message references move over, entities
  * merged into it point at the survivor, its metadata fills what the survivor lacks, and open reviews
  * about it close (they asked a question the merge has answered).
  */
@@ -306,6 +340,10 @@ export function mergeWrites(
       .set({ entityId: survivorId })
       .where(and(eq(factEntities.projectId, projectId), eq(factEntities.entityId, absorbedId))),
     db
+      .update(messageEntities)
+      .set({ entityId: survivorId })
+      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, absorbedId))),
+    db
       .update(entities)
       .set({ mergedInto: survivorId })
       .where(and(eq(entities.projectId, projectId), eq(entities.mergedInto, absorbedId))),
@@ -339,8 +377,8 @@ export function mergeWrites(
 }
 
 /**
- * The named aliases (by normal form) of `from` move to a new entity, with their terms and the fact
- * references made by those names. `renameFrom` is the name `from` keeps when its own moved.
+ * The named aliases (by normal form) of `from` move to a new entity, with their terms and the fact and
+ * message references made by those names. `renameFrom` is the name `from` keeps when its own moved.
  */
 export function splitWrites(
   db: DrizzleD1Database,
@@ -403,6 +441,16 @@ export function splitWrites(
           eq(factEntities.projectId, projectId),
           eq(factEntities.entityId, from.id),
           inArray(factEntities.mention, norms),
+        ),
+      ),
+    db
+      .update(messageEntities)
+      .set({ entityId: created.id })
+      .where(
+        and(
+          eq(messageEntities.projectId, projectId),
+          eq(messageEntities.entityId, from.id),
+          inArray(messageEntities.mention, norms),
         ),
       ),
     history(db, projectId, {

@@ -13,6 +13,8 @@ import {
   entityHistory,
   entityReviews,
   factEntities,
+  type MessageEntityRow,
+  messageEntities,
 } from "./entity-schema";
 import { normalizeName } from "./names";
 import type { EntityAlias, RegistryEntity } from "./registry-entity";
@@ -273,6 +275,51 @@ export class EntityRepository {
       .from(factEntities)
       .where(and(eq(factEntities.projectId, projectId), eq(factEntities.entityId, entityId)))
       .orderBy(asc(factEntities.factId))
+      .limit(limit);
+  }
+
+  /** The messages that refer to an entity, by thread and newest first in each, and the names they used (bounded). */
+  async messageLinks(projectId: string, entityId: string, limit: number): Promise<MessageEntityRow[]> {
+    return this.db
+      .select()
+      .from(messageEntities)
+      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, entityId)))
+      .orderBy(asc(messageEntities.threadId), desc(messageEntities.seq), asc(messageEntities.mention))
+      .limit(limit);
+  }
+
+  /** How many message references an entity has (read along the entity's index). */
+  async messageCount(projectId: string, entityId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ count: sql<number>`count(*)` })
+      .from(messageEntities)
+      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, entityId)));
+    return row?.count ?? 0;
+  }
+
+  /** The newest references of one thread's messages to any of `entityIds` (bounded), newest first. */
+  async threadMessagesNaming(
+    projectId: string,
+    threadId: string,
+    entityIds: readonly string[],
+    limit: number,
+  ): Promise<{ messageId: string; entityId: string; mention: string }[]> {
+    if (entityIds.length === 0) return [];
+    return this.db
+      .select({
+        messageId: messageEntities.messageId,
+        entityId: messageEntities.entityId,
+        mention: messageEntities.mention,
+      })
+      .from(messageEntities)
+      .where(
+        and(
+          eq(messageEntities.projectId, projectId),
+          inArray(messageEntities.entityId, [...entityIds]),
+          eq(messageEntities.threadId, threadId),
+        ),
+      )
+      .orderBy(desc(messageEntities.seq), asc(messageEntities.messageId))
       .limit(limit);
   }
 

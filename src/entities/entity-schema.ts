@@ -83,6 +83,29 @@ export const factEntities = sqliteTable(
   ],
 );
 
+/**
+ * Which entities a thread's message (a user or assistant turn, or tool output) refers to, by the normal
+ * name it used (a split moves references by name, as for facts). Keyed by the message and the name, so a
+ * message read again (a redelivered or redone extraction run) adds nothing; read by entity, for an
+ * entity's page and for a compile of the thread whose question names the entity.
+ */
+export const messageEntities = sqliteTable(
+  "message_entities",
+  {
+    projectId: text("project_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    messageId: text("message_id").notNull(),
+    mention: text("mention").notNull(),
+    entityId: text("entity_id").notNull(),
+    /** Arrival order of the message in its thread: the newest references are listed first. */
+    seq: integer("seq").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.threadId, t.messageId, t.mention] }),
+    index("message_entities_entity").on(t.projectId, t.entityId, t.threadId, t.seq),
+  ],
+);
+
 /** Ambiguous matches awaiting a decision: the pending node, the entity it may be, and why. */
 export const entityReviews = sqliteTable(
   "entity_reviews",
@@ -141,3 +164,4 @@ export type EntityRow = typeof entities.$inferSelect;
 export type EntityAliasRow = typeof entityAliases.$inferSelect;
 export type EntityReviewRow = typeof entityReviews.$inferSelect;
 export type EntityHistoryRow = typeof entityHistory.$inferSelect;
+export type MessageEntityRow = typeof messageEntities.$inferSelect;

@@ -35,11 +35,41 @@ export interface ResolvedWrite {
  */
 const MAX_NAME = 200;
 const MAX_MENTIONS_PER_FACT = 50;
-const bounded = (mentions: Mention[]) => {
+
+/**
+ * At most `limit` of a text's mentions, strong ones first (at most `strongLimit` of them), names of
+ * `MAX_NAME` characters at most.
+ */
+export function boundMentions(mentions: readonly Mention[], limit: number, strongLimit = limit): Mention[] {
   const kept = mentions.filter((m) => m.name.length <= MAX_NAME && m.text.length <= MAX_NAME);
-  const strong = kept.filter((m) => m.strength === "strong");
-  return [...strong, ...kept.filter((m) => m.strength === "weak")].slice(0, MAX_MENTIONS_PER_FACT);
-};
+  const strong = kept.filter((m) => m.strength === "strong").slice(0, strongLimit);
+  return [...strong, ...kept.filter((m) => m.strength === "weak")].slice(0, limit);
+}
+
+/**
+ * One candidate read for every mention of `sources` (and the extra exact `terms`), and their resolution
+ * against what it found, with stable ids: the registry as resolution leaves it (the batch's new entities
+ * and aliases in it too) and the plan of what it gains.
+ */
+export async function resolveSources(
+  repository: EntityRepository,
+  projectId: string,
+  sources: readonly ResolutionSource[],
+  thresholds: EntityThresholds,
+  terms: readonly string[] = [],
+): Promise<{ plan: RegistryPlan; registry: MemoryRegistry }> {
+  const lookups = sources.flatMap((s) => s.mentions.map(mentionLookup));
+  const candidates = await repository.candidates(
+    projectId,
+    [...new Set([...lookups.flatMap((l) => l.terms), ...terms])],
+    [...new Set(lookups.flatMap((l) => l.prefixes))],
+  );
+  const registry = new MemoryRegistry(candidates);
+  const stored = new Set(candidates.map((e) => e.id));
+  const taken = (provisional: string) => stored.has(stableId(projectId, provisional));
+  const plan = withStableIds(resolveMentions(sources, registry, thresholds, taken), projectId);
+  return { plan, registry };
+}
 
 const NOTHING: ResolvedWrite = {
   plan: { created: [], aliases: [], retyped: [], metadata: [], reviews: [], links: [], outcomes: [] },
@@ -95,7 +125,10 @@ export class EntityResolver {
       },
       ...rows.map((row, i) => ({
         key: row.id,
-        mentions: bounded([...(extracted[2 * i] ?? []), ...(extracted[2 * i + 1] ?? [])]),
+        mentions: boundMentions(
+          [...(extracted[2 * i] ?? []), ...(extracted[2 * i + 1] ?? [])],
+          MAX_MENTIONS_PER_FACT,
+        ),
         context: { ...context, authorityRank: row.authorityRank },
         provenance: {
           thread_id: writer.threadId,
@@ -106,17 +139,7 @@ export class EntityResolver {
         },
       })),
     ];
-    const lookups = sources.flatMap((s) => s.mentions.map(mentionLookup));
-    const candidates = await repository.candidates(
-      writer.projectId,
-      [...new Set(lookups.flatMap((l) => l.terms))],
-      [...new Set(lookups.flatMap((l) => l.prefixes))],
-    );
-    // The registry as resolution leaves it: the batch's new aliases bound too.
-    const registry = new MemoryRegistry(candidates);
-    const stored = new Set(candidates.map((e) => e.id));
-    const taken = (provisional: string) => stored.has(stableId(writer.projectId, provisional));
-    const plan = withStableIds(resolveMentions(sources, registry, thresholds, taken), writer.projectId);
+    const { plan, registry } = await resolveSources(repository, writer.projectId, sources, thresholds);
     const at = new Date().toISOString();
     return {
       plan,

@@ -52,6 +52,49 @@ export const OUT_OF_PERIOD_SHARE = 0.5;
 /** Messages are episodes for the frame; they carry no outcome, usage or confidence of their own. */
 const EPISODE_TYPE_PRIORITY = 0.4;
 
+/**
+ * The similarity an earlier message ranks with when it refers to an entity the query names, in whatever
+ * words (the entity registry, src/entities): as a fact naming it does (src/thread/compilation.ts), a close
+ * match, yet below the messages whose own words match the query best.
+ */
+export const ENTITY_EPISODE_SIMILARITY = 0.8;
+
+/** Episodes with their ranking score and similarity, as rankEpisodes hands them on. */
+export interface ScoredEpisode {
+  id: string;
+  ts: string;
+  score: number;
+  similarity?: number;
+}
+
+/**
+ * Ranked episodes with the messages that refer to a named entity among them: one already ranked rises to
+ * the entity's similarity when it ranked lower, one not ranked joins with it, and the list is ordered
+ * again as rankEpisodes orders it. `named` are the messages, already fetched.
+ */
+export function withEntityEpisodes<T extends ScoredEpisode>(ranked: readonly T[], named: readonly T[]): T[] {
+  const score = compositeScore({
+    semantic: ENTITY_EPISODE_SIMILARITY,
+    typePriority: EPISODE_TYPE_PRIORITY,
+    ageDays: 0,
+  });
+  const raised = (e: T): T =>
+    (e.similarity ?? 0) >= ENTITY_EPISODE_SIMILARITY
+      ? e
+      : { ...e, score: Math.max(e.score, score), similarity: ENTITY_EPISODE_SIMILARITY };
+  const namedIds = new Set(named.map((e) => e.id));
+  const rankedIds = new Set(ranked.map((e) => e.id));
+  return [
+    ...ranked.map((e) => (namedIds.has(e.id) ? raised(e) : e)),
+    ...named.filter((e) => !rankedIds.has(e.id)).map(raised),
+  ].sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.ts > b.ts ? -1 : a.ts < b.ts ? 1 : 0) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
 export function rankEpisodes(input: EpisodeRankingInput): RankedEpisode[] {
   const vector = input.vector.filter((m) => m.score >= MIN_VECTOR_SIMILARITY).map((m) => m.id);
   const fused = reciprocalRankFusion([input.lexical, input.passages ?? [], vector], EPISODE_RRF_K, [

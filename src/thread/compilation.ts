@@ -4,6 +4,7 @@ import { CompileCache } from "../compiler/cache/compile-cache";
 import { TextMemos } from "../compiler/cache/memos";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
 import type { MessageRecord } from "../compiler/types";
+import { messagesNaming } from "../entities/message-mentions";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";
 import type { Embedder } from "../ports/embedder";
@@ -87,7 +88,7 @@ export class Compilation {
       const screen = screens.get(m.id);
       return screen ? { ...m, screen } : m;
     };
-    const episodes = retrieved.map(screened);
+    let episodes = retrieved.map(screened);
     for (const [i, m] of messages.entries()) messages[i] = screened(m);
     const itemRecords = items.itemRecords();
     const statedClaims = items.statedClaims([
@@ -100,7 +101,33 @@ export class Compilation {
     const environmentFacts = [...layers.entries("environment", true)];
     const threadRead = performance.now();
     const { candidates: factCandidates, read: factsRead, near: nearPending } = await factsPending;
+    // The thread's messages that refer to an entity the question names by another of its names are
+    // episodes the question asks about (one more D1 read, only when it names a registered entity).
+    const namedEntities = factCandidates.entities.filter((e) => !e.pending);
+    const namedMessages = namedEntities.length
+      ? await messagesNaming(
+          await projectDatabase(tenant, record.project_id),
+          record.project_id,
+          thread,
+          namedEntities,
+        )
+      : [];
     const factsArrived = performance.now();
+    if (namedMessages.length) {
+      const ranked = new Set(episodes.map((e) => e.id));
+      episodes = retrieval.withNamedMessages(
+        episodes,
+        namedMessages.map((m) => m.messageId),
+      );
+      // The turns it added are screened and their claims read as the ranked ones were.
+      const added = episodes.filter((e) => !ranked.has(e.id)).map((e) => e.id);
+      const addedScreens = transcript.screensOf(added);
+      episodes = episodes.map((e) => {
+        const screen = addedScreens.get(e.id);
+        return screen ? { ...e, screen } : e;
+      });
+      for (const [id, claims] of items.statedClaims(added)) statedClaims.set(id, claims);
+    }
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
     // The project index's cosines rank the facts the thread's own index does not hold.
     for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
@@ -158,6 +185,14 @@ export class Compilation {
           truncated: factCandidates.truncated.length > 0,
           entities: factCandidates.entities,
           ...(factCandidates.neighbours?.length ? { neighbours: factCandidates.neighbours } : {}),
+          ...(namedMessages.length
+            ? {
+                entity_messages: namedMessages.map((m) => ({
+                  message_id: m.messageId,
+                  entity_id: m.entityId,
+                })),
+              }
+            : {}),
         },
         compile_ms: milliseconds(performance.now() - started),
         timings,

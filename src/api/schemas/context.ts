@@ -236,6 +236,14 @@ export const ContextResult = z
                 "Ids of the entities that share a fact with those the query names (at most 5): their current facts " +
                 "(at most 50, counted in `facts.entity`) were candidates too.",
             }),
+          entity_messages: z
+            .array(z.object({ message_id: z.string(), entity_id: z.string() }))
+            .optional()
+            .openapi({
+              description:
+                "The thread's messages and tool output that refer to an active entity the query names, by any of " +
+                "its names (the newest 10): retrieved as episodes ranked as close matches, each with the entity.",
+            }),
         })
         .openapi({ description: "Candidate counts: gathered, past the gates, and compiled." }),
       redactions: z.partialRecord(z.enum(REDACTION_KINDS), z.number().int()).optional().openapi({

@@ -119,6 +119,19 @@ export const EntityDetail = EntityView.extend({
     .array(StoredFact)
     .openapi({ description: "Fact versions that refer to the entity, as far as the viewer may see." }),
   facts_truncated: z.boolean(),
+  messages: z
+    .array(
+      z.object({
+        thread_id: z.string(),
+        message_id: z.string(),
+        mention: z.string().openapi({ description: "The name the message used, normalised." }),
+      }),
+    )
+    .openapi({
+      description:
+        "Messages and tool output that refer to the entity (the first 100: by thread, newest first in each).",
+    }),
+  message_count: z.number().int().openapi({ description: "Every message reference the entity has." }),
   history: z
     .array(EntityHistoryEntry)
     .openapi({ description: "Newest first: creation, aliases, merges, splits, reviews." }),

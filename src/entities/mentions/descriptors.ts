@@ -48,11 +48,16 @@ const CASED_HEADS = Object.keys(DESCRIPTOR_HEADS)
 const LINKING = "of|for|to|in|on|at|with|from|and|or|by|about|is|are|was|were";
 
 /** With a determiner, any words qualify the head ("the payments team"); without one, capitalised words only. */
+// Within one sentence: the qualifier's words are on the head's line and none ends one ("Submit Form.\nThe
+// Project" is no project).
 export const DESCRIPTOR_AFTER_DETERMINER = new RegExp(
-  `\\b(?:the|our|my|your|their)\\s+((?:(?!(?:${LINKING})\\b)[A-Za-z0-9][\\w.-]*\\s+){1,3}?)(${HEADS})\\b`,
+  `\\b(?:the|our|my|your|their)\\s+((?:(?!(?:${LINKING})\\b)[A-Za-z0-9](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${HEADS})\\b`,
   "gi",
 );
-export const DESCRIPTOR_CAPITALISED = new RegExp(`\\b((?:[A-Z][\\w.-]*\\s+){1,3}?)(${CASED_HEADS})\\b`, "g");
+export const DESCRIPTOR_CAPITALISED = new RegExp(
+  `\\b((?:[A-Z](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${CASED_HEADS})\\b`,
+  "g",
+);
 
 /** Qualifiers that describe rather than name ("the new repo", "the same team"). */
 const EMPTY_QUALIFIERS = new Set([
@@ -72,6 +77,19 @@ const EMPTY_QUALIFIERS = new Set([
   "wrong",
   "this",
   "that",
+  // A determiner opening a sentence ("The Project is late") is capitalised, and no qualifier.
+  "the",
+  "a",
+  "an",
+  "our",
+  "my",
+  "your",
+  "their",
+  "his",
+  "her",
+  "its",
+  "these",
+  "those",
   "one",
   "only",
   "full",

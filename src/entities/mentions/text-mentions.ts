@@ -22,7 +22,8 @@ import {
 export type PlacedMention = Mention & { start: number; end: number };
 
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/g;
-const EMAIL = /(?<![\w.+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
+// The domain ends in a name ("v2.4.1" in "actions-gh-pages@v2.4.1" is a version, not a domain).
+const EMAIL = /(?<![\w.+-])([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b/g;
 const HANDLE = /(?<![\w@.])@([A-Za-z][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])/g;
 const ABSOLUTE_PATH = /(?<![\w:/.@-])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+\/?/g;
 const RELATIVE_PATH = /(?<![\w/.@-])[\w-]+(?:\/[\w.-]+)*\/[\w-]+\.[A-Za-z]{1,5}\b/g;
@@ -95,9 +96,12 @@ function add(
 }
 
 function addresses(scan: Scan): void {
+  const noisy = NOISY_ORIGINS.has(scan.origin);
   for (const m of scan.text.matchAll(URL)) {
     const url = m[0].replace(/[.,;:!?]+$/, "");
-    add(scan, m.index, url, { name: url, type: "document", metadata: { url } });
+    // A local address in conversation is a developer's machine, not a document.
+    const strength = noisy && LOCAL_URL.test(url) ? "weak" : "strong";
+    add(scan, m.index, url, { name: url, type: "document", strength, metadata: { url } });
   }
   for (const m of scan.text.matchAll(EMAIL)) {
     const email = m[0].replace(/\.+$/, "").toLowerCase();
@@ -111,7 +115,10 @@ function addresses(scan: Scan): void {
   }
   for (const m of scan.text.matchAll(HANDLE)) {
     const handle = `@${(m[1] as string).toLowerCase()}`;
-    add(scan, m.index, m[0], { name: handle, type: "person", metadata: { handle } });
+    // In conversation "@" also opens decorators and at-rules ("@app.route", "@media"): a handle there
+    // only refers to one the registry holds.
+    const strength = noisy ? "weak" : "strong";
+    add(scan, m.index, m[0], { name: handle, type: "person", strength, metadata: { handle } });
   }
   for (const pattern of [ABSOLUTE_PATH, RELATIVE_PATH]) {
     for (const m of scan.text.matchAll(pattern)) {
@@ -159,17 +166,38 @@ function descriptors(scan: Scan): void {
       if (!described) continue;
       const words = `${qualifier}${m[2]}`;
       const at = m.index + m[0].length - words.length;
+      // Without a determiner, capitals opening a line or sentence of conversation may be a heading or
+      // an instruction ("Organize Your Codebase", "Create Custom Report"), not a name.
+      const opens =
+        pattern === DESCRIPTOR_CAPITALISED && NOISY_ORIGINS.has(scan.origin) && opensLine(scan, at);
       add(scan, at, words, {
         name: described.name,
         type: described.type,
+        strength: opens ? "weak" : "strong",
         aliases: described.type === "project" ? [described.core] : [],
       });
     }
   }
   for (const m of scan.text.matchAll(PROJECT)) {
     const core = m[1] as string;
-    add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", aliases: [core] });
+    // "Project The …", "Project Next Steps": a sentence running on, not a project's name.
+    if (COMMON_CAPITALISED.has((core.split(/[ \t]/)[0] as string).toLowerCase())) continue;
+    const strength = headingLine(scan, m.index, m.index + m[0].length) ? "weak" : "strong";
+    add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", strength, aliases: [core] });
   }
+}
+
+/**
+ * In conversation or tool output, words alone on their line ("## Project Structure", "**Project Setup**:")
+ * are a heading, title case by convention rather than a name.
+ */
+function headingLine(scan: Scan, start: number, end: number): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return false;
+  const lineStart = scan.text.lastIndexOf("\n", start - 1) + 1;
+  const lineEnd = scan.text.indexOf("\n", end);
+  const before = scan.text.slice(lineStart, start);
+  const after = scan.text.slice(end, lineEnd < 0 ? undefined : lineEnd);
+  return /^[\s#>*_\-\d.)]*$/.test(before) && /^[\s*_:]*$/.test(after);
 }
 
 /** The type a capitalised run's own words and its neighbours give it. */
@@ -235,9 +263,36 @@ function capitalised(scan: Scan, hint?: EntityType): void {
     add(scan, start, text, {
       name: text,
       type,
+      strength: type === "other" && noisyName(scan, words, start) ? "weak" : "strong",
       metadata: { ...address, ...(role ? { roles: [role] } : {}) },
     });
   }
+}
+
+/**
+ * Conversation and tool output capitalise more than names: a sentence or a list item opens with a
+ * capital ("Sounds Good To Me", "- **Next Steps**"), headings and log lines are title case, and code
+ * names things in camel case ("TypeError"). In them an untyped run of capitals is only a weak mention
+ * (it binds to a name the registry holds, never creates one) when it opens a sentence or a line, or
+ * holds a camel-case word. A fact's value is written to be read as data, so its runs stay strong there.
+ */
+const NOISY_ORIGINS: ReadonlySet<MentionOrigin> = new Set(["message", "tool_output"]);
+const LOCAL_URL = /^https?:\/\/(?:localhost|127\.|0\.0\.0\.0|\[::1\]|[\w.-]*example\.(?:com|org|net))/i;
+const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)(?:[\s\-*•#>_`"'([]|\d+[.)])*$/;
+
+function noisyName(scan: Scan, words: readonly string[], start: number): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return false;
+  if (words.some((w) => /\p{Ll}\p{Lu}/u.test(w))) return true;
+  // Capitals throughout ("EXPLAIN QUERY PLAN", "AM CET") are keywords, shouting or codes.
+  if (words.every((w) => !/\p{Ll}/u.test(w))) return true;
+  return opensLine(scan, start);
+}
+
+/** Whether `start` opens a line or a sentence (list markers and emphasis aside). */
+function opensLine(scan: Scan, start: number): boolean {
+  // What stands before, from the text's start or a bounded look back (an "x" keeps `^` from matching there).
+  const from = Math.max(0, start - 40);
+  return OPENS_LINE_OR_SENTENCE.test(`${from === 0 ? "" : "x"}${scan.text.slice(from, start)}`);
 }
 
 /**

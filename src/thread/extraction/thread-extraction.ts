@@ -1,5 +1,6 @@
 import type { WatermarkView } from "../../api/schemas";
 import type { FactVersion } from "../../domain/fact-version";
+import { MessageMentions } from "../../entities/message-mentions";
 import { factEventFrom } from "../../extraction/fact-events";
 import { DEFAULT_LIMITS, type ExtractionLimits, runExtraction } from "../../extraction/run-extraction";
 import type { ExtractResult } from "../../extraction/run-result";
@@ -9,6 +10,7 @@ import { renderItemLine } from "../../items/render";
 import type { CarriedScope, ExtractionMessage, Extractor } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
+import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
 import { loadTokenCounter } from "../../tokens/count-tokens";
 import type { ThreadFacts } from "../facts/thread-facts";
@@ -31,6 +33,9 @@ export interface ExtractionAdapters {
  * path (src/thread/upkeep.ts) and by queue jobs, never by a read.
  */
 export class ThreadExtraction {
+  /** Resolves the entities the messages name into the project's registry (src/entities). */
+  private readonly mentions = new MessageMentions();
+
   constructor(
     private readonly host: TransactionHost & ExclusiveHost & ClockHost,
     readonly store: ExtractionStore,
@@ -140,6 +145,14 @@ export class ThreadExtraction {
       run.facts.map((fact) => factEventFrom(fact, record.thread)),
       now,
       countTokens,
+    );
+    // The entities the slice's messages name, with a reference to each message (screened probes aside):
+    // like the facts, written before the commit, and a no-op when a redone run writes them again.
+    await this.mentions.record(
+      await projectDatabase(tenant, record.project_id),
+      { projectId: record.project_id, threadId: record.thread, identity: record.identity },
+      messages.filter((m) => !m.screened),
+      tenant.entity_thresholds,
     );
     const records = run.items.map((item) => {
       const line = renderItemLine(item);

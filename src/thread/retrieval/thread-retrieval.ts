@@ -2,7 +2,7 @@ import type { EpisodeRecord } from "../../compiler/types";
 import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
-import { FUSION_DEPTH, rankEpisodes } from "../../retrieval/episodes";
+import { FUSION_DEPTH, rankEpisodes, withEntityEpisodes } from "../../retrieval/episodes";
 import { readTimeQuery } from "../../retrieval/time-query";
 import { itemNamespace } from "../extraction/thread-extraction";
 import type { SqlHost } from "../host";
@@ -81,6 +81,21 @@ export class ThreadRetrieval {
         const record = records.get(ranked.id);
         return record ? [{ ...record, score: ranked.score, similarity: ranked.similarity }] : [];
       });
+  }
+
+  /**
+   * The episodes with the thread's messages that refer to an entity the query names (`messageIds`, found
+   * in the entity registry) ranked among them as close matches, whatever words they used for it.
+   */
+  withNamedMessages(episodes: readonly EpisodeRecord[], messageIds: readonly string[]): EpisodeRecord[] {
+    if (messageIds.length === 0) return [...episodes];
+    const records = this.transcript.episodes.records(messageIds);
+    const named = messageIds.flatMap((id) => {
+      const held = episodes.find((e) => e.id === id);
+      const record = held ?? records.get(id);
+      return record ? [{ ...record, score: held?.score ?? 0, similarity: held?.similarity ?? 0 }] : [];
+    });
+    return withEntityEpisodes(episodes, named).slice(0, MAX_EPISODES);
   }
 
   /**

@@ -1,0 +1,240 @@
+import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds, type Mention } from "../domain/entities";
+import type { MentionExtractor, MentionInput } from "../ports/mention-extractor";
+import { type MessageLink, messageReferenceWrites, resolutionWrites } from "./entity-edits";
+import { EntityRepository } from "./entity-repository";
+import type { MemoryRegistry } from "./memory-registry";
+import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
+import { nameWords, normalizeName } from "./names";
+import type { RegistryEntity } from "./registry-entity";
+import type { ResolutionSource } from "./resolution/resolve";
+import { type MentionContext, scoreCandidate } from "./resolution/score";
+import { mentionNorms } from "./resolution/terms";
+import { boundMentions, resolveSources, type Writer } from "./resolve-on-write";
+
+/**
+ * Mentions in a thread's messages and tool output (issue 17 item 1), resolved into the project's registry
+ * on the write path (an extraction run), with a reference from each entity to the messages that name it.
+ *
+ * Conversation is noisier than facts, and a false merge costs more than a missed one, so a message adds
+ * to the registry only what it names plainly: the rule extractor's strong mentions (addresses, paths,
+ * document ids, roles, "the Kestrel service", "Project Atlas", a capitalised name inside a sentence)
+ * resolve as a fact's do, at the tenant's thresholds (bind, review, or a new entity). A weak mention (a
+ * lone capitalised word, a run of capitals opening a sentence or a line, a camel-case word) only refers
+ * to an active entity that already goes by exactly that name, and to no other when two do: "Hi Sam"
+ * creates nothing and is not sent to review. Fenced code is not read, a message is read up to
+ * MAX_SCANNED characters, and each adds at most a few mentions, so pasted logs and code cannot flood the
+ * registry. System messages are instructions, not conversation, and are not read.
+ */
+
+/** The message fields mention extraction reads. */
+export interface MentionedMessage {
+  id: string;
+  /** Arrival order in the thread. */
+  seq: number;
+  role: "user" | "assistant" | "system" | "tool";
+  content: string;
+}
+
+/** Characters of one message read; names are met early, and a longer message is a document or a log. */
+const MAX_SCANNED = 4000;
+/** Mentions one message adds at most, and of them strong ones (which may create entities). */
+const MAX_MENTIONS_PER_MESSAGE = 12;
+const MAX_STRONG_PER_MESSAGE = 4;
+/** Fenced code blocks (``` or ~~~), an unclosed fence running to the end. */
+const FENCED_CODE = /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)/g;
+
+/** What the extractor reads of a message: its text without code, bounded, by where it came from. */
+export function messageMentionInput(
+  message: Pick<MentionedMessage, "role" | "content">,
+): MentionInput | null {
+  if (message.role === "system") return null;
+  const text = message.content.replace(FENCED_CODE, "\n").slice(0, MAX_SCANNED);
+  return { text, origin: message.role === "tool" ? "tool_output" : "message" };
+}
+
+/**
+ * The mentions a message may add, strong ones first, bounded. In an assistant's turn an untyped run of
+ * capitals is weak: generated prose capitalises its headings, list items and terms ("**Compress
+ * Assets**", "Internal Server Error"), so only what the words type (an address, a path, a role, "the
+ * Kestrel service", a person who speaks) may create an entity there.
+ */
+export function messageMentions(
+  extracted: readonly Mention[],
+  role: MentionedMessage["role"] = "user",
+): Mention[] {
+  const read =
+    role === "assistant"
+      ? extracted.map((m): Mention => (untypedName(m) ? { ...m, strength: "weak" } : m))
+      : extracted;
+  return boundMentions(read, MAX_MENTIONS_PER_MESSAGE, MAX_STRONG_PER_MESSAGE);
+}
+
+/** A capitalised run the rules could not type: no kind, no identifier, no further name. */
+const untypedName = (m: Mention) =>
+  m.type === "other" && m.aliases.length === 0 && Object.keys(m.metadata).length === 0;
+
+/**
+ * The one active entity going by exactly the weak mention's name, when its score binds (a type of
+ * another kind does not); none when no entity or several do.
+ */
+export function exactHolder(
+  mention: Mention,
+  registry: MemoryRegistry,
+  context: MentionContext,
+  thresholds: EntityThresholds,
+): RegistryEntity | undefined {
+  const norms = new Set(mentionNorms(mention));
+  const holders = registry
+    .candidates(mention)
+    .filter((entity) => entity.aliases.some((alias) => norms.has(alias.norm)));
+  const [holder] = holders;
+  if (holders.length !== 1 || holder?.status !== "active") return undefined;
+  return scoreCandidate(mention, holder, context).score >= thresholds.bind ? holder : undefined;
+}
+
+/**
+ * The name a message used, normalised: "cfo" for "our CFO" (an alias of the chief financial officer), so
+ * a compile can tell the turns that used another name than its question's, and a split moves the turns
+ * that used the split name. The mention's own name when its words are not one of its names.
+ */
+function writtenName(mention: Mention): string {
+  const norms = mentionNorms(mention);
+  const written = normalizeName(mention.text);
+  return norms.includes(written) ? written : (norms[0] ?? written);
+}
+
+/** What one run's messages added: references written (a message naming nothing adds none). */
+export interface MessageMentionsRecorded {
+  references: number;
+  created: number;
+}
+
+const NOTHING: MessageMentionsRecorded = { references: 0, created: 0 };
+
+export class MessageMentions {
+  constructor(private readonly extractor: MentionExtractor = new RuleMentionExtractor()) {}
+
+  /**
+   * Resolves the messages' mentions and writes the registry's changes and the messages' references in
+   * one D1 batch. Every row it writes is a no-op when it exists (created entities have ids from their
+   * names, references are keyed by message and name), so reading the same messages again, as a redone
+   * or redelivered run does, changes nothing. A failure is logged and costs only the references: the
+   * registry is an index, and extraction goes on.
+   */
+  async record(
+    database: D1Database,
+    writer: Writer,
+    messages: readonly MentionedMessage[],
+    thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+  ): Promise<MessageMentionsRecorded> {
+    try {
+      return await this.write(new EntityRepository(database), writer, messages, thresholds);
+    } catch (error) {
+      console.error("message mentions not recorded", writer.projectId, writer.threadId, error);
+      return NOTHING;
+    }
+  }
+
+  private async write(
+    repository: EntityRepository,
+    writer: Writer,
+    messages: readonly MentionedMessage[],
+    thresholds: EntityThresholds,
+  ): Promise<MessageMentionsRecorded> {
+    const read = messages.flatMap((message) => {
+      const input = messageMentionInput(message);
+      return input ? [{ message, input }] : [];
+    });
+    if (read.length === 0) return NOTHING;
+    const extracted = await this.extractor.extract(read.map((r) => r.input));
+    const context: MentionContext = { threadId: writer.threadId, userId: writer.identity.user_id };
+    const sources: ResolutionSource[] = [];
+    const weak: { message: MentionedMessage; mention: Mention }[] = [];
+    for (const [i, { message, input }] of read.entries()) {
+      const mentions = messageMentions(extracted[i] ?? [], message.role);
+      for (const mention of mentions) if (mention.strength === "weak") weak.push({ message, mention });
+      const strong = mentions.filter((m) => m.strength === "strong");
+      if (strong.length === 0) continue;
+      sources.push({
+        key: message.id,
+        mentions: strong,
+        context,
+        provenance: {
+          thread_id: writer.threadId,
+          user_id: writer.identity.user_id,
+          message_id: message.id,
+          origin: input.origin,
+          extractor: this.extractor.name,
+        },
+      });
+    }
+    if (sources.length === 0 && weak.length === 0) return NOTHING;
+    // A weak mention only ever binds on a whole name: it looks up nothing else.
+    const exact = weak.flatMap(({ mention }) => mentionNorms(mention).map((norm) => `=${norm}`));
+    const { plan, registry } = await resolveSources(repository, writer.projectId, sources, thresholds, exact);
+    const seqOf = new Map(messages.map((m) => [m.id, m.seq]));
+    const links: MessageLink[] = plan.outcomes.flatMap(({ source, mention, entityId }) =>
+      entityId
+        ? [{ messageId: source, seq: seqOf.get(source) ?? 0, mention: writtenName(mention), entityId }]
+        : [],
+    );
+    for (const { message, mention } of weak) {
+      const holder = exactHolder(mention, registry, context, thresholds);
+      if (holder) {
+        links.push({
+          messageId: message.id,
+          seq: message.seq,
+          mention: writtenName(mention),
+          entityId: holder.id,
+        });
+      }
+    }
+    if (links.length === 0 && plan.created.length === 0) return NOTHING;
+    const at = new Date().toISOString();
+    await repository.run([
+      ...resolutionWrites(repository.db, writer.projectId, plan, new Set(), at),
+      ...messageReferenceWrites(repository.db, writer.projectId, writer.threadId, links),
+    ]);
+    return { references: links.length, created: plan.created.length };
+  }
+}
+
+/** Messages of a thread a compile adds for the entities its question names, at most (the newest). */
+export const NAMED_MESSAGES_LIMIT = 10;
+/** References read to find them: the newest, most of which may use the question's own words. */
+const NAMED_MESSAGES_SCANNED = 200;
+
+/**
+ * The newest messages of a thread that refer to any of the entities a question names by a name sharing
+ * no word with the question's (`mention`, its words for the entity), each with the entity: one indexed
+ * read, made only when the question names a registered entity. A turn whose name for it shares a word
+ * with the question ("Project Bootstrap" for "Bootstrap") is what the question's own words retrieve,
+ * ranked by how well they match; only a turn that says it otherwise ("our CFO" for "the chief financial
+ * officer") needs the registry to be found. A failure is logged and costs only these candidates.
+ */
+export async function messagesNaming(
+  database: D1Database,
+  projectId: string,
+  threadId: string,
+  named: readonly { id: string; mention: string }[],
+): Promise<{ messageId: string; entityId: string }[]> {
+  if (named.length === 0) return [];
+  const asked = new Map(named.map((e) => [e.id, new Set(nameWords(normalizeName(e.mention)))]));
+  try {
+    const rows = await new EntityRepository(database).threadMessagesNaming(
+      projectId,
+      threadId,
+      [...asked.keys()],
+      NAMED_MESSAGES_SCANNED,
+    );
+    const seen = new Set<string>();
+    return rows
+      .filter(({ entityId, mention }) => !nameWords(mention).some((w) => asked.get(entityId)?.has(w)))
+      .filter(({ messageId }) => !seen.has(messageId) && seen.add(messageId))
+      .slice(0, NAMED_MESSAGES_LIMIT)
+      .map(({ messageId, entityId }) => ({ messageId, entityId }));
+  } catch (error) {
+    console.error("messages naming the query's entities not read", projectId, threadId, error);
+    return [];
+  }
+}
