@@ -297,32 +297,6 @@ export class EntityRepository {
     return row?.count ?? 0;
   }
 
-  /** The newest references of one thread's messages to any of `entityIds` (bounded), newest first. */
-  async threadMessagesNaming(
-    projectId: string,
-    threadId: string,
-    entityIds: readonly string[],
-    limit: number,
-  ): Promise<{ messageId: string; entityId: string; mention: string }[]> {
-    if (entityIds.length === 0) return [];
-    return this.db
-      .select({
-        messageId: messageEntities.messageId,
-        entityId: messageEntities.entityId,
-        mention: messageEntities.mention,
-      })
-      .from(messageEntities)
-      .where(
-        and(
-          eq(messageEntities.projectId, projectId),
-          inArray(messageEntities.entityId, [...entityIds]),
-          eq(messageEntities.threadId, threadId),
-        ),
-      )
-      .orderBy(desc(messageEntities.seq), asc(messageEntities.messageId))
-      .limit(limit);
-  }
-
   async history(projectId: string, entityId: string, limit: number): Promise<EntityHistoryRow[]> {
     return this.db
       .select()

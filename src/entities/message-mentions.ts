@@ -107,9 +107,11 @@ function writtenName(mention: Mention): string {
 export interface MessageMentionsRecorded {
   references: number;
   created: number;
+  /** The names (normalised, as written) each message used for an entity it refers to. */
+  names: { messageId: string; seq: number; name: string }[];
 }
 
-const NOTHING: MessageMentionsRecorded = { references: 0, created: 0 };
+const NOTHING: MessageMentionsRecorded = { references: 0, created: 0, names: [] };
 
 export class MessageMentions {
   constructor(private readonly extractor: MentionExtractor = new RuleMentionExtractor()) {}
@@ -195,7 +197,8 @@ export class MessageMentions {
       ...resolutionWrites(repository.db, writer.projectId, plan, new Set(), at),
       ...messageReferenceWrites(repository.db, writer.projectId, writer.threadId, links),
     ]);
-    return { references: links.length, created: plan.created.length };
+    const names = links.map((link) => ({ messageId: link.messageId, seq: link.seq, name: link.mention }));
+    return { references: links.length, created: plan.created.length, names };
   }
 }
 
@@ -206,35 +209,30 @@ const NAMED_MESSAGES_SCANNED = 200;
 
 /**
  * The newest messages of a thread that refer to any of the entities a question names by a name sharing
- * no word with the question's (`mention`, its words for the entity), each with the entity: one indexed
- * read, made only when the question names a registered entity. A turn whose name for it shares a word
- * with the question ("Project Bootstrap" for "Bootstrap") is what the question's own words retrieve,
- * ranked by how well they match; only a turn that says it otherwise ("our CFO" for "the chief financial
- * officer") needs the registry to be found. A failure is logged and costs only these candidates.
+ * no word with the question's (`mention`, its words for the entity), each with the entity, from `found`:
+ * the thread's newest references by each of the entities' names (`names`, normalised aliases), newest
+ * first. A turn whose name for it shares a word with the question ("Project Bootstrap" for "Bootstrap")
+ * is what the question's own words retrieve, ranked by how well they match; only a turn that says it
+ * otherwise ("our CFO" for "the chief financial officer") needs the registry to be found. Names, not
+ * entity ids, are what a thread keeps: a merge or a split moves names between entities, and the turns
+ * that used them follow.
  */
-export async function messagesNaming(
-  database: D1Database,
-  projectId: string,
-  threadId: string,
+export function messagesNaming(
   named: readonly { id: string; mention: string }[],
-): Promise<{ messageId: string; entityId: string }[]> {
-  if (named.length === 0) return [];
+  names: Readonly<Record<string, readonly string[]>>,
+  found: (names: readonly string[], limit: number) => readonly { name: string; messageId: string }[],
+): { messageId: string; entityId: string }[] {
+  const seen = new Set<string>();
+  const out: { messageId: string; entityId: string }[] = [];
+  const byName = new Map<string, string>();
+  for (const entity of named) for (const name of names[entity.id] ?? []) byName.set(name, entity.id);
   const asked = new Map(named.map((e) => [e.id, new Set(nameWords(normalizeName(e.mention)))]));
-  try {
-    const rows = await new EntityRepository(database).threadMessagesNaming(
-      projectId,
-      threadId,
-      [...asked.keys()],
-      NAMED_MESSAGES_SCANNED,
-    );
-    const seen = new Set<string>();
-    return rows
-      .filter(({ entityId, mention }) => !nameWords(mention).some((w) => asked.get(entityId)?.has(w)))
-      .filter(({ messageId }) => !seen.has(messageId) && seen.add(messageId))
-      .slice(0, NAMED_MESSAGES_LIMIT)
-      .map(({ messageId, entityId }) => ({ messageId, entityId }));
-  } catch (error) {
-    console.error("messages naming the query's entities not read", projectId, threadId, error);
-    return [];
+  for (const { name, messageId } of found([...byName.keys()], NAMED_MESSAGES_SCANNED)) {
+    const entityId = byName.get(name) as string;
+    if (nameWords(name).some((w) => asked.get(entityId)?.has(w)) || seen.has(messageId)) continue;
+    seen.add(messageId);
+    out.push({ messageId, entityId });
+    if (out.length >= NAMED_MESSAGES_LIMIT) break;
   }
+  return out;
 }

@@ -47,6 +47,8 @@ export interface EntityLookup {
 
 export interface NamedEntities {
   entities: QueryEntity[];
+  /** Every name (normalised alias) of each entity bound, by id: what the thread's messages are looked up by. */
+  names?: Record<string, string[]>;
 }
 
 /**
@@ -124,11 +126,13 @@ export function entityLookup(
   /** The text's mentions bound where seed 001 binds them, against the registry's candidates. */
   function resolveNamed(registry: MemoryRegistry): NamedEntities {
     const found = new Map<string, QueryEntity>();
+    const names: Record<string, string[]> = {};
     for (const mention of mentions) {
       const scored = registry.candidates(mention).map((entity) => scoreCandidate(mention, entity, {}));
       const decision = decide(mention, scored, thresholds);
       if (decision.kind !== "bind" || found.has(decision.best.entity.id)) continue;
       const entity = decision.best.entity;
+      names[entity.id] = [...new Set(entity.aliases.map((a) => a.norm))];
       found.set(entity.id, {
         id: entity.id,
         name: entity.canonicalName,
@@ -136,6 +140,6 @@ export function entityLookup(
         pending: entity.status === "pending",
       });
     }
-    return { entities: [...found.values()] };
+    return { entities: [...found.values()], names };
   }
 }

@@ -1,9 +1,9 @@
 import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
-import type { FactRead, QueryEntity, RegistryPart } from "../domain/trace";
+import type { FactRead, RegistryPart } from "../domain/trace";
 import type { FactSearchAnswer, FactSearchRequest, NearFact } from "../project-index/project-index-rpc";
 import { FACT_CANDIDATE_LIMITS, type FactBase, type FactCandidates, historyTargets } from "./fact-candidates";
-import type { FactRepository, FactWatcher, NamedLookup, ReplicaRead } from "./fact-repository";
+import type { FactRepository, FactWatcher, NamedIn, NamedLookup, ReplicaRead } from "./fact-repository";
 
 /**
  * How long held candidates are served on announcements alone before D1 is asked anyway. An announcement
@@ -100,8 +100,8 @@ export class FactCandidateCache {
     // be decoded costs the entity source, never the compile.
     const lookup = named();
     const orNone =
-      <T, R extends { entities: QueryEntity[] } | undefined>(resolve: (input: T) => R) =>
-      (input: T): R | { entities: QueryEntity[] } => {
+      <T, R extends NamedIn | undefined>(resolve: (input: T) => R) =>
+      (input: T): R | NamedIn => {
         try {
           return resolve(input);
         } catch (error) {

@@ -82,6 +82,8 @@ export interface FactCandidates {
   entities: QueryEntity[];
   /** The current facts that refer to those entities (the `entity` source's reads, whichever source counted them). */
   entityFactIds: string[];
+  /** Every name of each entity named (normalised aliases), by id: how the thread's messages said it. */
+  entityNames?: Record<string, string[]>;
   /** Entities neighbouring those the search named (they share a fact), whose facts it read too. */
   neighbours?: string[];
   /** Facts that refer to a pending entity, as the search read them (query-entities.ts). */

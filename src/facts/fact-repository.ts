@@ -365,13 +365,19 @@ function isStalePlan(error: unknown): boolean {
   return /facts_one_current|fact_plan_stale|UNIQUE constraint failed: index/.test(text);
 }
 
+/** The entities a text names, and every name of each (normalised aliases) by id. */
+export interface NamedIn {
+  entities: QueryEntity[];
+  names?: Record<string, string[]>;
+}
+
 /**
  * A read that rides in a search's first batch (the entity registry's lookup of the names a text
  * uses, src/entities/query-entities.ts): its statements, and the entities their results bind.
  */
 export interface NamedLookup {
   statements: D1PreparedStatement[];
-  decode(results: readonly D1Result[]): { entities: QueryEntity[] };
+  decode(results: readonly D1Result[]): NamedIn;
   /**
    * The registry's query-independent part (src/entities/query-entities.ts): read with the base, held
    * with it (FactBase.registry), and what tells a lookup that cannot match from one that can.
@@ -380,7 +386,7 @@ export interface NamedLookup {
   decodeRegistry(results: readonly D1Result[]): RegistryPart;
   mayMatch(terms: readonly string[] | undefined): boolean;
   /** The entities the text names, from a held registry part that holds every entity; undefined otherwise. */
-  decodeHeld(registry: RegistryPart): { entities: QueryEntity[] } | undefined;
+  decodeHeld(registry: RegistryPart): NamedIn | undefined;
 }
 
 /** Storage adapter for facts in one tenant's D1 database. */
@@ -736,7 +742,8 @@ export class FactRepository {
         : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
     // Read in the same batch as the base's revision, the registry's part is held with it.
     const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
-    const { entities } = heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
+    const { entities, names: entityNames } =
+      heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
     const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
     const replica = fromReplica ? await fromReplica : undefined;
     if (!replica && fromReplica) {
@@ -816,6 +823,7 @@ export class FactRepository {
       entityFactIds: direct,
       neighbours,
       pending: [...pending],
+      ...(entityNames ? { entityNames } : {}),
       base,
       ...(replica ? { replicated: true } : {}),
     };

@@ -102,16 +102,14 @@ export class Compilation {
     const threadRead = performance.now();
     const { candidates: factCandidates, read: factsRead, near: nearPending } = await factsPending;
     // The thread's messages that refer to an entity the question names by another of its names are
-    // episodes the question asks about (one more D1 read, only when it names a registered entity).
+    // episodes the question asks about: found by the entity's names in what extraction recorded of them.
     const namedEntities = factCandidates.entities.filter((e) => !e.pending);
-    const namedMessages = namedEntities.length
-      ? await messagesNaming(
-          await projectDatabase(tenant, record.project_id),
-          record.project_id,
-          thread,
-          namedEntities,
-        )
-      : [];
+    const namedMessages =
+      namedEntities.length && factCandidates.entityNames
+        ? messagesNaming(namedEntities, factCandidates.entityNames, (names, limit) =>
+            items.messagesNamed(names, limit),
+          )
+        : [];
     const factsArrived = performance.now();
     if (namedMessages.length) {
       const ranked = new Set(episodes.map((e) => e.id));

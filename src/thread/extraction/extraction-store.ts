@@ -26,6 +26,12 @@ export const EXTRACTION_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS message_retired (
      message_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (message_id, key, value))`,
   `CREATE TABLE IF NOT EXISTS dead_jobs (message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, recorded_at TEXT NOT NULL)`,
+  // The names (normalised) by which each message referred to a registered entity, as extraction resolved
+  // them (src/entities/message-mentions.ts): a compile finds the turns that named what its question names
+  // here, by the entity's names, without asking D1.
+  `CREATE TABLE IF NOT EXISTS message_names (
+     name TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
+     PRIMARY KEY (name, seq, message_id)) WITHOUT ROWID`,
 ];
 
 /** Ids per IN (...) list, well under SQLite's bound-parameter limit. */
@@ -41,6 +47,13 @@ interface Held {
   items?: { byUid: Map<string, StateItemRecord>; newestFirst: StateItemRecord[] };
   /** Stated and retired slot values of every message that has any. */
   claims?: Map<string, StatedClaims>;
+}
+
+/** A name by which a message (its arrival number and id) referred to a registered entity. */
+export interface MessageName {
+  name: string;
+  seq: number;
+  messageId: string;
 }
 
 /** When each message was said, by id (the transcript answers; its tables are its own). */
@@ -81,6 +94,24 @@ export class ExtractionStore {
   }
 
   /** The slot values the given messages stated or retired, with their times, by message id. */
+  /**
+   * The newest messages (by arrival) that referred to an entity by any of `names`, at most `limit` for
+   * each name, with the name each used, newest first: one index seek per name.
+   */
+  messagesNamed(names: readonly string[], limit: number): MessageName[] {
+    const found = names.flatMap((name) =>
+      this.sql
+        .exec<{ seq: number; message_id: string }>(
+          "SELECT seq, message_id FROM message_names WHERE name = ? ORDER BY seq DESC LIMIT ?",
+          name,
+          limit,
+        )
+        .toArray()
+        .map((row) => ({ name, seq: row.seq, messageId: row.message_id })),
+    );
+    return found.sort((a, b) => b.seq - a.seq);
+  }
+
   statedClaims(messageIds: readonly string[]): Map<string, StatedClaims> {
     this.held.claims ??= this.readClaims();
     const out = new Map<string, StatedClaims>();
@@ -262,7 +293,16 @@ export class ExtractionStore {
     slotAliases: Record<string, string>,
     messageClaims: MessageClaim[],
     retiredValues: RetiredValue[] = [],
+    messageNames: readonly MessageName[] = [],
   ): void {
+    for (const n of messageNames) {
+      this.sql.exec(
+        "INSERT INTO message_names (name, seq, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        n.name,
+        n.seq,
+        n.messageId,
+      );
+    }
     for (const r of retiredValues) {
       this.sql.exec(
         "INSERT INTO message_retired (message_id, key, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",

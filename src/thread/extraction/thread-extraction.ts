@@ -148,7 +148,7 @@ export class ThreadExtraction {
     );
     // The entities the slice's messages name, with a reference to each message (screened probes aside):
     // like the facts, written before the commit, and a no-op when a redone run writes them again.
-    await this.mentions.record(
+    const mentioned = await this.mentions.record(
       await projectDatabase(tenant, record.project_id),
       { projectId: record.project_id, threadId: record.thread, identity: record.identity },
       messages.filter((m) => !m.screened),
@@ -168,6 +168,7 @@ export class ThreadExtraction {
         run.slotAliases,
         run.messageClaims,
         run.retiredValues,
+        mentioned.names,
       );
       this.transcript.rescope(run.messageScopes);
       this.transcript.adopt(run.adoptedScopes);
