@@ -278,9 +278,12 @@ export class FactReplica {
     const visible = "(f.user_id IS NULL OR f.user_id = ?)";
     const matched = choice.ranked.length
       ? this.rows(
+          // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the limit;
+          // ordering by an expression of the rowid would sort every match first.
           `SELECT f.id, f.key, f.row FROM (
             SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
-            FROM replica_search WHERE replica_search MATCH ? ORDER BY score LIMIT ?
+            FROM replica_search WHERE replica_search MATCH ?
+            ORDER BY ${choice.newest ? "rowid DESC" : "score"} LIMIT ?
           ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
           WHERE f.tx_end IS NULL AND ${visible}
           ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
