@@ -203,49 +203,50 @@ export class FactReplica {
    * the page having been cut, is skipped: it is read with its fact).
    */
   private apply(rows: readonly RawFactRow[], refs: readonly Reference[], revision: number): void {
-    const byFact = new Map<string, string[]>();
-    for (const ref of refs) byFact.set(ref.fact_id, [...(byFact.get(ref.fact_id) ?? []), ref.entity_id]);
+    // A page is a few statements over JSON parameters, not several per row: applying is the index
+    // object's share of a bulk write's cost.
+    const page = JSON.stringify(
+      rows.map((r) => [
+        r.id,
+        r.key,
+        r.user_id,
+        r.tx_start,
+        r.tx_end,
+        JSON.stringify(r),
+        `${r.key} ${r.content}`,
+      ]),
+    );
+    const ids = new Set(rows.map((r) => r.id));
+    const idList = JSON.stringify([...ids]);
+    const links = JSON.stringify(
+      refs.filter((ref) => ids.has(ref.fact_id)).map((ref) => [ref.entity_id, ref.fact_id]),
+    );
     this.storage.transactionSync(() => {
-      for (const row of rows) {
-        this.sql.exec("DELETE FROM replica_refs WHERE fact_id = ?", row.id);
-        for (const entity of new Set(byFact.get(row.id) ?? [])) {
-          this.sql.exec("INSERT INTO replica_refs (entity_id, fact_id) VALUES (?, ?)", entity, row.id);
-        }
-        const held = this.sql
-          .exec<{ doc: number }>("SELECT doc FROM replica_facts WHERE id = ?", row.id)
-          .toArray()[0];
-        if (held) {
-          this.sql.exec("DELETE FROM replica_search WHERE rowid = ?", held.doc);
-          this.sql.exec(
-            "UPDATE replica_facts SET key = ?, user_id = ?, tx_start = ?, tx_end = ?, row = ? WHERE doc = ?",
-            row.key,
-            row.user_id,
-            row.tx_start,
-            row.tx_end,
-            JSON.stringify(row),
-            held.doc,
-          );
-        } else {
-          this.sql.exec(
-            "INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row) VALUES (?, ?, ?, ?, ?, ?)",
-            row.id,
-            row.key,
-            row.user_id,
-            row.tx_start,
-            row.tx_end,
-            JSON.stringify(row),
-          );
-        }
-        if (row.tx_end === null) {
-          const doc =
-            held?.doc ?? this.sql.exec<{ doc: number }>("SELECT last_insert_rowid() AS doc").one().doc;
-          this.sql.exec(
-            "INSERT INTO replica_search (rowid, text) VALUES (?, ?)",
-            doc,
-            `${row.key} ${row.content}`,
-          );
-        }
-      }
+      this.sql.exec(
+        `DELETE FROM replica_search WHERE rowid IN (
+          SELECT doc FROM replica_facts WHERE id IN (SELECT value FROM json_each(?)))`,
+        idList,
+      );
+      this.sql.exec("DELETE FROM replica_refs WHERE fact_id IN (SELECT value FROM json_each(?))", idList);
+      this.sql.exec(
+        `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row)
+          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?)
+          WHERE true
+          ON CONFLICT (id) DO UPDATE SET key = excluded.key, user_id = excluded.user_id,
+            tx_start = excluded.tx_start, tx_end = excluded.tx_end, row = excluded.row`,
+        page,
+      );
+      this.sql.exec(
+        `INSERT INTO replica_search (rowid, text)
+          SELECT f.doc, p.value ->> 6 FROM json_each(?) p CROSS JOIN replica_facts f ON f.id = p.value ->> 0
+          WHERE p.value ->> 4 IS NULL`,
+        page,
+      );
+      this.sql.exec(
+        `INSERT INTO replica_refs (entity_id, fact_id) SELECT value ->> 0, value ->> 1 FROM json_each(?)
+          WHERE true ON CONFLICT DO NOTHING`,
+        links,
+      );
       this.sql.exec(
         "INSERT INTO replica_state (id, revision) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET revision = excluded.revision",
         revision,
