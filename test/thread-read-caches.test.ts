@@ -387,6 +387,27 @@ describe("transcript order", () => {
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();
       expect(small.within(second(1), "a", 1_000)).toBeUndefined();
+
+      // The index's neighbours from its held order and from its one-statement seek past the limit agree,
+      // for every stored message at once and for each on its own.
+      const vectors = new SqliteVectorIndex(sql);
+      const held = new EpisodeIndex(sql, vectors, { orderLimit: 1_000 });
+      const seeking = new EpisodeIndex(sql, vectors, { orderLimit: 10 });
+      const records = held.records(
+        sql
+          .exec<{ id: string }>("SELECT id FROM messages")
+          .toArray()
+          .map((row) => row.id),
+      );
+      for (const gap of [0, 1_500, 10_000]) {
+        const expected = held.adjacency(records.values(), gap);
+        expect(expected.size).toBe(records.size);
+        expect(seeking.adjacency(records.values(), gap)).toEqual(expected);
+        for (const record of records.values()) {
+          expect(seeking.adjacency([record], gap).get(record.id)).toEqual(expected.get(record.id));
+        }
+      }
+      expect(seeking.adjacency([], 1_000).size).toBe(0);
     });
   });
 });

@@ -420,13 +420,14 @@ export class EpisodeIndex {
   ): Map<string, { previous?: string; next?: string }> {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
+    const unheld: EpisodeRow[] = [];
     for (const m of records) {
       const held = this.order.within(m.ts, m.id, sessionGapMs);
-      if (held) {
-        adjacency.set(m.id, held);
-        continue;
-      }
-      const { previous, next } = this.seek(m.ts, m.id);
+      if (held) adjacency.set(m.id, held);
+      else unheld.push(m);
+    }
+    for (const [i, { previous, next }] of this.seek(unheld).entries()) {
+      const m = unheld[i] as EpisodeRow;
       adjacency.set(m.id, {
         ...(previous && close(previous.ts, m.ts) ? { previous: previous.id } : {}),
         ...(next && close(next.ts, m.ts) ? { next: next.id } : {}),
@@ -436,28 +437,42 @@ export class EpisodeIndex {
   }
 
   /**
-   * The same neighbours from SQL, for a transcript too long to hold in memory. Row values seek
-   * messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite merge both and sort.
+   * The same neighbours from SQL, for a transcript too long to hold in memory: one statement for every
+   * message, each side a seek of messages_order (ts, id) by row value (the equivalent OR of two ranges
+   * made SQLite merge both and sort). One statement rather than two per message: a statement's own
+   * cost in the Durable Object's SQL API was most of the seeks' (about 300 messages a compile at
+   * 100,000 messages).
    */
   private seek(
-    ts: string,
-    id: string,
-  ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } {
-    const previous = this.sql
-      .exec<{ id: string; ts: string }>(
-        "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
-        ts,
-        id,
-      )
-      .toArray()[0];
-    const next = this.sql
-      .exec<{ id: string; ts: string }>(
-        "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
-        ts,
-        id,
-      )
-      .toArray()[0];
-    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+    positions: readonly { ts: string; id: string }[],
+  ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } }[] {
+    if (positions.length === 0) return [];
+    const found = positions.map(
+      (): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } => ({}),
+    );
+    const rows = this.sql.exec<{
+      i: number;
+      previous: string | null;
+      previous_ts: string | null;
+      next: string | null;
+      next_ts: string | null;
+    }>(
+      `SELECT h.key AS i, p.id AS previous, p.ts AS previous_ts, n.id AS next, n.ts AS next_ts
+       FROM json_each(?) h
+       LEFT JOIN messages p ON p.rowid = (SELECT rowid FROM messages WHERE (ts, id) < (h.value ->> 0, h.value ->> 1)
+                                          ORDER BY ts DESC, id DESC LIMIT 1)
+       LEFT JOIN messages n ON n.rowid = (SELECT rowid FROM messages WHERE (ts, id) > (h.value ->> 0, h.value ->> 1)
+                                          ORDER BY ts, id LIMIT 1)`,
+      JSON.stringify(positions.map((m) => [m.ts, m.id])),
+    );
+    for (const row of rows) {
+      const entry = found[row.i];
+      if (!entry) continue;
+      if (row.previous !== null && row.previous_ts !== null)
+        entry.previous = { id: row.previous, ts: row.previous_ts };
+      if (row.next !== null && row.next_ts !== null) entry.next = { id: row.next, ts: row.next_ts };
+    }
+    return found;
   }
 }
 
