@@ -2,7 +2,7 @@ import type { EpisodeRecord } from "../../compiler/types";
 import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
-import { FUSION_DEPTH, rankEpisodes } from "../../retrieval/episodes";
+import { FUSION_DEPTH, MIN_VECTOR_SIMILARITY, rankEpisodes } from "../../retrieval/episodes";
 import { readTimeQuery } from "../../retrieval/time-query";
 import { itemNamespace } from "../extraction/thread-extraction";
 import type { SqlHost } from "../host";
@@ -67,6 +67,10 @@ export class ThreadRetrieval {
     } catch (error) {
       console.error("episode vector search failed", thread, error);
     }
+    // Only matches at MIN_VECTOR_SIMILARITY or above take part in the ranking (rankEpisodes leaves the
+    // others out), so the others' records and neighbours are not read: with the offline embedder most of
+    // the 100 nearest are below it.
+    vector = vector.filter((v) => v.score >= MIN_VECTOR_SIMILARITY);
     const hits = index.records([...lexical, ...passages, ...vector.map((v) => v.id)]);
     const adjacency = index.adjacency(hits.values(), SESSION_GAP_MS);
     const neighbourIds = [...adjacency.values()].flatMap((a) =>
