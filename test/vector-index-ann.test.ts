@@ -91,6 +91,41 @@ describe("approximate search of large namespaces (inverted lists)", () => {
     });
   });
 
+  it("answers with minScore as without it then cut there, reading again only members that can reach it", async () => {
+    await inFreshObject(async (sql) => {
+      await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
+      const statements: { query: string; bindings: unknown[] }[] = [];
+      const watched = {
+        exec: (query: string, ...bindings: unknown[]) => {
+          statements.push({ query, bindings });
+          return sql.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
+      const index = listed(watched);
+      const readAgain = () => {
+        const found = statements.find((s) => s.query.includes("AND id IN (SELECT value FROM json_each(?))"));
+        return found ? JSON.parse(found.bindings[1] as string).length : 0;
+      };
+      let fewer = 0;
+      for (const probe of [
+        ...probeVectors(20),
+        ...sentenceRecords(chatSentences(10, 1)).map((r) => r.values),
+      ]) {
+        statements.length = 0;
+        const whole = await index.query(probe, { topK: 100, namespace: NAMESPACE });
+        const all = readAgain();
+        for (const minScore of [0.2, 0.3, 0.4, 0.6, 0.9]) {
+          statements.length = 0;
+          const cut = await index.query(probe, { topK: 100, namespace: NAMESPACE, minScore });
+          expect(cut).toEqual(whole.filter((m) => m.score >= minScore));
+          if (readAgain() < all) fewer++;
+        }
+      }
+      // The bound spares reads: most (query, minimum) pairs read fewer members again.
+      expect(fewer).toBeGreaterThan(75);
+    });
+  });
+
   it("answers a namespace at or below the bound exactly, though it has lists", async () => {
     await inFreshObject(async (sql) => {
       await writeInBatches(listed(sql), sentenceRecords(chatSentences(LISTS.approximateAbove, 1)));

@@ -9,7 +9,7 @@ import {
   readUnassignedRows,
 } from "./list-storage";
 import { TopK } from "./scoring";
-import { sparse } from "./sparse-vector";
+import { type SparseVector, sparse } from "./sparse-vector";
 import type { Row } from "./storage";
 
 /**
@@ -36,7 +36,7 @@ export function* approximateCandidates(
   namespace: string,
   layout: ListLayout,
   vector: number[],
-  limits: { topK: number; probes: number },
+  limits: { topK: number; probes: number; minScore?: number },
 ): Generator<Row> {
   let seen = 0;
   for (const row of readUnassignedRows(sql, namespace)) {
@@ -45,6 +45,8 @@ export function* approximateCandidates(
   }
   const query = sparse(vector);
   const byCode = new TopK(Math.ceil(limits.topK * RERANK_FACTOR) + RERANK_EXTRA);
+  // The packs read, in order: a ranked entry's tag is its pack's position times PACK_SLOT plus its own.
+  const read: { list: number; factors: Float32Array }[] = [];
   let probed = 0;
   const order = listsByNearness(layout, vector);
   // The nearest `probes` lists are always read (a list counts only once read), so their tails and packs
@@ -61,17 +63,51 @@ export function* approximateCandidates(
     if (pack) {
       const scores = approximateScores(pack, query, layout.dims);
       const { ids } = pack;
-      for (let i = 0; i < ids.length; i++) byCode.offer(ids[i] as string, scores[i] as number, list);
+      const at = read.push({ list, factors: pack.factors }) - 1;
+      for (let i = 0; i < ids.length; i++)
+        byCode.offer(ids[i] as string, scores[i] as number, at * PACK_SLOT + i);
     }
     const found = tail.length + (pack?.ids.length ?? 0);
     if (found > 0) probed++;
     seen += found;
   }
+  const reaches = reachable(query, limits.minScore);
   // A pack entry counts only while its row is still in that list and packed: a vector written since is
   // in a tail (or gone), so its entry, made from older values, is skipped.
   const packedIn = new Map<string, number[]>();
-  for (const { id, at } of byCode.entries()) packedIn.set(id, [...(packedIn.get(id) ?? []), at]);
+  for (const { id, score, at } of byCode.entries()) {
+    const { list, factors } = read[Math.floor(at / PACK_SLOT)] as { list: number; factors: Float32Array };
+    if (!reaches(score, factors[at % PACK_SLOT] as number)) continue;
+    packedIn.set(id, [...(packedIn.get(id) ?? []), list]);
+  }
   for (const row of readPlacedRows(sql, namespace, [...packedIn.keys()])) {
     if (row.packed === 1 && row.list !== null && packedIn.get(row.id)?.includes(row.list)) yield row;
   }
+}
+
+/** Members per pack at most in a ranked entry's tag (lists are split past a few hundred). */
+const PACK_SLOT = 2 ** 24;
+
+/**
+ * Whether a packed member ranked by its code (`score`: its code's dot product with the query times its
+ * pack factor) can score `minScore` or more, so that it is worth reading again. Rounding moves each
+ * code by half a step at most, so the code's dot product is off the values' by at most half a step
+ * times the query's L1 norm, and the score by half the factor times that: the bound is exact, and a
+ * margin covers floating-point rounding. Always true without a minimum.
+ */
+function reachable(
+  query: SparseVector,
+  minScore: number | undefined,
+): (score: number, factor: number) => boolean {
+  if (minScore === undefined) return () => true;
+  let l1 = 0;
+  let squares = 0;
+  for (const value of query.values) {
+    l1 += Math.abs(value);
+    squares += value * value;
+  }
+  const queryNorm = Math.sqrt(squares);
+  if (queryNorm === 0) return () => true;
+  return (score, factor) =>
+    (score + 0.5 * factor * l1 + Math.abs(score) * 1e-6) / queryNorm + 1e-6 >= minScore;
 }

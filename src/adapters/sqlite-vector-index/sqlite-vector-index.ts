@@ -1,4 +1,5 @@
 import {
+  atLeast,
   checkQuery,
   checkRecord,
   VectorDimensionError,
@@ -195,11 +196,11 @@ export class SqliteVectorIndex implements VectorIndex {
     if (expected === undefined) return [];
     if (vector.length !== expected) throw new VectorDimensionError(expected, vector.length, "query vector");
 
-    const { namespace, topK } = options;
+    const { namespace, topK, minScore } = options;
     const queryNorm = norm(vector);
     const exactScan = () =>
       scoreRows(readFiltered(this.sql, namespace, filter), vector, expected, queryNorm, topK);
-    if (filter.length > 0) return exactScan();
+    if (filter.length > 0) return atLeast(exactScan(), minScore);
     const version = readVersion(this.sql, namespace);
     const size = this.sizeOf(namespace, version);
     const layout =
@@ -207,11 +208,14 @@ export class SqliteVectorIndex implements VectorIndex {
     if (layout || size > DECODED_LIMIT) {
       // A large namespace is never held decoded: memory stays bounded whatever its size.
       this.decoded.delete(namespace);
-      if (!layout) return exactScan();
-      const candidates = this.lists.candidates(namespace, layout, vector, topK);
-      return scoreRows(candidates, vector, expected, queryNorm, topK);
+      if (!layout) return atLeast(exactScan(), minScore);
+      const candidates = this.lists.candidates(namespace, layout, vector, topK, minScore);
+      return atLeast(scoreRows(candidates, vector, expected, queryNorm, topK), minScore);
     }
-    return scoreDecoded(this.decodedNamespace(namespace, expected, version), vector, queryNorm, topK);
+    return atLeast(
+      scoreDecoded(this.decodedNamespace(namespace, expected, version), vector, queryNorm, topK),
+      minScore,
+    );
   }
 
   async deleteByIds(namespace: string, ids: string[]): Promise<void> {

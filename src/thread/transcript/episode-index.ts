@@ -270,15 +270,20 @@ export class EpisodeIndex {
 
   /**
    * Nearest messages to the query's vector (from the same embedder), among those embedded so far
-   * (`embedPending` brings the index up to date on the write path).
+   * (`embedPending` brings the index up to date on the write path), scoring `minScore` or more.
    */
   async semantic(
     vector: number[],
     namespace: string,
     limit: number,
+    minScore?: number,
   ): Promise<{ id: string; score: number }[]> {
     if (vector.every((v) => v === 0)) return [];
-    const matches = await this.vectors.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace });
+    const matches = await this.vectors.query(vector, {
+      topK: Math.min(limit, MAX_TOP_K),
+      namespace,
+      ...(minScore === undefined ? {} : { minScore }),
+    });
     return matches.map((m) => ({ id: m.id, score: m.score }));
   }
 
