@@ -442,27 +442,28 @@ export class EpisodeIndex {
     const found = positions.map(
       (): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } => ({}),
     );
-    const rows = this.sql.exec<{
-      i: number;
-      previous: string | null;
-      previous_ts: string | null;
-      next: string | null;
-      next_ts: string | null;
-    }>(
-      `SELECT h.key AS i, p.id AS previous, p.ts AS previous_ts, n.id AS next, n.ts AS next_ts
-       FROM json_each(?) h
-       LEFT JOIN messages p ON p.rowid = (SELECT rowid FROM messages WHERE (ts, id) < (h.value ->> 0, h.value ->> 1)
-                                          ORDER BY ts DESC, id DESC LIMIT 1)
-       LEFT JOIN messages n ON n.rowid = (SELECT rowid FROM messages WHERE (ts, id) > (h.value ->> 0, h.value ->> 1)
-                                          ORDER BY ts, id LIMIT 1)`,
+    // Each side is read from the index alone (it covers id and ts), never from the message's row.
+    const rows = this.sql.exec<{ i: number; previous: string | null; next: string | null }>(
+      `SELECT h.key AS i,
+         (SELECT json_array(id, ts) FROM messages WHERE (ts, id) < (h.value ->> 0, h.value ->> 1)
+          ORDER BY ts DESC, id DESC LIMIT 1) AS previous,
+         (SELECT json_array(id, ts) FROM messages WHERE (ts, id) > (h.value ->> 0, h.value ->> 1)
+          ORDER BY ts, id LIMIT 1) AS next
+       FROM json_each(?) h`,
       JSON.stringify(positions.map((m) => [m.ts, m.id])),
     );
+    const side = (json: string | null) => {
+      if (json === null) return undefined;
+      const [id, ts] = JSON.parse(json) as [string, string];
+      return { id, ts };
+    };
     for (const row of rows) {
       const entry = found[row.i];
       if (!entry) continue;
-      if (row.previous !== null && row.previous_ts !== null)
-        entry.previous = { id: row.previous, ts: row.previous_ts };
-      if (row.next !== null && row.next_ts !== null) entry.next = { id: row.next, ts: row.next_ts };
+      const previous = side(row.previous);
+      const next = side(row.next);
+      if (previous) entry.previous = previous;
+      if (next) entry.next = next;
     }
     return found;
   }
