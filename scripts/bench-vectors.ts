@@ -126,7 +126,9 @@ function reads(rowsRead: Map<string, number>): { vectors: number; packs: number 
     [...rowsRead].reduce((total, [query, rows]) => total + (query.startsWith(prefix) ? rows : 0), 0);
   return {
     vectors: sum("SELECT id, vec, norm, metadata"),
-    packs: sum("SELECT ids, codes FROM vector_index_packs"),
+    packs:
+      sum("SELECT ids, codes FROM vector_index_packs") +
+      sum("SELECT list, ids, codes FROM vector_index_packs"),
   };
 }
 

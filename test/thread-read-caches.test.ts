@@ -314,6 +314,66 @@ describe("lexical ranking", () => {
   });
 });
 
+describe("held term counts", () => {
+  it("rank as a fresh index ranks, after writes that change which terms are worth ranking and a rolled-back one", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const sql = state.storage.sql;
+      // More rows than the ranking budget (RANKED_MATCH_BUDGET, 5,000), so terms are counted and chosen:
+      // "harbour" in 2,000 of them, "lantern" in 20, "quarry" in 100.
+      for (const table of ["episode_fts", "passage_fts"]) {
+        const columns = table === "episode_fts" ? "id, speaker, content" : "id, part, content";
+        const second = table === "episode_fts" ? "NULL" : "0";
+        sql.exec(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5100)
+           INSERT INTO ${table} (${columns})
+           SELECT 'old' || i, ${second},
+             'entry ' || i || CASE WHEN i <= 2000 THEN ' by the harbour' ELSE '' END
+               || CASE WHEN i % 255 = 0 THEN ' with a lantern' ELSE '' END
+               || CASE WHEN i % 51 = 0 THEN ' near the quarry' ELSE '' END
+           FROM n`,
+        );
+      }
+      const vectors = new SqliteVectorIndex(sql);
+      const held = new EpisodeIndex(sql, vectors);
+      const fresh = () => new EpisodeIndex(sql, vectors);
+      const both = (index: EpisodeIndex, query: string) => ({
+        lexical: index.lexical(query, 30),
+        passages: index.passageLexical(query, 30),
+      });
+      let n = 0;
+      // As the transcript writes: `add` for each message, then `added` last in the transaction.
+      const write = (content: string, count: number, last = true) => {
+        for (let i = 0; i < count; i++, n++) held.add({ id: `new${n}`, speaker: null, content });
+        if (last) held.added([]);
+      };
+      const before = both(held, "lantern harbour");
+      expect(before, "before any write").toEqual(both(fresh(), "lantern harbour"));
+      // 3,100 more lantern entries: harbour and lantern pass the budget together, so lantern, now the
+      // commoner, is no longer ranked (long entries, so that they do not crowd the top either way).
+      const long = `a lantern ${"and more words about nothing in particular ".repeat(8)}`;
+      state.storage.transactionSync(() => write(long, 3_100));
+      const after = both(held, "lantern harbour");
+      expect(after, "after a write").toEqual(both(fresh(), "lantern harbour"));
+      expect(after).not.toEqual(before);
+      // A write of 6,000 quarry entries, counted inside its transaction before it ends, then rolled back:
+      // quarry is in 100 rows again, not past the budget.
+      expect(() =>
+        state.storage.transactionSync(() => {
+          write("the quarry again", 6_000, false);
+          expect(both(held, "quarry harbour"), "inside a write").toEqual(both(fresh(), "quarry harbour"));
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      expect(both(held, "quarry harbour"), "after a rolled-back write").toEqual(
+        both(fresh(), "quarry harbour"),
+      );
+      expect(held.lexical("quarry harbour", 30)).toContain("old51");
+    });
+  });
+});
+
 describe("transcript order", () => {
   it("finds the same neighbours as the SQL seek, ties, unicode ids and late arrivals included", async () => {
     const t = await newThread();
@@ -387,6 +447,27 @@ describe("transcript order", () => {
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();
       expect(small.within(second(1), "a", 1_000)).toBeUndefined();
+
+      // The index's neighbours from its held order and from its one-statement seek past the limit agree,
+      // for every stored message at once and for each on its own.
+      const vectors = new SqliteVectorIndex(sql);
+      const held = new EpisodeIndex(sql, vectors, { orderLimit: 1_000 });
+      const seeking = new EpisodeIndex(sql, vectors, { orderLimit: 10 });
+      const records = held.records(
+        sql
+          .exec<{ id: string }>("SELECT id FROM messages")
+          .toArray()
+          .map((row) => row.id),
+      );
+      for (const gap of [0, 1_500, 10_000]) {
+        const expected = held.adjacency(records.values(), gap);
+        expect(expected.size).toBe(records.size);
+        expect(seeking.adjacency(records.values(), gap)).toEqual(expected);
+        for (const record of records.values()) {
+          expect(seeking.adjacency([record], gap).get(record.id)).toEqual(expected.get(record.id));
+        }
+      }
+      expect(seeking.adjacency([], 1_000).size).toBe(0);
     });
   });
 });

@@ -63,6 +63,28 @@ function runVectorIndexContract(name: string, makeIndex: () => IndexHandle): voi
       });
     });
 
+    it("leaves out matches below minScore, the topK best of the rest first, filter or not", async () => {
+      const index = makeIndex();
+      await index.use((i) =>
+        i.upsert(
+          [0, 1, 2, 3, 4].map((k) =>
+            record(`v${k}`, [1, k / 2, 0, 0], { type_tag: k % 2 === 0 ? "even" : "odd" }),
+          ),
+        ),
+      );
+      await index.use(async (i) => {
+        // Cosines with [1, 0, 0, 0]: 1, 0.894, 0.707, 0.555, 0.447.
+        const query = (minScore: number, topK = 5, filter?: Record<string, string>) =>
+          i.query([1, 0, 0, 0], { topK, namespace: "thread-a", minScore, ...(filter ? { filter } : {}) });
+        expect(ids(await query(0.7))).toEqual(["v0", "v1", "v2"]);
+        expect(ids(await query(0.7, 2))).toEqual(["v0", "v1"]);
+        expect(ids(await query(-1))).toEqual(["v0", "v1", "v2", "v3", "v4"]);
+        expect(await query(1.5)).toEqual([]);
+        expect(ids(await query(0.5, 5, { type_tag: "even" }))).toEqual(["v0", "v2"]);
+        await expect(query(Number.NaN)).rejects.toBeInstanceOf(VectorIndexInputError);
+      });
+    });
+
     it("answers a topK above 20 with every match's metadata", async () => {
       const index = makeIndex();
       const many = Array.from({ length: 30 }, (_, k) =>

@@ -1,4 +1,5 @@
 import {
+  atLeast,
   checkQuery,
   checkRecord,
   VectorDimensionError,
@@ -109,10 +110,13 @@ export class VectorizeVectorIndex implements VectorIndex {
       }
       matches = matches.map((m) => ({ ...m, metadata: metadata.get(m.id) }));
     }
-    return matches
-      .map((m) => toMatch(m, options.namespace))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(0, options.topK);
+    return atLeast(
+      matches
+        .map((m) => toMatch(m, options.namespace))
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, options.topK),
+      options.minScore,
+    );
   }
 
   async deleteByIds(namespace: string, ids: string[]): Promise<void> {

@@ -36,12 +36,18 @@ export interface VectorQueryOptions {
   namespace: string;
   /** Equality on string metadata fields, all of which must hold (e.g. `{ type_tag: "decision" }`). */
   filter?: Record<string, string>;
+  /**
+   * Matches scoring below this cosine are left out: the answer is the `topK` best of the others, as the
+   * `topK` best then cut at it would be. An adapter may use it to read less (the offline index does not
+   * read again candidates whose code cannot reach it).
+   */
+  minScore?: number;
 }
 
 export interface VectorIndex {
   /** Inserts records, replacing (values and metadata in full) any with the same namespace and id. */
   upsert(records: VectorRecord[]): Promise<void>;
-  /** The `topK` nearest records of the namespace that match the filter, nearest first. */
+  /** The `topK` nearest records of the namespace that match the filter (and score `minScore` or more), nearest first. */
   query(vector: number[], options: VectorQueryOptions): Promise<VectorMatch[]>;
   /** Removes records by id from one namespace; unknown ids are ignored. */
   deleteByIds(namespace: string, ids: string[]): Promise<void>;
@@ -74,7 +80,16 @@ export function checkQuery(vector: number[], options: VectorQueryOptions): void 
   if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
     throw new VectorIndexInputError(`topK must be an integer from 1 to ${MAX_TOP_K}, got ${topK}`);
   }
+  const { minScore } = options;
+  if (minScore !== undefined && !Number.isFinite(minScore)) {
+    throw new VectorIndexInputError(`minScore must be a finite number, got ${minScore}`);
+  }
   checkValues(vector, "query vector");
+}
+
+/** The matches scoring `minScore` or more (all of them without one), in their order. */
+export function atLeast(matches: VectorMatch[], minScore: number | undefined): VectorMatch[] {
+  return minScore === undefined ? matches : matches.filter((match) => match.score >= minScore);
 }
 
 /** Checks a record's id and values; the dimension is each adapter's to check. */

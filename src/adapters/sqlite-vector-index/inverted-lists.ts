@@ -113,8 +113,18 @@ export class InvertedLists {
   }
 
   /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */
-  candidates(namespace: string, layout: ListLayout, vector: number[], topK: number): Iterable<Row> {
-    return approximateCandidates(this.sql, namespace, layout, vector, { topK, probes: this.settings.probes });
+  candidates(
+    namespace: string,
+    layout: ListLayout,
+    vector: number[],
+    topK: number,
+    minScore?: number,
+  ): Iterable<Row> {
+    return approximateCandidates(this.sql, namespace, layout, vector, {
+      topK,
+      probes: this.settings.probes,
+      ...(minScore === undefined ? {} : { minScore }),
+    });
   }
 
   private stored(namespace: string): ListLayout | undefined {

@@ -33,9 +33,6 @@ export type ListMember = { id: string; vec: ArrayBuffer; norm: number };
 /** A stored vector as a query reads it again, with where it is. */
 export type PlacedRow = Row & { list: number | null; packed: number };
 
-/** Ids per statement, well under SQLite's bound-parameter limit. */
-const ID_CHUNK = 50;
-
 export function createListTables(sql: SqlStorage): void {
   for (const statement of LIST_SCHEMA) sql.exec(statement);
 }
@@ -151,6 +148,42 @@ export function readTailRows(sql: SqlStorage, namespace: string, list: number): 
     .toArray();
 }
 
+/** The tails of several lists (as readTailRows reads each), by list, in one statement. */
+export function readTailRowsOf(
+  sql: SqlStorage,
+  namespace: string,
+  lists: readonly number[],
+): Map<number, Row[]> {
+  const tails = new Map<number, Row[]>(lists.map((list) => [list, []]));
+  if (lists.length === 0) return tails;
+  const rows = sql.exec<Row & { list: number }>(
+    `SELECT id, vec, norm, metadata, list FROM vector_index
+       WHERE namespace = ? AND list IN (SELECT value FROM json_each(?)) AND packed = 0`,
+    namespace,
+    JSON.stringify(lists),
+  );
+  for (const { list, ...row } of rows) tails.get(list)?.push(row);
+  return tails;
+}
+
+/** The packs of several lists (as readPack reads each), by list, in one statement. */
+export function readPacks(
+  sql: SqlStorage,
+  namespace: string,
+  lists: readonly number[],
+): Map<number, { ids: string; codes: ArrayBuffer }> {
+  const packs = new Map<number, { ids: string; codes: ArrayBuffer }>();
+  if (lists.length === 0) return packs;
+  const rows = sql.exec<{ list: number; ids: string; codes: ArrayBuffer }>(
+    `SELECT list, ids, codes FROM vector_index_packs
+       WHERE namespace = ? AND list IN (SELECT value FROM json_each(?))`,
+    namespace,
+    JSON.stringify(lists),
+  );
+  for (const { list, ids, codes } of rows) packs.set(list, { ids, codes });
+  return packs;
+}
+
 export function readPack(
   sql: SqlStorage,
   namespace: string,
@@ -187,21 +220,20 @@ export function writePack(
   );
 }
 
-/** These ids' rows, with their list and whether they are packed. */
+/**
+ * These ids' rows, with their list and whether they are packed: one statement, the ids passed as one
+ * JSON parameter and each looked up in the primary key (a statement's own cost outweighed the lookups).
+ */
 export function readPlacedRows(sql: SqlStorage, namespace: string, ids: string[]): PlacedRow[] {
-  const rows: PlacedRow[] = [];
-  for (let start = 0; start < ids.length; start += ID_CHUNK) {
-    const chunk = ids.slice(start, start + ID_CHUNK);
-    rows.push(
-      ...sql.exec<PlacedRow>(
-        `SELECT id, vec, norm, metadata, list, packed FROM vector_index
-           WHERE namespace = ? AND id IN (${chunk.map(() => "?").join(", ")})`,
-        namespace,
-        ...chunk,
-      ),
-    );
-  }
-  return rows;
+  if (ids.length === 0) return [];
+  return sql
+    .exec<PlacedRow>(
+      `SELECT id, vec, norm, metadata, list, packed FROM vector_index
+         WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))`,
+      namespace,
+      JSON.stringify(ids),
+    )
+    .toArray();
 }
 
 /** The rows no list holds yet (none once upkeep has caught up), read lazily. */

@@ -2,7 +2,12 @@ import type { EpisodeRecord } from "../../compiler/types";
 import type { FactVersion } from "../../domain/fact-version";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
-import { FUSION_DEPTH, rankEpisodes, withEntityEpisodes } from "../../retrieval/episodes";
+import {
+  FUSION_DEPTH,
+  MIN_VECTOR_SIMILARITY,
+  rankEpisodes,
+  withEntityEpisodes,
+} from "../../retrieval/episodes";
 import { readTimeQuery } from "../../retrieval/time-query";
 import { itemNamespace } from "../extraction/thread-extraction";
 import type { SqlHost } from "../host";
@@ -62,11 +67,20 @@ export class ThreadRetrieval {
     let vector: { id: string; score: number }[] = [];
     try {
       if (queryVector) {
-        vector = await index.semantic(queryVector, messageNamespace(thread, embedder), FUSION_DEPTH);
+        vector = await index.semantic(
+          queryVector,
+          messageNamespace(thread, embedder),
+          FUSION_DEPTH,
+          MIN_VECTOR_SIMILARITY,
+        );
       }
     } catch (error) {
       console.error("episode vector search failed", thread, error);
     }
+    // Only matches at MIN_VECTOR_SIMILARITY or above take part in the ranking (rankEpisodes leaves the
+    // others out), so the index is asked for those alone (it then reads less), and the others' records
+    // and neighbours are not read: with the offline embedder most of the 100 nearest are below it.
+    vector = vector.filter((v) => v.score >= MIN_VECTOR_SIMILARITY);
     const hits = index.records([...lexical, ...passages, ...vector.map((v) => v.id)]);
     const adjacency = index.adjacency(hits.values(), SESSION_GAP_MS);
     const neighbourIds = [...adjacency.values()].flatMap((a) =>

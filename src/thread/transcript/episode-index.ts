@@ -4,13 +4,11 @@ import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
 import { LONG_MESSAGE_CHARS, passages } from "../../retrieval/passages";
-import { matchExpression, queryTerms, RANKED_MATCH_BUDGET, rankedTerms } from "../../retrieval/query-terms";
+import { matchExpression, queryTerms, rankedTerms } from "../../retrieval/query-terms";
 import { compareBinary } from "../binary-collation";
 import { embedIntoIndex } from "../retrieval/embed-into-index";
+import { type FtsTable, TermCounts } from "./term-counts";
 import { TranscriptOrder } from "./transcript-order";
-
-/** The two full-text indexes over messages: whole, and by passage. */
-type FtsTable = "episode_fts" | "passage_fts";
 
 /**
  * The thread's episodic index over its raw messages: an FTS5 table (porter stemming over unicode61
@@ -32,8 +30,6 @@ export const EPISODE_SCHEMA = [
 
 /** Messages embedded per upkeep pass at most, so one pass on a huge thread stays bounded. */
 export const EMBED_PER_QUERY = 2_000;
-/** Ids per `IN (...)` lookup. */
-const ID_CHUNK = 50;
 /** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
 export const ORDER_LIMIT = 50_000;
 /** Message records kept decoded between compiles at most, least recently used dropped first. */
@@ -56,6 +52,8 @@ export class EpisodeIndex {
   /** Messages added while a full scan is embedding (it awaits the embedder), by namespace. */
   private readonly scanning = new Map<string, Set<string>>();
   private readonly order: TranscriptOrder;
+  /** What the message search's choice of terms needs of each FTS table, held while it stays exact. */
+  private readonly termCounts: TermCounts;
   /**
    * Records read before, by id. A message never changes once written except for the scope extraction
    * gives it, which `rescoped` applies, so an entry stays exact without re-reading.
@@ -89,6 +87,7 @@ export class EpisodeIndex {
     options: EpisodeIndexOptions = {},
   ) {
     this.order = new TranscriptOrder(sql, options.orderLimit ?? ORDER_LIMIT);
+    this.termCounts = new TermCounts(sql);
     this.recordCacheLimit = options.recordCacheLimit ?? RECORD_CACHE_LIMIT;
     for (const statement of EPISODE_SCHEMA) sql.exec(statement);
   }
@@ -135,6 +134,7 @@ export class EpisodeIndex {
     else this.tailBeforeAdd = undefined;
     this.ftsIds.clear();
     this.passageIds.clear();
+    this.termCounts.writing();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
@@ -150,6 +150,7 @@ export class EpisodeIndex {
    */
   added(messages: readonly { id: string; ts: string }[]): void {
     this.order.added(messages);
+    this.termCounts.written();
     const before = this.tailBeforeAdd;
     const records = this.addedRecords;
     this.tailBeforeAdd = undefined;
@@ -240,25 +241,11 @@ export class EpisodeIndex {
     if (terms.length === 0) return [];
     // A thread with fewer rows than the ranking budget ranks every term: no OR of them can match
     // more. A longer one counts each term's matches up to the budget and ranks the rarer terms, so the
-    // cost stays bounded however long the thread (query-terms.ts rankedTerms). FTS rowids only grow, so
-    // the largest is a bound on the rows indexed, read from the index's end in one step.
-    const indexed = this.sql.exec<{ n: number }>(`SELECT coalesce(max(rowid), 0) AS n FROM ${table}`).one().n;
-    const choice =
-      indexed <= RANKED_MATCH_BUDGET
-        ? { ranked: terms, newest: false }
-        : rankedTerms(
-            terms,
-            terms.map(
-              (term) =>
-                this.sql
-                  .exec<{ n: number }>(
-                    `SELECT count(*) AS n FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`,
-                    matchExpression([term]),
-                    RANKED_MATCH_BUDGET + 1,
-                  )
-                  .one().n,
-            ),
-          );
+    // cost stays bounded however long the thread (query-terms.ts rankedTerms; what is counted is held
+    // while it stays exact, term-counts.ts).
+    const choice = this.termCounts.large(table)
+      ? rankedTerms(terms, this.termCounts.count(table, terms))
+      : { ranked: terms, newest: false };
     if (choice.ranked.length === 0) return [];
     const rowids = this.sql
       .exec<{ r: number }>(
@@ -283,15 +270,20 @@ export class EpisodeIndex {
 
   /**
    * Nearest messages to the query's vector (from the same embedder), among those embedded so far
-   * (`embedPending` brings the index up to date on the write path).
+   * (`embedPending` brings the index up to date on the write path), scoring `minScore` or more.
    */
   async semantic(
     vector: number[],
     namespace: string,
     limit: number,
+    minScore?: number,
   ): Promise<{ id: string; score: number }[]> {
     if (vector.every((v) => v === 0)) return [];
-    const matches = await this.vectors.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace });
+    const matches = await this.vectors.query(vector, {
+      topK: Math.min(limit, MAX_TOP_K),
+      namespace,
+      ...(minScore === undefined ? {} : { minScore }),
+    });
     return matches.map((m) => ({ id: m.id, score: m.score }));
   }
 
@@ -363,17 +355,17 @@ export class EpisodeIndex {
     );
   }
 
-  /** Rows of `query` for the ids, asked in chunks well under SQLite's bound-parameter limit. */
+  /**
+   * Rows of `query` for the ids, all in one statement: `list` is a subquery over the ids passed as one
+   * JSON parameter (each looked up by its index, as `IN (?, ?, …)` would be), since a statement's own
+   * cost in the Durable Object's SQL API outweighs a few lookups.
+   */
   private byIds<T extends Record<string, SqlStorageValue>>(
-    query: (placeholders: string) => string,
+    query: (list: string) => string,
     ids: readonly SqlStorageValue[],
   ): T[] {
-    const rows: T[] = [];
-    for (let start = 0; start < ids.length; start += ID_CHUNK) {
-      const chunk = ids.slice(start, start + ID_CHUNK);
-      rows.push(...this.sql.exec<T>(query(chunk.map(() => "?").join(", ")), ...chunk).toArray());
-    }
-    return rows;
+    if (ids.length === 0) return [];
+    return this.sql.exec<T>(query("SELECT value FROM json_each(?)"), JSON.stringify(ids)).toArray();
   }
 
   /** Full records (with extraction's scope) of the given messages; ids with no message are left out. */
@@ -420,13 +412,14 @@ export class EpisodeIndex {
   ): Map<string, { previous?: string; next?: string }> {
     const adjacency = new Map<string, { previous?: string; next?: string }>();
     const close = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= sessionGapMs;
+    const unheld: EpisodeRow[] = [];
     for (const m of records) {
       const held = this.order.within(m.ts, m.id, sessionGapMs);
-      if (held) {
-        adjacency.set(m.id, held);
-        continue;
-      }
-      const { previous, next } = this.seek(m.ts, m.id);
+      if (held) adjacency.set(m.id, held);
+      else unheld.push(m);
+    }
+    for (const [i, { previous, next }] of this.seek(unheld).entries()) {
+      const m = unheld[i] as EpisodeRow;
       adjacency.set(m.id, {
         ...(previous && close(previous.ts, m.ts) ? { previous: previous.id } : {}),
         ...(next && close(next.ts, m.ts) ? { next: next.id } : {}),
@@ -436,28 +429,43 @@ export class EpisodeIndex {
   }
 
   /**
-   * The same neighbours from SQL, for a transcript too long to hold in memory. Row values seek
-   * messages_order (ts, id) directly; the equivalent OR of two ranges made SQLite merge both and sort.
+   * The same neighbours from SQL, for a transcript too long to hold in memory: one statement for every
+   * message, each side a seek of messages_order (ts, id) by row value (the equivalent OR of two ranges
+   * made SQLite merge both and sort). One statement rather than two per message: a statement's own
+   * cost in the Durable Object's SQL API was most of the seeks' (about 300 messages a compile at
+   * 100,000 messages).
    */
   private seek(
-    ts: string,
-    id: string,
-  ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } {
-    const previous = this.sql
-      .exec<{ id: string; ts: string }>(
-        "SELECT id, ts FROM messages WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT 1",
-        ts,
-        id,
-      )
-      .toArray()[0];
-    const next = this.sql
-      .exec<{ id: string; ts: string }>(
-        "SELECT id, ts FROM messages WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1",
-        ts,
-        id,
-      )
-      .toArray()[0];
-    return { ...(previous ? { previous } : {}), ...(next ? { next } : {}) };
+    positions: readonly { ts: string; id: string }[],
+  ): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } }[] {
+    if (positions.length === 0) return [];
+    const found = positions.map(
+      (): { previous?: { id: string; ts: string }; next?: { id: string; ts: string } } => ({}),
+    );
+    // Each side is read from the index alone (it covers id and ts), never from the message's row.
+    const rows = this.sql.exec<{ i: number; previous: string | null; next: string | null }>(
+      `SELECT h.key AS i,
+         (SELECT json_array(id, ts) FROM messages WHERE (ts, id) < (h.value ->> 0, h.value ->> 1)
+          ORDER BY ts DESC, id DESC LIMIT 1) AS previous,
+         (SELECT json_array(id, ts) FROM messages WHERE (ts, id) > (h.value ->> 0, h.value ->> 1)
+          ORDER BY ts, id LIMIT 1) AS next
+       FROM json_each(?) h`,
+      JSON.stringify(positions.map((m) => [m.ts, m.id])),
+    );
+    const side = (json: string | null) => {
+      if (json === null) return undefined;
+      const [id, ts] = JSON.parse(json) as [string, string];
+      return { id, ts };
+    };
+    for (const row of rows) {
+      const entry = found[row.i];
+      if (!entry) continue;
+      const previous = side(row.previous);
+      const next = side(row.next);
+      if (previous) entry.previous = previous;
+      if (next) entry.next = next;
+    }
+    return found;
   }
 }
 
