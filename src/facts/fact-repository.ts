@@ -125,12 +125,19 @@ function choiceSql(search: MatchSearch, bind: (value: unknown) => string): strin
  */
 function matchesSql(search: MatchSearch, bind: (value: unknown) => string): string {
   const limit = FACT_CANDIDATE_LIMITS.matched + 1;
+  // Two arms, one of which reads nothing: ranked by bm25, or the newest matches in rowid order, which
+  // FTS5 walks backwards and stops at the limit (an expression of the rowid would sort every match).
+  const depth = bind(limit * 2);
   return `SELECT f.* FROM (
-      SELECT rowid AS doc,
-        CASE WHEN (SELECT by_rank FROM chosen_search) THEN bm25(fact_search, 0.0, 1.0) ELSE -rowid END AS score
-      FROM fact_search
-      WHERE fact_search MATCH (SELECT expression FROM chosen_search)
-      ORDER BY score LIMIT ${bind(limit * 2)}
+      SELECT * FROM (
+        SELECT rowid AS doc, bm25(fact_search, 0.0, 1.0) AS score FROM fact_search
+        WHERE fact_search MATCH (SELECT expression FROM chosen_search) AND (SELECT by_rank FROM chosen_search)
+        ORDER BY score LIMIT ${depth})
+      UNION ALL
+      SELECT * FROM (
+        SELECT rowid AS doc, -rowid AS score FROM fact_search
+        WHERE fact_search MATCH (SELECT expression FROM chosen_search) AND NOT (SELECT by_rank FROM chosen_search)
+        ORDER BY rowid DESC LIMIT ${depth})
     ) hit
     CROSS JOIN fact_search_docs d ON d.doc = hit.doc
     CROSS JOIN facts f ON f.project_id = d.project_id AND f.id = d.fact_id
