@@ -103,15 +103,14 @@ function writtenName(mention: Mention): string {
   return norms.includes(written) ? written : (norms[0] ?? written);
 }
 
-/** What one run's messages added: references written (a message naming nothing adds none). */
+/** What one run's messages added: entities created, and references written (a message naming nothing adds none). */
 export interface MessageMentionsRecorded {
-  references: number;
   created: number;
-  /** The names (normalised, as written) each message used for an entity it refers to. */
+  /** Each reference written: the name (normalised, as written) a message used for an entity it refers to. */
   names: { messageId: string; seq: number; name: string }[];
 }
 
-const NOTHING: MessageMentionsRecorded = { references: 0, created: 0, names: [] };
+const NOTHING: MessageMentionsRecorded = { created: 0, names: [] };
 
 export class MessageMentions {
   constructor(private readonly extractor: MentionExtractor = new RuleMentionExtractor()) {}
@@ -198,7 +197,7 @@ export class MessageMentions {
       ...messageReferenceWrites(repository.db, writer.projectId, writer.threadId, links),
     ]);
     const names = links.map((link) => ({ messageId: link.messageId, seq: link.seq, name: link.mention }));
-    return { references: links.length, created: plan.created.length, names };
+    return { created: plan.created.length, names };
   }
 }
 

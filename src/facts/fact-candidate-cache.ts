@@ -28,6 +28,15 @@ export interface ProjectFactSearch {
 
 const noIndex: ProjectFactSearch = { nearest: () => Promise.resolve([]) };
 
+/** `resolve`, answering a repeated call with the same input from its last answer. */
+function memoLast<T, R>(resolve: (input: T) => R): (input: T) => R {
+  let last: { input: T; answer: R } | undefined;
+  return (input) => {
+    if (last?.input !== input) last = { input, answer: resolve(input) };
+    return last.answer;
+  };
+}
+
 /**
  * The candidate facts of a thread's last few searches (fact-candidates.ts), kept in the Durable Object's
  * memory between requests and served without I/O while the project has not changed. What is held is
@@ -115,7 +124,8 @@ export class FactCandidateCache {
       registryStatements: (withTerms) => lookup.registryStatements(withTerms),
       decodeRegistry: (results) => lookup.decodeRegistry(results),
       mayMatch: (terms) => lookup.mayMatch(terms),
-      decodeHeld: orNone((registry: RegistryPart) => lookup.decodeHeld(registry)),
+      // Resolved once per search: the replica's request and the search's own read both ask.
+      decodeHeld: orNone(memoLast((registry: RegistryPart) => lookup.decodeHeld(registry))),
     };
     // The newest versions and the standing rules do not depend on the question: held at the current
     // revision, a new question reads only its own part. Held at an earlier one (a write was announced,
