@@ -60,11 +60,31 @@ describe("the fact replica's catch-up", () => {
         similarIds: [],
         outside: { keys: [], ids: [] },
         entityIds: [],
+        known: [],
+        since: 0,
       });
       const row = (id: string) => JSON.parse(rows.rows[id] as string) as RawFactRow;
       expect(rows.matched.some((id) => row(id).content.includes("was replaced"))).toBe(true);
       expect(rows.matched.every((id) => row(id).tx_end === null)).toBe(true);
       expect(rows.history.some((id) => row(id).key === "meter_7" && row(id).tx_end !== null)).toBe(true);
+
+      // A version the reader holds as it is now is named, not sent again; one it holds from before its
+      // last change is sent.
+      const question = {
+        userId: "u1",
+        terms: ["meter", "7", "replaced"],
+        similarIds: [],
+        outside: { keys: [], ids: [] },
+        entityIds: [],
+      };
+      const current = rows.matched.find((id) => row(id).content.includes("was replaced")) as string;
+      const named = replica.search({ ...question, known: [current], since: second.revision });
+      expect(named.matched).toEqual(rows.matched);
+      expect(named.history).toEqual(rows.history);
+      expect(named.rows[current]).toBeUndefined();
+      expect(Object.keys(named.rows).length).toBe(Object.keys(rows.rows).length - 1);
+      const stale = replica.search({ ...question, known: [current], since: row(current).revision - 1 });
+      expect(stale.rows[current]).toBe(rows.rows[current]);
     });
   }, 120_000);
 });
@@ -117,6 +137,7 @@ describe("the fact replica's answer", () => {
           vector: null,
           nearLimit: 50,
           heldIds: [],
+          knownIds: [],
           outside: { keys: [], ids: [] },
           entityIds: [],
         }),
@@ -131,6 +152,7 @@ describe("the fact replica's answer", () => {
       vector: null,
       nearLimit: 50,
       heldIds: [],
+      knownIds: [],
       outside: { keys: [], ids: [] },
       entityIds: [],
     });

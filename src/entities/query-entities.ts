@@ -3,6 +3,7 @@ import type { QueryEntity, RegistryPart } from "../domain/trace";
 import { EntityRepository, pendingReferences, registryEntities } from "./entity-repository";
 import { MemoryRegistry } from "./memory-registry";
 import { ruleMentions } from "./mentions/rule-mention-extractor";
+import type { RegistryEntity } from "./registry-entity";
 import { decide } from "./resolution/decide";
 import { scoreCandidate } from "./resolution/score";
 import { mentionLookup } from "./resolution/terms";
@@ -49,6 +50,20 @@ export interface NamedEntities {
   entities: QueryEntity[];
   /** Every name (normalised alias) of each entity bound, by id: what the thread's messages are looked up by. */
   names?: Record<string, string[]>;
+}
+
+/**
+ * The registry a reader holds, indexed once: a held part is not changed while it is held (a new revision
+ * brings a new part), so every question resolved against it shares one index.
+ */
+const heldRegistries = new WeakMap<readonly RegistryEntity[], MemoryRegistry>();
+function heldRegistry(entities: readonly RegistryEntity[]): MemoryRegistry {
+  let registry = heldRegistries.get(entities);
+  if (!registry) {
+    registry = new MemoryRegistry(entities);
+    heldRegistries.set(entities, registry);
+  }
+  return registry;
 }
 
 /**
@@ -110,7 +125,7 @@ export function entityLookup(
       };
     },
     decodeHeld(registry) {
-      return registry.entities ? resolveNamed(new MemoryRegistry(registry.entities)) : undefined;
+      return registry.entities ? resolveNamed(heldRegistry(registry.entities)) : undefined;
     },
     mayMatch(held) {
       if (named.length === 0) return false;

@@ -22,7 +22,7 @@ export const HELD_SEARCHES = 4;
 export interface ProjectFactSearch {
   nearest(): Promise<NearFact[]>;
   search?(
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "knownIds" | "outside" | "entityIds">,
   ): Promise<FactSearchAnswer | undefined>;
 }
 
@@ -70,6 +70,8 @@ export class FactCandidateCache {
   private baseUser: string | undefined;
   /** Candidate sets by reader and search, least recently used first, all at `revision`. */
   private readonly held = new Map<string, FactCandidates>();
+  /** What knownRows last answered, for which base: kept until a search adds or drops a held set. */
+  private known: { base: FactBase; rows: Map<string, FactVersion> } | undefined;
 
   /** `reader.thread` names the object holding this cache, for writers to address their announcements. */
   async read(
@@ -90,6 +92,7 @@ export class FactCandidateCache {
       this.fitsInRecent = false;
       this.base = undefined;
       this.held.clear();
+      this.known = undefined;
     }
     const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
     const held = current ? this.held.get(key) : undefined;
@@ -144,15 +147,17 @@ export class FactCandidateCache {
       const outside = historyTargets(newest, base.standing);
       // The names a held registry resolves: the replica reads their facts in the same call.
       const named = base.registry && entities ? entities.decodeHeld(base.registry) : undefined;
+      const known = this.knownRows(base);
       const asked = replicated({
         revision: base.revision,
         terms: [...searched],
         heldIds: newest.map((r) => r.id),
+        knownIds: [...known.keys()],
         outside,
         entityIds: (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id),
       }).catch(() => undefined);
       near = asked.then((answer) => answer?.near ?? []);
-      rows = { rows: asked.then((answer) => answer?.rows), named: named !== undefined };
+      rows = { rows: asked.then((answer) => answer?.rows), named: named !== undefined, known };
     } else {
       near = index.nearest();
     }
@@ -175,6 +180,7 @@ export class FactCandidateCache {
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;
     // Another search may have moved on while this one waited: only the newest answers are kept.
+    this.known = undefined;
     if (found.revision > this.revision) {
       this.held.clear();
       this.revision = found.revision;
@@ -199,10 +205,24 @@ export class FactCandidateCache {
 
   /** How many distinct fact versions the held searches and base keep (rows shared by two count once). */
   heldRows(): number {
-    const ids = new Set<string>();
-    for (const candidates of this.held.values()) for (const row of candidates.rows) ids.add(row.id);
-    for (const row of [...(this.base?.recent ?? []), ...(this.base?.standing ?? [])]) ids.add(row.id);
-    return ids.size;
+    return this.base ? this.knownRows(this.base).size : 0;
+  }
+
+  /**
+   * Every version held at `base.revision`, by id: the base's and the held searches' (which are all at the
+   * cache's revision, and so at the base's when a search uses it). A search asks the replica not to send
+   * these again.
+   */
+  private knownRows(base: FactBase): Map<string, FactVersion> {
+    if (this.known?.base === base) return this.known.rows;
+    const known = new Map<string, FactVersion>();
+    for (const row of base.recent) known.set(row.id, row);
+    for (const row of base.standing) known.set(row.id, row);
+    if (base.revision === this.revision) {
+      for (const candidates of this.held.values()) for (const row of candidates.rows) known.set(row.id, row);
+    }
+    this.known = { base, rows: known };
+    return known;
   }
 
   /** Whether a writer announced a revision this cache has not read yet. */

@@ -40,14 +40,7 @@ import {
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
-import {
-  factDependencies,
-  factPlanChecks,
-  factRevisions,
-  facts,
-  factWatchers,
-  type StoredFactRow,
-} from "./fact-schema";
+import { factDependencies, factPlanChecks, factRevisions, facts, factWatchers } from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
 /** Current facts about a write's entities that it is weighed against as one slot (currentReferencing). */
@@ -156,11 +149,36 @@ const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('poli
 
 /**
  * The project fact replica's answer to a search's own part, when asked (src/facts/fact-candidate-cache.ts):
- * its rows (none when it could not answer), and whether it was asked for the named entities' facts too.
+ * its rows (none when it could not answer), whether it was asked for the named entities' facts too, and
+ * the versions the reader holds, which the answer names without sending them again.
  */
 export interface ReplicaRead {
   rows: Promise<ReplicaRows | undefined>;
   named: boolean;
+  known: ReadonlyMap<string, FactVersion>;
+}
+
+const REPLICA_SOURCES = ["matched", "similar", "entity", "neighbour", "history"] as const;
+
+/**
+ * The replica's answer read as foundSql's would be: each version it sent decoded once, each it named
+ * taken from what the reader holds; undefined when it names a version that is neither.
+ */
+function replicaRows(
+  answer: ReplicaRows,
+  known: ReadonlyMap<string, FactVersion> = new Map(),
+): { answer: ReplicaRows; rows: Map<string, FactVersion> } | undefined {
+  const rows = new Map<string, FactVersion>();
+  for (const source of REPLICA_SOURCES) {
+    for (const id of answer[source]) {
+      if (rows.has(id)) continue;
+      const sent = answer.rows[id];
+      const row = sent === undefined ? known.get(id) : frozenRow(JSON.parse(sent));
+      if (!row) return undefined;
+      rows.set(id, row);
+    }
+  }
+  return { answer, rows };
 }
 
 /** Which part of a search's answer a row belongs to; `counts` carries each term's match count. */
@@ -752,7 +770,10 @@ export class FactRepository {
     const { entities, names: entityNames } =
       heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
     const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
-    const replica = fromReplica ? await fromReplica : undefined;
+    const answered = fromReplica ? await fromReplica : undefined;
+    // Every version the answer names is sent or held; one neither (which a correct replica never
+    // answers) makes the answer unusable, and D1 is asked as when the replica is behind.
+    const replica = answered && replicaRows(answered, replicated?.known);
     if (!replica && fromReplica) {
       const statement = await foundStatement();
       if (statement[0]) answers.push(await statement[0].all());
@@ -776,30 +797,20 @@ export class FactRepository {
     const read = {
       recent: base.recent,
       standing: base.standing,
-      matched: [] as StoredFactRow[],
-      entity: [] as StoredFactRow[],
-      neighbour: [] as StoredFactRow[],
-      similar: [] as StoredFactRow[],
-      history: [] as StoredFactRow[],
+      matched: [] as FactVersion[],
+      entity: [] as FactVersion[],
+      neighbour: [] as FactVersion[],
+      similar: [] as FactVersion[],
+      history: [] as FactVersion[],
     };
     let counted: Record<string, number> = {};
     let neighbours: string[] = [];
     if (replica) {
-      // The replica's answer, read as foundSql's would be: each version decoded once.
-      const decoded = new Map<string, StoredFactRow>();
-      const rowOf = (id: string) => {
-        let row = decoded.get(id);
-        if (!row) {
-          row = frozenRow(JSON.parse(replica.rows[id] as string));
-          decoded.set(id, row);
-        }
-        return row;
-      };
-      for (const source of ["matched", "similar", "entity", "neighbour", "history"] as const) {
-        for (const id of replica[source]) read[source].push(rowOf(id));
+      for (const source of REPLICA_SOURCES) {
+        for (const id of replica.answer[source]) read[source].push(replica.rows.get(id) as FactVersion);
       }
-      counted = replica.counts;
-      neighbours = replica.neighbours;
+      counted = replica.answer.counts;
+      neighbours = replica.answer.neighbours;
     }
     for (const answer of answers) {
       for (const raw of (answer?.results ?? []) as (Record<string, unknown> & { found_as: FoundAs })[]) {

@@ -1,3 +1,4 @@
+import { BoundedMap } from "../compiler/cache/memo-tables";
 import {
   FACT_CANDIDATE_LIMITS,
   NEIGHBOUR_FACTS,
@@ -31,6 +32,14 @@ import { matchExpression, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/
 /** Rows applied per catch-up read at most (a single revision larger than this is read whole). */
 export const REPLICA_PAGE = 2_000;
 
+/**
+ * What the replica remembers between searches at one revision: each term's match count, and each named
+ * entity part (by user and entities). Questions come back to the same words and the same few entities;
+ * both answers stay true until the next page is applied, which forgets them.
+ */
+const MEMO_TERMS = 10_000;
+const MEMO_NAMED = 256;
+
 /** The columns of a facts row as D1 returns it; stored as its JSON and handed back as read. */
 export type RawFactRow = Record<string, unknown> & {
   id: string;
@@ -58,12 +67,18 @@ export interface ReplicaQuery {
   outside: { keys: readonly string[]; ids: readonly string[] };
   /** Registered entities the question names (not pending): their facts and neighbourhood are read too. */
   entityIds: readonly string[];
+  /**
+   * Versions the reader holds as of `since`: the answer names them without their rows, unless they
+   * changed after it (a later write closed or restamped them), so a version travels once per reader.
+   */
+  known: readonly string[];
+  since: number;
 }
 
 /**
- * The answer: each version found, once, as the JSON of its D1 row (the reader decodes it; a version two
- * sources found travels once); the ids each source found, in its order and one past its bound; and each
- * term's matches (up to the budget plus one).
+ * The answer: the ids each source found, in its order and one past its bound; each version found that the
+ * reader does not hold as it is now, once, as the JSON of its D1 row (the reader decodes it; a version
+ * two sources found travels once); and each term's matches (up to the budget plus one).
  */
 export interface ReplicaRows {
   revision: number;
@@ -78,11 +93,17 @@ export interface ReplicaRows {
   history: string[];
 }
 
-/** A version as a search reads it: what the search itself needs, and the row as stored. */
-interface FoundRow {
+/** A version as a search finds it: what the search itself needs (its row is read once, at the end). */
+type FoundRow = {
   id: string;
   key: string;
-  row: string;
+};
+
+/** The entity part of a search: the named entities' facts, their neighbours, and the neighbours' facts. */
+interface NamedPart {
+  entity: FoundRow[];
+  neighbour: FoundRow[];
+  neighbours: string[];
 }
 
 const SCHEMA = [
@@ -93,7 +114,8 @@ const SCHEMA = [
     user_id TEXT,
     tx_start TEXT NOT NULL,
     tx_end TEXT,
-    row TEXT NOT NULL
+    row TEXT NOT NULL,
+    revision INTEGER
   )`,
   "CREATE INDEX IF NOT EXISTS replica_facts_key ON replica_facts (key)",
   // The text D1's fact_search indexes (migration 0006): key and content.
@@ -110,12 +132,19 @@ const SCHEMA = [
 export class FactReplica {
   /** The catch-up in flight: one at a time, so pages are applied in order. */
   private catching: Promise<unknown> | undefined;
+  private readonly termCounts = new BoundedMap<string, number>(MEMO_TERMS);
+  private readonly namedParts = new BoundedMap<string, NamedPart>(MEMO_NAMED);
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: SqlStorage = storage.sql,
   ) {
     for (const statement of SCHEMA) sql.exec(statement);
+    // A replica made before rows carried their revision: those rows are always sent (revision unknown).
+    const columns = sql.exec<{ name: string }>("PRAGMA table_info(replica_facts)").toArray();
+    if (!columns.some((c) => c.name === "revision")) {
+      sql.exec("ALTER TABLE replica_facts ADD COLUMN revision INTEGER");
+    }
   }
 
   /**
@@ -214,6 +243,7 @@ export class FactReplica {
         r.tx_end,
         JSON.stringify(r),
         `${r.key} ${r.content}`,
+        r.revision,
       ]),
     );
     const ids = new Set(rows.map((r) => r.id));
@@ -221,6 +251,8 @@ export class FactReplica {
     const links = JSON.stringify(
       refs.filter((ref) => ids.has(ref.fact_id)).map((ref) => [ref.entity_id, ref.fact_id]),
     );
+    this.termCounts.clear();
+    this.namedParts.clear();
     this.storage.transactionSync(() => {
       this.sql.exec(
         `DELETE FROM replica_search WHERE rowid IN (
@@ -229,11 +261,12 @@ export class FactReplica {
       );
       this.sql.exec("DELETE FROM replica_refs WHERE fact_id IN (SELECT value FROM json_each(?))", idList);
       this.sql.exec(
-        `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row)
-          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?)
-          WHERE true
+        `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row, revision)
+          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 7
+          FROM json_each(?) WHERE true
           ON CONFLICT (id) DO UPDATE SET key = excluded.key, user_id = excluded.user_id,
-            tx_start = excluded.tx_start, tx_end = excluded.tx_end, row = excluded.row`,
+            tx_start = excluded.tx_start, tx_end = excluded.tx_end, row = excluded.row,
+            revision = excluded.revision`,
         page,
       );
       this.sql.exec(
@@ -264,13 +297,18 @@ export class FactReplica {
     const limits = FACT_CANDIDATE_LIMITS;
     const counts: Record<string, number> = {};
     for (const term of query.terms) {
-      counts[term] = this.sql
-        .exec<{ n: number }>(
-          "SELECT count(*) AS n FROM (SELECT rowid FROM replica_search WHERE replica_search MATCH ? LIMIT ?)",
-          matchExpression([term]),
-          RANKED_MATCH_BUDGET + 1,
-        )
-        .one().n;
+      counts[term] =
+        this.termCounts.get(term) ??
+        this.termCounts.remember(
+          term,
+          this.sql
+            .exec<{ n: number }>(
+              "SELECT count(*) AS n FROM (SELECT rowid FROM replica_search WHERE replica_search MATCH ? LIMIT ?)",
+              matchExpression([term]),
+              RANKED_MATCH_BUDGET + 1,
+            )
+            .one().n,
+        );
     }
     const choice = rankedTerms(
       query.terms,
@@ -281,7 +319,7 @@ export class FactReplica {
       ? this.rows(
           // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the limit;
           // ordering by an expression of the rowid would sort every match first.
-          `SELECT f.id, f.key, f.row FROM (
+          `SELECT f.id, f.key FROM (
             SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
             FROM replica_search WHERE replica_search MATCH ?
             ORDER BY ${choice.newest ? "rowid DESC" : "score"} LIMIT ?
@@ -296,23 +334,25 @@ export class FactReplica {
       : [];
     const similar = query.similarIds.length
       ? this.rows(
-          `SELECT f.id, f.key, f.row FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
+          `SELECT f.id, f.key FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
           WHERE f.tx_end IS NULL AND ${visible} ORDER BY s.key`,
           JSON.stringify(query.similarIds),
           query.userId,
         )
       : [];
-    const named = this.named(query.entityIds, query.userId);
+    const part = `${query.userId}\u0000${query.entityIds.join("\u0000")}`;
+    const named =
+      this.namedParts.get(part) ?? this.namedParts.remember(part, this.named(query.entityIds, query.userId));
     const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
     const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
     const history =
       keys.length || query.outside.ids.length
         ? this.rows(
-            `SELECT id, key, row FROM (
-              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
+            `SELECT id, key FROM (
+              SELECT f.tx_start, f.id, f.key FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
                 WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
               UNION
-              SELECT f.row, f.tx_start, f.id, f.key FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
+              SELECT f.tx_start, f.id, f.key FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
                 WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
             ) ORDER BY tx_start DESC, id DESC LIMIT ?`,
             JSON.stringify(keys),
@@ -324,12 +364,8 @@ export class FactReplica {
             limits.history + 1,
           )
         : [];
-    const rows: Record<string, string> = {};
-    const ids = (list: readonly FoundRow[]) =>
-      list.map((r) => {
-        rows[r.id] = r.row;
-        return r.id;
-      });
+    const ids = (list: readonly FoundRow[]) => list.map((r) => r.id);
+    const rows = this.rowsOf([...found, ...history], query.known, query.since);
     return {
       revision: this.revision(),
       counts,
@@ -350,10 +386,7 @@ export class FactReplica {
    * references) and their current facts (each neighbour's latest NEIGHBOUR_REFERENCES, NEIGHBOUR_FACTS
    * in all) not already found.
    */
-  private named(
-    entityIds: readonly string[],
-    userId: string,
-  ): { entity: FoundRow[]; neighbour: FoundRow[]; neighbours: string[] } {
+  private named(entityIds: readonly string[], userId: string): NamedPart {
     if (entityIds.length === 0) return { entity: [], neighbour: [], neighbours: [] };
     const latest = (entity: string, limit: number) =>
       this.sql
@@ -366,7 +399,7 @@ export class FactReplica {
         .map((r) => r.fact_id);
     const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
       this.rows(
-        `SELECT f.id, f.key, f.row FROM (SELECT DISTINCT value FROM json_each(?)) r
+        `SELECT f.id, f.key FROM (SELECT DISTINCT value FROM json_each(?)) r
           CROSS JOIN replica_facts f ON f.id = r.value
           WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
             AND f.id NOT IN (SELECT value FROM json_each(?))
@@ -401,7 +434,26 @@ export class FactReplica {
     return { entity, neighbour, neighbours };
   }
 
+  /** The stored rows of the versions found, but for those the reader holds unchanged since `since`. */
+  private rowsOf(found: readonly FoundRow[], known: readonly string[], since: number): Record<string, string> {
+    const rows: Record<string, string> = {};
+    if (found.length === 0) return rows;
+    const held = new Set(known);
+    const ids = [...new Set(found.map((r) => r.id))];
+    const read = this.sql.exec<{ id: string; row: string }>(
+      `SELECT f.id, f.row FROM json_each(?1) n CROSS JOIN replica_facts f ON f.id = n.value
+      UNION ALL
+      SELECT f.id, f.row FROM json_each(?2) k CROSS JOIN replica_facts f ON f.id = k.value
+        WHERE f.revision IS NULL OR f.revision > ?3`,
+      JSON.stringify(ids.filter((id) => !held.has(id))),
+      JSON.stringify(ids.filter((id) => held.has(id))),
+      since,
+    );
+    for (const { id, row } of read) rows[id] = row;
+    return rows;
+  }
+
   private rows(statement: string, ...bindings: unknown[]): FoundRow[] {
-    return this.sql.exec<{ id: string; key: string; row: string }>(statement, ...bindings).toArray();
+    return this.sql.exec<FoundRow>(statement, ...bindings).toArray();
   }
 }

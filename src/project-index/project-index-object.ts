@@ -93,6 +93,8 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       similarIds: near.map((n) => n.id).filter((id) => !held.has(id)),
       outside: request.outside,
       entityIds: request.entityIds,
+      known: request.knownIds,
+      since: request.revision,
     });
     return { near, rows };
   }

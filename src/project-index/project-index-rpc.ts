@@ -25,6 +25,11 @@ export interface FactSearchRequest {
   nearLimit: number;
   /** Facts the reader holds already (its newest versions): not read again as nearest. */
   heldIds: string[];
+  /**
+   * Every version the reader holds at `revision` (its newest versions, standing rules and last searches):
+   * the answer names those without their rows unless they changed since.
+   */
+  knownIds: string[];
   /** Slots and versions whose history the reader wants besides what the answer finds. */
   outside: { keys: string[]; ids: string[] };
   /** Registered entities the question names (resolved by the reader): their facts are read too. */

@@ -88,7 +88,7 @@ export class ProjectFactIndex {
     projectId: string,
     userId: string,
     vector: number[] | null,
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "outside" | "entityIds">,
+    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "knownIds" | "outside" | "entityIds">,
   ): Promise<FactSearchAnswer | undefined> {
     const namespace = this.embedder().name;
     const asked = this.index(tenant, projectId)
