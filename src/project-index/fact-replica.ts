@@ -435,7 +435,11 @@ export class FactReplica {
   }
 
   /** The stored rows of the versions found, but for those the reader holds unchanged since `since`. */
-  private rowsOf(found: readonly FoundRow[], known: readonly string[], since: number): Record<string, string> {
+  private rowsOf(
+    found: readonly FoundRow[],
+    known: readonly string[],
+    since: number,
+  ): Record<string, string> {
     const rows: Record<string, string> = {};
     if (found.length === 0) return rows;
     const held = new Set(known);
