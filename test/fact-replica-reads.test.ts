@@ -157,6 +157,7 @@ describe("the fact replica's answer", () => {
       entityIds: [],
     });
     expect(ahead.rows).toBeUndefined();
+    let named: string[] = [];
     for (const text of [
       "When does the Harrow Street kiln fire?",
       "Who supplies glaze, and what about Brightwater Ceramics?",
@@ -182,6 +183,41 @@ describe("the fact replica's answer", () => {
       expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
       expect(viaReplica.candidates.entityFactIds).toEqual(viaD1.candidates.entityFactIds);
       expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+      if (text.includes("Brightwater")) {
+        named = viaReplica.candidates.entities.filter((e) => !e.pending).map((e) => e.id);
+      }
     }
+
+    // What the replica remembers of a search (a term's count, an entity's part) goes with the next page.
+    expect(named.length).toBeGreaterThan(0);
+    const ask = (at: number) =>
+      index.search("acme", t.project, {
+        revision: at,
+        userId: "u1",
+        terms: ["kilnwash"],
+        vector: null,
+        nearLimit: 50,
+        heldIds: [],
+        knownIds: [],
+        outside: { keys: [], ids: [] },
+        entityIds: named,
+      });
+    const before = await ask(revision);
+    expect(before.rows?.counts.kilnwash).toBe(0);
+    const entityFacts = before.rows?.entity.length ?? 0;
+    expect(entityFacts).toBeGreaterThan(0);
+    await t.events([fact("kiln_wash", "Brightwater Ceramics also supplies the kilnwash")]);
+    const written = (await database
+      .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+      .bind(t.project)
+      .first<{ revision: number }>()) as { revision: number };
+    const after = await until(
+      () => ask(written.revision),
+      (answer) => answer.rows !== undefined,
+    );
+    expect(after.rows?.counts.kilnwash).toBe(1);
+    const kilnwash = after.rows?.matched[0] as string;
+    expect(after.rows?.entity).toContain(kilnwash);
+    expect(after.rows?.entity.length).toBe(entityFacts + 1);
   }, 120_000);
 });
