@@ -313,3 +313,80 @@ describe("merge and split carry message references", () => {
     expect((await page(kestrel.id)).messages.map((m) => m.message_id)).toEqual(["k1"]);
   });
 });
+
+describe("an entity's messages page through every reference", () => {
+  it("pages of `limit` with `next_cursor` list each reference once, in order, past the page's 100", async () => {
+    const t = await newThread();
+    const other = await newThread(undefined, { project: t.project });
+    const naming = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        tool(`health check ${i}: the Wrenfield service answered in ${20 + (i % 7)} ms`, {
+          id: `${prefix}${i}`,
+          ts: new Date(Date.UTC(2026, 2, 3, 14, 0, i)).toISOString(),
+        }),
+      );
+    await t.events(naming("a", 110));
+    await other.events(naming("b", 25));
+    await extracted(t.thread);
+    await extracted(other.thread);
+    const gateway = named(await registry(t.project), "Wrenfield service") as EntityView;
+    expect(gateway).toBeDefined();
+    const detail = await page(gateway.id);
+    expect(detail.messages).toHaveLength(100);
+    expect(detail.message_count).toBe(135);
+
+    const seen: MessageRef[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `?limit=40${cursor ? `&cursor=${cursor}` : ""}`;
+      const res = await call("GET", `/entities/${gateway.id}/messages${query}`);
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(res.json.message_count).toBe(135);
+      expect(res.json.messages.length).toBeLessThanOrEqual(40);
+      seen.push(...res.json.messages);
+      cursor = res.json.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(4);
+    // Every reference once: the threads in order, newest first in each, no gap and no repeat.
+    const expected = [
+      ...[t.thread, other.thread].sort().flatMap((thread) =>
+        Array.from({ length: thread === t.thread ? 110 : 25 }, (_, i) => ({
+          thread_id: thread,
+          message_id: `${thread === t.thread ? "a" : "b"}${(thread === t.thread ? 109 : 24) - i}`,
+          mention: "wrenfield service",
+        })),
+      ),
+    ];
+    expect(seen).toEqual(expected);
+    // The first page of the entity's own view is the first 100 of the same order.
+    expect(detail.messages).toEqual(expected.slice(0, 100));
+  });
+
+  it("a bad limit or cursor is a 400 naming it; an unknown entity is a 404", async () => {
+    const t = await newThread();
+    await t.events([tool("the Wrenfield service is up", { id: "w1", ts: at(1) })]);
+    await extracted(t.thread);
+    const gateway = named(await registry(t.project), "Wrenfield service") as EntityView;
+    const entityCursor = btoa(JSON.stringify([t.project, "Wrenfield service", gateway.id])).replace(
+      /=+$/,
+      "",
+    );
+    for (const [query, field] of [
+      ["limit=0", "query.limit"],
+      ["limit=ten", "query.limit"],
+      ["cursor=not-a-cursor", "query.cursor"],
+      // A cursor of the entity list is not a position among messages.
+      [`cursor=${entityCursor}`, "query.cursor"],
+    ] as const) {
+      const res = await call("GET", `/entities/${gateway.id}/messages?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    }
+    const unknown = await call("GET", "/entities/no-such-entity/messages");
+    expect(unknown.status).toBe(404);
+    expect(unknown.contentType).toContain("application/problem+json");
+  });
+});
