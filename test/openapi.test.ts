@@ -25,6 +25,7 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/facts/{id}/history",
       "/v1/tenants/{tenant}/threads/{thread}",
       "/v1/tenants/{tenant}/threads/{thread}/context",
+      "/v1/tenants/{tenant}/threads/{thread}/entities/backfill",
       "/v1/tenants/{tenant}/threads/{thread}/events",
       "/v1/tenants/{tenant}/threads/{thread}/extractions",
       "/v1/tenants/{tenant}/threads/{thread}/messages/{message}",

@@ -6,6 +6,7 @@ import type { TenantVariables } from "../tenancy/authenticate";
 import type { Outcome } from "../thread/thread-rpc";
 import { threadStub } from "../thread/thread-stub";
 import { maxFutureMs, refuseFarFuture } from "./future-timestamps";
+import { DEFAULT_BACKFILL_MESSAGES } from "./schemas/entities";
 import {
   getExpand,
   getExtractions,
@@ -13,6 +14,7 @@ import {
   getState,
   postContext,
   postEvents,
+  postMentionBackfill,
   putThread,
 } from "./threads.routes";
 
@@ -59,6 +61,14 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant").name;
     const { thread, uid } = c.req.valid("param");
     return c.json(unwrap(await threadStub(c.env, tenant, thread).expand(tenant, thread, uid)) as never, 200);
+  })
+  .openapi(postMentionBackfill, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const options = { limit: body.limit ?? DEFAULT_BACKFILL_MESSAGES, restart: body.restart ?? false };
+    const outcome = await threadStub(c.env, tenant, thread).backfillMentions(tenant, thread, options);
+    return c.json(unwrap(outcome), 200);
   })
   .openapi(getMessage, async (c) => {
     const tenant = c.get("tenant").name;

@@ -15,6 +15,7 @@ import { projectIndexStub } from "../project-index/project-index-stub";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
+import type { MentionBackfillReport } from "./extraction/mention-backfill";
 import { ThreadExtraction } from "./extraction/thread-extraction";
 import { ProjectFactIndex } from "./facts/project-fact-index";
 import { ThreadFacts } from "./facts/thread-facts";
@@ -235,6 +236,27 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         detail: `Message '${id}' has ${found.view.parts} part(s); part ${part} does not exist.`,
       };
     return { ok: true, value: found.view };
+  }
+
+  /** The operator's mention backfill (src/thread/extraction/mention-backfill.ts), held like a write. */
+  async backfillMentions(
+    tenant: string,
+    thread: string,
+    options: { limit: number; restart: boolean },
+  ): Promise<Outcome<MentionBackfillReport>> {
+    const owner = this.resolve(tenant, thread);
+    if (!owner.ok) return owner;
+    const { record, tenant: entry } = owner.value;
+    const { report, failed } = await this.held(() =>
+      this.extraction.backfillMentions(record, entry, options),
+    );
+    if (!failed) return { ok: true, value: report };
+    return {
+      ok: false,
+      status: 503,
+      title: "Entity registry unavailable",
+      detail: `The project's registry could not be read or written; what was read is committed (mentions read through message ${report.mentioned_through}, ${report.references_added} reference(s) added). Call again.`,
+    };
   }
 
   async recordDeadJob(tenant: string, thread: string, job: { message_id: string; attempts: number }) {

@@ -219,3 +219,52 @@ export const ReviewDecisionResult = z
     entity: EntityView.openapi({ description: "The entity the mention now resolves to." }),
   })
   .openapi("EntityReviewResult");
+
+/** Messages one mention backfill call reads by default, and at most. */
+export const DEFAULT_BACKFILL_MESSAGES = 500;
+export const MAX_BACKFILL_MESSAGES = 2000;
+
+export const MentionBackfillBody = z
+  .object({
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_BACKFILL_MESSAGES)
+      .optional()
+      .openapi({
+        description: `Messages this call reads at most (${DEFAULT_BACKFILL_MESSAGES} by default); call again while \`done\` is false.`,
+      }),
+    restart: z.boolean().optional().openapi({
+      description:
+        "Read every extracted message's mentions again from the first (after the tenant's mention extractor or thresholds changed); what exists is kept.",
+    }),
+  })
+  .strict()
+  .openapi("MentionBackfill");
+
+export const MentionBackfillResult = z
+  .object({
+    read: z.number().int().openapi({ description: "Messages whose mentions this call read." }),
+    references_added: z
+      .number()
+      .int()
+      .openapi({ description: "New references from a message to an entity (existing ones not counted)." }),
+    entities_created: z.number().int(),
+    mentioned_through: z.number().int().openapi({
+      description: "The arrival number through which every extracted message's mentions were read.",
+    }),
+    pending_messages: z
+      .number()
+      .int()
+      .openapi({ description: "Extracted messages whose mentions are still to be read." }),
+    unresolved_names: z.number().int().openapi({
+      description: "Names of weak mentions that refer to no entity yet, checked again on every call.",
+    }),
+    done: z.boolean().openapi({
+      description: "Every extracted message read and every unresolved name checked against the registry.",
+    }),
+  })
+  .openapi("MentionBackfillResult");
+
+export type MentionBackfillOutput = z.infer<typeof MentionBackfillResult>;
