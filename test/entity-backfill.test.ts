@@ -2,33 +2,22 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { projectDatabase } from "../src/tenancy/placement";
 import { lookupTenant, type Tenant } from "../src/tenancy/registry";
-import { call, fact, message, newThread, until } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
+import {
+  type EntityView,
+  extracted,
+  type MessageRef,
+  named,
+  registry,
+  tool,
+} from "./support/entity-messages";
 
 /**
  * Issue 17 item 1, the back-fill: messages extracted before their mentions were read, and weak mentions
  * of a name no entity went by yet, become references through POST /threads/:thread/entities/backfill.
  */
 
-type EntityView = { id: string; canonical_name: string };
-type MessageRef = { thread_id: string; message_id: string; mention: string };
-
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 11, 9, minute)).toISOString();
-const tool = (content: string, extra: Record<string, unknown> = {}) =>
-  message(content, { role: "tool", ...extra });
-
-async function extracted(thread: string) {
-  const log = await until(
-    () => call("GET", `/threads/${thread}/extractions`),
-    (res) => res.json?.watermark?.pending_messages === 0,
-  );
-  expect(log.json.watermark.pending_messages).toBe(0);
-}
-
-async function registry(project: string) {
-  const res = await call("GET", `/entities?project_id=${project}`);
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.entities as EntityView[];
-}
 
 async function messagesOf(id: string) {
   const res = await call("GET", `/entities/${id}`);
@@ -38,8 +27,6 @@ async function messagesOf(id: string) {
 
 const backfill = (thread: string, body: unknown = {}) =>
   call("POST", `/threads/${thread}/entities/backfill`, body);
-
-const named = (list: EntityView[], name: string) => list.find((e) => e.canonical_name === name);
 
 /** The thread as it was before mentions were read: extracted, with no reference and no mention watermark. */
 async function forgetMentions(t: { thread: string; project: string }) {

@@ -4,7 +4,15 @@ import { MessageMentions } from "../src/entities/message-mentions";
 import worker from "../src/index";
 import { projectDatabase } from "../src/tenancy/placement";
 import { lookupTenant, type Tenant } from "../src/tenancy/registry";
-import { call, fact, message, newThread, until } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
+import {
+  type EntityView,
+  extracted,
+  type MessageRef,
+  named,
+  registry,
+  tool,
+} from "./support/entity-messages";
 
 /**
  * Issue 17 item 1–2: messages and tool output reach the entity registry. An extraction run resolves the
@@ -12,27 +20,7 @@ import { call, fact, message, newThread, until } from "./helpers";
  * registry holds), and each entity lists the messages that refer to it.
  */
 
-type EntityView = { id: string; canonical_name: string; entity_type: string; status: string };
-type MessageRef = { thread_id: string; message_id: string; mention: string };
-
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 3, 14, minute)).toISOString();
-const tool = (content: string, extra: Record<string, unknown> = {}) =>
-  message(content, { role: "tool", ...extra });
-
-async function extracted(thread: string) {
-  const log = await until(
-    () => call("GET", `/threads/${thread}/extractions`),
-    (res) => res.json?.watermark?.pending_messages === 0,
-  );
-  expect(log.json.watermark.pending_messages).toBe(0);
-}
-
-/** The project's active and pending entities. */
-async function registry(project: string) {
-  const res = await call("GET", `/entities?project_id=${project}`);
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.entities as EntityView[];
-}
 
 async function page(id: string) {
   const res = await call("GET", `/entities/${id}?as_user=u1`);
@@ -45,7 +33,6 @@ async function page(id: string) {
   };
 }
 
-const named = (list: EntityView[], name: string) => list.find((e) => e.canonical_name === name);
 /** The registry apart from the thread's own user, who is registered with the first fact write. */
 const apartFrom = (list: EntityView[], ...names: string[]) =>
   list.filter((e) => !names.includes(e.canonical_name)).map((e) => e.canonical_name);
