@@ -142,9 +142,10 @@ export class MessageMentions {
     writer: Writer,
     messages: readonly MentionedMessage[],
     thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+    extractor: MentionExtractor = this.extractor,
   ): Promise<MessageMentionsRecorded> {
     try {
-      return await this.write(new EntityRepository(database), writer, messages, thresholds);
+      return await this.write(new EntityRepository(database), writer, messages, thresholds, extractor);
     } catch (error) {
       console.error("message mentions not recorded", writer.projectId, writer.threadId, error);
       return FAILED;
@@ -156,13 +157,14 @@ export class MessageMentions {
     writer: Writer,
     messages: readonly MentionedMessage[],
     thresholds: EntityThresholds,
+    extractor: MentionExtractor,
   ): Promise<MessageMentionsRecorded> {
     const read = messages.flatMap((message) => {
       const input = messageMentionInput(message);
       return input ? [{ message, input }] : [];
     });
     if (read.length === 0) return NOTHING;
-    const extracted = await this.extractor.extract(read.map((r) => r.input));
+    const extracted = await extractor.extract(read.map((r) => r.input));
     const context: MentionContext = { threadId: writer.threadId, userId: writer.identity.user_id };
     const sources: ResolutionSource[] = [];
     const weak: { message: MentionedMessage; mention: Mention }[] = [];
@@ -180,7 +182,7 @@ export class MessageMentions {
           user_id: writer.identity.user_id,
           message_id: message.id,
           origin: input.origin,
-          extractor: this.extractor.name,
+          extractor: extractor.name,
         },
       });
     }

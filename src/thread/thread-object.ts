@@ -10,7 +10,7 @@ import type {
 import type { Env } from "../env";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
-import { embedderFor, extractorFor } from "../extraction/select-adapters";
+import { embedderFor, extractorFor, mentionExtractorFor } from "../extraction/select-adapters";
 import { projectIndexStub } from "../project-index/project-index-stub";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
@@ -84,6 +84,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     this.facts = new ThreadFacts(
       (tenant, thread, ...change) => threadStub(env, tenant, thread).factsChanged(tenant, thread, ...change),
       projectIndex,
+      (tenant) => mentionExtractorFor(tenant, env),
     );
     const store = new ExtractionStore(host, meta, (ids) => this.transcript.timesOf(ids));
     this.extraction = new ThreadExtraction(host, store, this.transcript, this.layers, this.facts, vectors);
@@ -167,7 +168,11 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   }
 
   private adapters(entry: Tenant) {
-    return { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
+    return {
+      extractor: extractorFor(entry, this.env),
+      embedder: embedderFor(this.env),
+      mentions: mentionExtractorFor(entry, this.env),
+    };
   }
 
   private async upkeepPass(idle: () => Promise<void>, options: { indexFacts: boolean }) {
@@ -248,7 +253,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     if (!owner.ok) return owner;
     const { record, tenant: entry } = owner.value;
     const { report, failed } = await this.held(() =>
-      this.extraction.backfillMentions(record, entry, options),
+      this.extraction.backfillMentions(record, entry, options, mentionExtractorFor(entry, this.env)),
     );
     if (!failed) return { ok: true, value: report };
     return {

@@ -1,7 +1,5 @@
-import type { Extractor } from "../items/types";
-import type { Embedder } from "../ports/embedder";
 import type { Tenant } from "../tenancy/registry";
-import type { ThreadExtraction } from "./extraction/thread-extraction";
+import type { ExtractionAdapters, ThreadExtraction } from "./extraction/thread-extraction";
 import type { ThreadFacts } from "./facts/thread-facts";
 import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import type { ThreadRecord } from "./thread-record";
@@ -21,7 +19,7 @@ export async function upkeepPass(
   parts: UpkeepParts,
   record: ThreadRecord,
   tenant: Tenant,
-  adapters: { extractor: Extractor; embedder: Embedder },
+  adapters: ExtractionAdapters,
   idle: () => Promise<void>,
   options: { indexFacts: boolean },
 ): Promise<{ extractionFailed: boolean }> {

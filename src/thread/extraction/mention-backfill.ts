@@ -4,6 +4,7 @@ import {
   type MentionedMessage,
   type MessageMentions,
 } from "../../entities/message-mentions";
+import type { MentionExtractor } from "../../ports/mention-extractor";
 import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
 import type { ExclusiveHost, TransactionHost } from "../host";
@@ -59,13 +60,14 @@ export class MentionBackfill {
     tenant: Tenant,
     mentions: MessageMentions,
     options: { limit: number; restart: boolean },
+    extractor?: MentionExtractor,
   ): Promise<{ report: MentionBackfillReport; failed: boolean }> {
     if (options.restart) this.host.transaction(() => this.store.restartMentions());
     const database = await projectDatabase(tenant, record.project_id);
     const writer = { projectId: record.project_id, threadId: record.thread, identity: record.identity };
     const reread = (messages: readonly MentionedMessage[], budget: Budget, throughSeq?: number) =>
       this.reread(messages, budget, throughSeq, (read) =>
-        mentions.record(database, writer, read, tenant.entity_thresholds),
+        mentions.record(database, writer, read, tenant.entity_thresholds, extractor),
       );
     const budget: Budget = { left: options.limit, read: 0, added: 0, created: 0, failed: false };
     let caughtUp = await this.catchUp(budget, reread);

@@ -9,6 +9,7 @@ import { valueText } from "../../facts/prepare-fact";
 import { renderItemLine } from "../../items/render";
 import type { CarriedScope, ExtractionMessage, Extractor } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
+import type { MentionExtractor } from "../../ports/mention-extractor";
 import type { VectorIndex } from "../../ports/vector-index";
 import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
@@ -25,6 +26,8 @@ import { MentionBackfill, type MentionBackfillReport } from "./mention-backfill"
 export interface ExtractionAdapters {
   extractor: Extractor;
   embedder: Embedder;
+  /** Who reads the messages' entity mentions; the rules when absent. */
+  mentions?: MentionExtractor;
 }
 
 /**
@@ -55,8 +58,9 @@ export class ThreadExtraction {
     record: ThreadRecord,
     tenant: Tenant,
     options: { limit: number; restart: boolean },
+    extractor?: MentionExtractor,
   ): Promise<{ report: MentionBackfillReport; failed: boolean }> {
-    return this.backfill.run(record, tenant, this.mentions, options);
+    return this.backfill.run(record, tenant, this.mentions, options, extractor);
   }
 
   /** Messages that arrived after the watermark: every message is extracted once, whatever its `ts`. */
@@ -101,7 +105,7 @@ export class ThreadExtraction {
   private async step(
     record: ThreadRecord,
     tenant: Tenant,
-    { extractor, embedder }: ExtractionAdapters,
+    { extractor, embedder, mentions: mentionExtractor }: ExtractionAdapters,
     options: Partial<ExtractionLimits>,
   ) {
     const limits = { ...DEFAULT_LIMITS, ...options };
@@ -169,6 +173,7 @@ export class ThreadExtraction {
       { projectId: record.project_id, threadId: record.thread, identity: record.identity },
       read,
       tenant.entity_thresholds,
+      mentionExtractor,
     );
     // The mention watermark follows the run's when every message before the slice had its mentions read
     // (a thread extracted before they were, or a failed reading, waits for a backfill: mention-backfill.ts).
