@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { projectDatabase } from "../src/tenancy/placement";
 import { lookupTenant, type Tenant } from "../src/tenancy/registry";
 import { call, fact, message, newThread } from "./helpers";
+import { bareThread } from "./support/bare-thread";
 import {
   type EntityView,
   extracted,
@@ -76,6 +77,31 @@ describe("POST /threads/:thread/entities/backfill", () => {
     expect((await messagesOf(mailbox.id)).messages.map((m) => m.message_id)).toEqual(["k5"]);
   });
 
+  it("gives a compile back the turns a question names by another name", async () => {
+    const t = await newThread();
+    const chatter = Array.from({ length: 30 }, (_, i) =>
+      message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
+        id: `s${i}`,
+        ts: at(10 + i),
+        role: i % 2 ? "assistant" : "user",
+      }),
+    );
+    await t.events([
+      message("Our CFO wants the vendor shortlist trimmed to three names.", { id: "c1", ts: at(1) }),
+      ...chatter,
+    ]);
+    await extracted(t.thread);
+    const query = { query: "What is the chief financial officer asking for?", budget_tokens: 1500 };
+    const found = (await t.context(query)).json.trace.candidates.entity_messages;
+    expect(found).toEqual([{ message_id: "c1", entity_id: expect.any(String) }]);
+
+    await forgetMentions(t);
+    expect((await t.context(query)).json.trace.candidates.entity_messages).toBeUndefined();
+    const res = await backfill(t.thread);
+    expect(res.json).toMatchObject({ read: 31, references_added: 1, done: true });
+    expect((await t.context(query)).json.trace.candidates.entity_messages).toEqual(found);
+  });
+
   it("binds a weak mention named before an entity went by its name, once; a near name stays apart", async () => {
     const t = await newThread();
     await t.events([
@@ -132,6 +158,35 @@ describe("POST /threads/:thread/entities/backfill", () => {
     // Checked against these two already: the turn is not read again until who goes by the name changes.
     const again = await backfill(t.thread);
     expect(again.json).toMatchObject({ read: 0, references_added: 0, unresolved_names: 1, done: true });
+  });
+
+  it("stops where a failed reading left it, committing nothing of it, and the next call goes on", async () => {
+    const t = await newThread();
+    await t.events([
+      tool("the Kestrel service restarted", { id: "k1", ts: at(1) }),
+      tool("the Kestrel service is healthy", { id: "k2", ts: at(2) }),
+    ]);
+    await extracted(t.thread);
+    const kestrel = named(await registry(t.project), "Kestrel service") as EntityView;
+    await forgetMentions(t);
+    const failing = {
+      name: "failing",
+      extract: async (): Promise<never> => {
+        throw new Error("registry read timed out");
+      },
+    };
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    const failed = await runInDurableObject(env.THREADS.get(id), async (_instance, state) =>
+      bareThread(state, t.thread, { mentions: failing }).backfill({ limit: 100, restart: false }),
+    );
+    expect(failed).toMatchObject({
+      failed: true,
+      report: { read: 0, references_added: 0, mentioned_through: 0, pending_messages: 2, done: false },
+    });
+    expect((await messagesOf(kestrel.id)).count).toBe(0);
+    const res = await backfill(t.thread);
+    expect(res.json).toMatchObject({ read: 2, references_added: 2, mentioned_through: 2, done: true });
+    expect((await messagesOf(kestrel.id)).count).toBe(2);
   });
 
   it("refuses bad input with a problem naming the field, and an unknown thread with a 404", async () => {

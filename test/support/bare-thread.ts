@@ -53,6 +53,7 @@ export function bareThread(
   const extraction = new ThreadExtraction(host, store, transcript, layers, facts, vectors);
   const retrieval = new ThreadRetrieval(host, transcript, vectors);
   const tenant = lookupTenant(env, "acme");
+  const mentionsOf = () => options.mentions;
   const record = records.owned("acme", thread);
   if (!tenant || !record) throw new Error(`create thread '${thread}' of tenant acme first`);
   return {
@@ -63,6 +64,8 @@ export function bareThread(
     retrieval,
     ingest: (events: EventInput[]) =>
       ingestEvents(host, { transcript, layers, facts }, record, tenant, events),
+    backfill: (options: { limit: number; restart: boolean }) =>
+      extraction.backfillMentions(record, tenant, options, mentionsOf()),
     extract: () =>
       extraction.run(record, tenant, {
         extractor: extractorFor(tenant, env),
