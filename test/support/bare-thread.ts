@@ -53,7 +53,6 @@ export function bareThread(
   const extraction = new ThreadExtraction(host, store, transcript, layers, facts, vectors);
   const retrieval = new ThreadRetrieval(host, transcript, vectors);
   const tenant = lookupTenant(env, "acme");
-  const mentionsOf = () => options.mentions;
   const record = records.owned("acme", thread);
   if (!tenant || !record) throw new Error(`create thread '${thread}' of tenant acme first`);
   return {
@@ -64,8 +63,8 @@ export function bareThread(
     retrieval,
     ingest: (events: EventInput[]) =>
       ingestEvents(host, { transcript, layers, facts }, record, tenant, events),
-    backfill: (options: { limit: number; restart: boolean }) =>
-      extraction.backfillMentions(record, tenant, options, mentionsOf()),
+    backfill: (limits: { limit: number; restart: boolean }) =>
+      extraction.backfillMentions(record, tenant, limits, options.mentions),
     extract: () =>
       extraction.run(record, tenant, {
         extractor: extractorFor(tenant, env),
