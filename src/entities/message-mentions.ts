@@ -134,8 +134,10 @@ export class MessageMentions {
    * Resolves the messages' mentions and writes the registry's changes and the messages' references in
    * one D1 batch. Every row it writes is a no-op when it exists (created entities have ids from their
    * names, references are keyed by message and name), so reading the same messages again, as a redone
-   * or redelivered run does, changes nothing. A failure is logged and costs only the references: the
-   * registry is an index, and extraction goes on.
+   * or redelivered run does, changes nothing. A failure is logged and answered `ok: false`: it costs only
+   * the references (the registry is an index, and extraction goes on) until a backfill reads the
+   * messages again, as the thread's mention watermark stays behind them. `extractor` is the tenant's
+   * (src/extraction/select-adapters.ts), the rules by default.
    */
   async record(
     database: D1Database,
