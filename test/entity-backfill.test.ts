@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { projectDatabase } from "../src/tenancy/placement";
 import { lookupTenant, type Tenant } from "../src/tenancy/registry";
-import { call, fact, message, newThread } from "./helpers";
+import { call, fact, message, newThread, until } from "./helpers";
 import { bareThread } from "./support/bare-thread";
 import {
   type EntityView,
@@ -75,6 +75,33 @@ describe("POST /threads/:thread/entities/backfill", () => {
     expect(await messagesOf(kestrel.id)).toEqual(before);
     const mailbox = named(await registry(t.project), "ops@kestrel-hosting.io") as EntityView;
     expect((await messagesOf(mailbox.id)).messages.map((m) => m.message_id)).toEqual(["k5"]);
+  });
+
+  it("with `background`, goes on through the queue until done", async () => {
+    const t = await newThread();
+    await t.events(
+      Array.from({ length: 6 }, (_, i) =>
+        tool(`check ${i}: the Kestrel service answered`, { id: `b${i}`, ts: at(i + 1) }),
+      ),
+    );
+    await extracted(t.thread);
+    const kestrel = named(await registry(t.project), "Kestrel service") as EntityView;
+    expect((await messagesOf(kestrel.id)).count).toBe(6);
+    await forgetMentions(t);
+
+    const first = await backfill(t.thread, { limit: 1, background: true });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    expect(first.json).toMatchObject({ read: 1, references_added: 1, done: false, queued: true });
+    const all = await until(
+      () => messagesOf(kestrel.id),
+      (m) => m.count === 6,
+    );
+    expect(all.count).toBe(6);
+    const finished = await until(
+      () => backfill(t.thread),
+      (res) => res.json?.done === true,
+    );
+    expect(finished.json).toMatchObject({ read: 0, references_added: 0, done: true, queued: false });
   });
 
   it("gives a compile back the turns a question names by another name", async () => {
@@ -197,6 +224,7 @@ describe("POST /threads/:thread/entities/backfill", () => {
       [{ limit: 2.5 }, "limit"],
       [{ limit: "ten" }, "limit"],
       [{ restart: "yes" }, "restart"],
+      [{ background: 1 }, "background"],
     ] as const) {
       const res = await backfill(t.thread, body);
       expect(res.status, JSON.stringify(body)).toBe(400);

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "../env";
+import { sendBackfill } from "../extraction/jobs";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
@@ -67,8 +68,19 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { thread } = c.req.valid("param");
     const body = c.req.valid("json");
     const options = { limit: body.limit ?? DEFAULT_BACKFILL_MESSAGES, restart: body.restart ?? false };
-    const outcome = await threadStub(c.env, tenant, thread).backfillMentions(tenant, thread, options);
-    return c.json(unwrap(outcome), 200);
+    const report = unwrap(await threadStub(c.env, tenant, thread).backfillMentions(tenant, thread, options));
+    let queued = false;
+    if (body.background && !report.done) {
+      // What is left goes on through the queue; a failed send leaves the operator to call again.
+      queued = await sendBackfill(c.env.EXTRACTION_QUEUE, tenant, thread).then(
+        () => true,
+        (error) => {
+          console.error("could not queue the mention back-fill", tenant, thread, error);
+          return false;
+        },
+      );
+    }
+    return c.json({ ...report, queued }, 200);
   })
   .openapi(getMessage, async (c) => {
     const tenant = c.get("tenant").name;

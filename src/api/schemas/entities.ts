@@ -235,6 +235,10 @@ export const MentionBackfillBody = z
       .openapi({
         description: `Messages this call reads at most (${DEFAULT_BACKFILL_MESSAGES} by default); call again while \`done\` is false.`,
       }),
+    background: z.boolean().optional().openapi({
+      description:
+        "When this call leaves more to read, go on through the extraction queue, call after call, until done.",
+    }),
     restart: z.boolean().optional().openapi({
       description:
         "Read every extracted message's mentions again from the first (after the tenant's mention extractor or thresholds changed); what exists is kept.",
@@ -243,28 +247,32 @@ export const MentionBackfillBody = z
   .strict()
   .openapi("MentionBackfill");
 
-export const MentionBackfillResult = z
-  .object({
-    read: z.number().int().openapi({ description: "Messages whose mentions this call read." }),
-    references_added: z
-      .number()
-      .int()
-      .openapi({ description: "New references from a message to an entity (existing ones not counted)." }),
-    entities_created: z.number().int(),
-    mentioned_through: z.number().int().openapi({
-      description: "The arrival number through which every extracted message's mentions were read.",
-    }),
-    pending_messages: z
-      .number()
-      .int()
-      .openapi({ description: "Extracted messages whose mentions are still to be read." }),
-    unresolved_names: z.number().int().openapi({
-      description: "Names of weak mentions that refer to no entity yet, checked again on every call.",
-    }),
-    done: z.boolean().openapi({
-      description: "Every extracted message read and every unresolved name checked against the registry.",
-    }),
-  })
-  .openapi("MentionBackfillResult");
+const MentionBackfillReport = z.object({
+  read: z.number().int().openapi({ description: "Messages whose mentions this call read." }),
+  references_added: z
+    .number()
+    .int()
+    .openapi({ description: "New references from a message to an entity (existing ones not counted)." }),
+  entities_created: z.number().int(),
+  mentioned_through: z.number().int().openapi({
+    description: "The arrival number through which every extracted message's mentions were read.",
+  }),
+  pending_messages: z
+    .number()
+    .int()
+    .openapi({ description: "Extracted messages whose mentions are still to be read." }),
+  unresolved_names: z.number().int().openapi({
+    description: "Names of weak mentions that refer to no entity yet, checked again on every call.",
+  }),
+  done: z.boolean().openapi({
+    description: "Every extracted message read and every unresolved name checked against the registry.",
+  }),
+});
 
-export type MentionBackfillOutput = z.infer<typeof MentionBackfillResult>;
+export const MentionBackfillResult = MentionBackfillReport.extend({
+  queued: z
+    .boolean()
+    .openapi({ description: "The rest goes on through the queue (asked with `background`, and not done)." }),
+}).openapi("MentionBackfillResult");
+
+export type MentionBackfillOutput = z.infer<typeof MentionBackfillReport>;
