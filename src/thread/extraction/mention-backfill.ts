@@ -20,6 +20,14 @@ const NAME_CHUNK = 1000;
 /** What one backfill call did, and what is left (the route's schema documents each field). */
 export type MentionBackfillReport = MentionBackfillOutput;
 
+/** How much one call may do: messages read, from the first again (`restart`), weak names checked. */
+export interface BackfillOptions {
+  limit: number;
+  restart: boolean;
+  /** Weak names checked against the registry at most (all of them when absent). */
+  maxNames?: number;
+}
+
 interface Budget {
   left: number;
   read: number;
@@ -59,7 +67,7 @@ export class MentionBackfill {
     record: ThreadRecord,
     tenant: Tenant,
     mentions: MessageMentions,
-    options: { limit: number; restart: boolean },
+    options: BackfillOptions,
     extractor?: MentionExtractor,
   ): Promise<{ report: MentionBackfillReport; failed: boolean }> {
     if (options.restart) this.host.transaction(() => this.store.restartMentions());
@@ -73,7 +81,7 @@ export class MentionBackfill {
     let caughtUp = await this.catchUp(budget, reread);
     let checked = false;
     if (caughtUp && !budget.failed) {
-      checked = await this.checkWeakNames(budget, reread, (names) =>
+      checked = await this.checkWeakNames(budget, options.maxNames ?? Infinity, reread, (names) =>
         exactNameHolders(database, record.project_id, names),
       );
       caughtUp = this.store.mentionedSeq() >= this.extractedSeq();
@@ -121,16 +129,20 @@ export class MentionBackfill {
    */
   private async checkWeakNames(
     budget: Budget,
+    maxNames: number,
     reread: Reread,
     holdersOf: (names: string[]) => Promise<Map<string, string[]>>,
   ): Promise<boolean> {
     let after = this.store.weakNamesChecked();
+    let names = 0;
     while (!budget.failed) {
-      const chunk = this.store.weakNames(after, NAME_CHUNK);
+      const chunk = this.store.weakNames(after, Math.min(NAME_CHUNK, maxNames - names));
+      if (chunk.length === 0 && names >= maxNames) return false;
       if (chunk.length === 0) {
-        this.store.setWeakNamesChecked("");
+        if (after !== "") this.store.setWeakNamesChecked("");
         return true;
       }
+      names += chunk.length;
       const holders = await holdersOf(chunk.map((n) => n.name)).catch((error) => {
         console.error("weak names not checked", error);
         budget.failed = true;

@@ -20,7 +20,7 @@ import type { LayerStore } from "../layers/layer-store";
 import type { ThreadRecord } from "../thread-record";
 import type { Transcript } from "../transcript/transcript";
 import { type ExtractionStore, NO_MENTIONS } from "./extraction-store";
-import { MentionBackfill, type MentionBackfillReport } from "./mention-backfill";
+import { type BackfillOptions, MentionBackfill, type MentionBackfillReport } from "./mention-backfill";
 
 /** The adapters one extraction run uses. */
 export interface ExtractionAdapters {
@@ -57,7 +57,7 @@ export class ThreadExtraction {
   backfillMentions(
     record: ThreadRecord,
     tenant: Tenant,
-    options: { limit: number; restart: boolean },
+    options: BackfillOptions,
     extractor?: MentionExtractor,
   ): Promise<{ report: MentionBackfillReport; failed: boolean }> {
     return this.backfill.run(record, tenant, this.mentions, options, extractor);
