@@ -167,6 +167,27 @@ describe("POST /threads/:thread/entities/backfill", () => {
     expect(reviews.json.reviews).toEqual([]);
   });
 
+  it("on a thread being read, a later fact's new entity picks up the earlier weak mentions by itself", async () => {
+    const t = await newThread();
+    // A compile makes the thread interactive: its writes are followed by the thread's own upkeep pass.
+    expect((await t.context({ query: "anything new?" })).status).toBe(200);
+    await t.events([
+      message("Is Quillon still on track for the May review?", { id: "q1", ts: at(1) }),
+      message("I think Quillan is a different vendor.", { id: "q2", ts: at(2) }),
+    ]);
+    await extracted(t.thread);
+    await t.events([fact("project_status", "Project Quillon is two weeks late", { id: "f1", ts: at(10) })]);
+    const quillon = named(await registry(t.project), "Project Quillon") as EntityView;
+    const refs = await until(
+      () => messagesOf(quillon.id),
+      (m) => m.count > 0,
+    );
+    expect(refs.messages).toEqual([{ thread_id: t.thread, message_id: "q1", mention: "quillon" }]);
+    // The operator's call finds nothing left to do.
+    const res = await backfill(t.thread);
+    expect(res.json).toMatchObject({ read: 0, references_added: 0, done: true });
+  });
+
   it("a weak name two entities go by binds to neither", async () => {
     const t = await newThread();
     await t.events([message("Did Halvard sign off?", { id: "h1", ts: at(1) })]);
