@@ -33,8 +33,8 @@ export const EXTRACTION_SCHEMA = [
      name TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
      PRIMARY KEY (name, seq, message_id)) WITHOUT ROWID`,
   // The names of weak mentions that referred to no entity when their message was read ("Kestrel" before
-  // any entity went by it), and for each name the active entities that went by it when it was last
-  // checked (null: never): a backfill reads a message again only when a name's holders changed.
+  // any entity went by it), and for each name the entities that went by it when it was last checked
+  // (null: never): a backfill reads a message again only when a name's holders changed.
   `CREATE TABLE IF NOT EXISTS weak_mentions (
      name TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
      PRIMARY KEY (name, seq, message_id)) WITHOUT ROWID`,
@@ -80,7 +80,7 @@ export interface MessageName {
 /** A weak name as the backfill checks it (ExtractionStore.weakNames). */
 export interface WeakName {
   name: string;
-  /** The active entities going by it when last checked, ids sorted and joined by ","; null: never checked. */
+  /** The entities going by it when last checked, as `id:status`, sorted and joined by ","; null: never. */
   holders: string | null;
   /** How far its messages were read again since its holders changed; null when not under way. */
   readThrough: number | null;
@@ -394,12 +394,16 @@ export class ExtractionStore {
         n.messageId,
       ).rowsWritten;
     }
+    const replaced = new Set<string>();
     for (let i = 0; i < recorded.read.length; i += ID_CHUNK) {
       const chunk = recorded.read.slice(i, i + ID_CHUNK);
-      this.sql.exec(
-        `DELETE FROM weak_mentions WHERE message_id IN (${chunk.map(() => "?").join(", ")})`,
+      const marks = chunk.map(() => "?").join(", ");
+      for (const row of this.sql.exec<{ name: string }>(
+        `SELECT DISTINCT name FROM weak_mentions WHERE message_id IN (${marks})`,
         ...chunk,
-      );
+      ))
+        replaced.add(row.name);
+      this.sql.exec(`DELETE FROM weak_mentions WHERE message_id IN (${marks})`, ...chunk);
     }
     for (const n of recorded.unresolved) {
       this.sql.exec(
@@ -410,6 +414,8 @@ export class ExtractionStore {
       );
       this.sql.exec("INSERT INTO weak_names (name) VALUES (?) ON CONFLICT DO NOTHING", n.name);
     }
+    // A name the messages read no longer use, and no other message does, is unbound nowhere any more.
+    for (const name of replaced) this.dropUnusedWeakName(name);
     if (throughSeq !== undefined) this.meta.set("mentioned_seq", throughSeq);
     return added;
   }
@@ -473,10 +479,16 @@ export class ExtractionStore {
    * a name no message uses any more (each now refers to an entity by it) is dropped.
    */
   checkedWeakName(name: string, holders: string): void {
-    const used = this.sql.exec("SELECT 1 FROM weak_mentions WHERE name = ? LIMIT 1", name).toArray().length;
-    if (used)
+    if (!this.dropUnusedWeakName(name))
       this.sql.exec("UPDATE weak_names SET holders = ?, read_through = NULL WHERE name = ?", holders, name);
-    else this.sql.exec("DELETE FROM weak_names WHERE name = ?", name);
+  }
+
+  /** Drops a weak name no message uses any more; true when it was dropped. */
+  private dropUnusedWeakName(name: string): boolean {
+    if (this.sql.exec("SELECT 1 FROM weak_mentions WHERE name = ? LIMIT 1", name).toArray().length)
+      return false;
+    this.sql.exec("DELETE FROM weak_names WHERE name = ?", name);
+    return true;
   }
 
   /**
