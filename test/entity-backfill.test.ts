@@ -10,6 +10,7 @@ import {
   type MessageRef,
   named,
   registry,
+  smallTalk,
   tool,
 } from "./support/entity-messages";
 
@@ -106,13 +107,7 @@ describe("POST /threads/:thread/entities/backfill", () => {
 
   it("gives a compile back the turns a question names by another name", async () => {
     const t = await newThread();
-    const chatter = Array.from({ length: 30 }, (_, i) =>
-      message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
-        id: `s${i}`,
-        ts: at(10 + i),
-        role: i % 2 ? "assistant" : "user",
-      }),
-    );
+    const chatter = smallTalk("s", (i) => at(10 + i));
     await t.events([
       message("Our CFO wants the vendor shortlist trimmed to three names.", { id: "c1", ts: at(1) }),
       ...chatter,

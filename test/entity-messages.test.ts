@@ -11,6 +11,7 @@ import {
   type MessageRef,
   named,
   registry,
+  smallTalk,
   tool,
 } from "./support/entity-messages";
 
@@ -257,13 +258,7 @@ describe("a compile retrieves the turns that name the entity its question names"
 describe("merge and split carry message references", () => {
   it("a merge moves them to the survivor, a question by one name then finds the turn that used the other, and a split moves them back", async () => {
     const t = await newThread();
-    const chatter = Array.from({ length: 30 }, (_, i) =>
-      message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
-        id: `z${i}`,
-        ts: at(10 + i),
-        role: i % 2 ? "assistant" : "user",
-      }),
-    );
+    const chatter = smallTalk("z", (i) => at(10 + i));
     await t.events([
       tool("restart complete: the Kestrel service came back cleanly", { id: "k1", ts: at(1) }),
       message("Since Monday the ingest pipeline drops every third batch.", { id: "k2", ts: at(2) }),

@@ -26,3 +26,13 @@ export async function registry(project: string) {
 }
 
 export const named = (list: EntityView[], name: string) => list.find((e) => e.canonical_name === name);
+
+/** Thirty turns of small talk (ids `<prefix>0`…), said at `ts(i)`: what pushes a turn out of the recent window. */
+export const smallTalk = (prefix: string, ts: (i: number) => string) =>
+  Array.from({ length: 30 }, (_, i) =>
+    message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
+      id: `${prefix}${i}`,
+      ts: ts(i),
+      role: i % 2 ? "assistant" : "user",
+    }),
+  );
