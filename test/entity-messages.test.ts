@@ -4,7 +4,16 @@ import { MessageMentions } from "../src/entities/message-mentions";
 import worker from "../src/index";
 import { projectDatabase } from "../src/tenancy/placement";
 import { lookupTenant, type Tenant } from "../src/tenancy/registry";
-import { call, fact, message, newThread, until } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
+import {
+  type EntityView,
+  extracted,
+  type MessageRef,
+  named,
+  registry,
+  smallTalk,
+  tool,
+} from "./support/entity-messages";
 
 /**
  * Issue 17 item 1–2: messages and tool output reach the entity registry. An extraction run resolves the
@@ -12,27 +21,7 @@ import { call, fact, message, newThread, until } from "./helpers";
  * registry holds), and each entity lists the messages that refer to it.
  */
 
-type EntityView = { id: string; canonical_name: string; entity_type: string; status: string };
-type MessageRef = { thread_id: string; message_id: string; mention: string };
-
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 3, 14, minute)).toISOString();
-const tool = (content: string, extra: Record<string, unknown> = {}) =>
-  message(content, { role: "tool", ...extra });
-
-async function extracted(thread: string) {
-  const log = await until(
-    () => call("GET", `/threads/${thread}/extractions`),
-    (res) => res.json?.watermark?.pending_messages === 0,
-  );
-  expect(log.json.watermark.pending_messages).toBe(0);
-}
-
-/** The project's active and pending entities. */
-async function registry(project: string) {
-  const res = await call("GET", `/entities?project_id=${project}`);
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.entities as EntityView[];
-}
 
 async function page(id: string) {
   const res = await call("GET", `/entities/${id}?as_user=u1`);
@@ -45,7 +34,6 @@ async function page(id: string) {
   };
 }
 
-const named = (list: EntityView[], name: string) => list.find((e) => e.canonical_name === name);
 /** The registry apart from the thread's own user, who is registered with the first fact write. */
 const apartFrom = (list: EntityView[], ...names: string[]) =>
   list.filter((e) => !names.includes(e.canonical_name)).map((e) => e.canonical_name);
@@ -270,13 +258,7 @@ describe("a compile retrieves the turns that name the entity its question names"
 describe("merge and split carry message references", () => {
   it("a merge moves them to the survivor, a question by one name then finds the turn that used the other, and a split moves them back", async () => {
     const t = await newThread();
-    const chatter = Array.from({ length: 30 }, (_, i) =>
-      message(`Small talk ${i}: the ${["weather", "coffee", "lunch"][i % 3]} is fine.`, {
-        id: `z${i}`,
-        ts: at(10 + i),
-        role: i % 2 ? "assistant" : "user",
-      }),
-    );
+    const chatter = smallTalk("z", (i) => at(10 + i));
     await t.events([
       tool("restart complete: the Kestrel service came back cleanly", { id: "k1", ts: at(1) }),
       message("Since Monday the ingest pipeline drops every third batch.", { id: "k2", ts: at(2) }),
@@ -311,5 +293,82 @@ describe("merge and split carry message references", () => {
     expect(split.status, JSON.stringify(split.json)).toBe(201);
     expect((await page(split.json.created.id)).messages.map((m) => m.message_id)).toEqual(["k2"]);
     expect((await page(kestrel.id)).messages.map((m) => m.message_id)).toEqual(["k1"]);
+  });
+});
+
+describe("an entity's messages page through every reference", () => {
+  it("pages of `limit` with `next_cursor` list each reference once, in order, past the page's 100", async () => {
+    const t = await newThread();
+    const other = await newThread(undefined, { project: t.project });
+    const naming = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        tool(`health check ${i}: the Wrenfield service answered in ${20 + (i % 7)} ms`, {
+          id: `${prefix}${i}`,
+          ts: new Date(Date.UTC(2026, 2, 3, 14, 0, i)).toISOString(),
+        }),
+      );
+    await t.events(naming("a", 110));
+    await other.events(naming("b", 25));
+    await extracted(t.thread);
+    await extracted(other.thread);
+    const gateway = named(await registry(t.project), "Wrenfield service") as EntityView;
+    expect(gateway).toBeDefined();
+    const detail = await page(gateway.id);
+    expect(detail.messages).toHaveLength(100);
+    expect(detail.message_count).toBe(135);
+
+    const seen: MessageRef[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `?limit=40${cursor ? `&cursor=${cursor}` : ""}`;
+      const res = await call("GET", `/entities/${gateway.id}/messages${query}`);
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(res.json.message_count).toBe(135);
+      expect(res.json.messages.length).toBeLessThanOrEqual(40);
+      seen.push(...res.json.messages);
+      cursor = res.json.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(4);
+    // Every reference once: the threads in order, newest first in each, no gap and no repeat.
+    const expected = [
+      ...[t.thread, other.thread].sort().flatMap((thread) =>
+        Array.from({ length: thread === t.thread ? 110 : 25 }, (_, i) => ({
+          thread_id: thread,
+          message_id: `${thread === t.thread ? "a" : "b"}${(thread === t.thread ? 109 : 24) - i}`,
+          mention: "wrenfield service",
+        })),
+      ),
+    ];
+    expect(seen).toEqual(expected);
+    // The first page of the entity's own view is the first 100 of the same order.
+    expect(detail.messages).toEqual(expected.slice(0, 100));
+  });
+
+  it("a bad limit or cursor is a 400 naming it; an unknown entity is a 404", async () => {
+    const t = await newThread();
+    await t.events([tool("the Wrenfield service is up", { id: "w1", ts: at(1) })]);
+    await extracted(t.thread);
+    const gateway = named(await registry(t.project), "Wrenfield service") as EntityView;
+    const entityCursor = btoa(JSON.stringify([t.project, "Wrenfield service", gateway.id])).replace(
+      /=+$/,
+      "",
+    );
+    for (const [query, field] of [
+      ["limit=0", "query.limit"],
+      ["limit=ten", "query.limit"],
+      ["cursor=not-a-cursor", "query.cursor"],
+      // A cursor of the entity list is not a position among messages.
+      [`cursor=${entityCursor}`, "query.cursor"],
+    ] as const) {
+      const res = await call("GET", `/entities/${gateway.id}/messages?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    }
+    const unknown = await call("GET", "/entities/no-such-entity/messages");
+    expect(unknown.status).toBe(404);
+    expect(unknown.contentType).toContain("application/problem+json");
   });
 });

@@ -19,11 +19,13 @@ describe("public, unauthenticated routes", () => {
       "/v1/tenants/{tenant}/entities/review/{id}",
       "/v1/tenants/{tenant}/entities/{id}",
       "/v1/tenants/{tenant}/entities/{id}/merge",
+      "/v1/tenants/{tenant}/entities/{id}/messages",
       "/v1/tenants/{tenant}/entities/{id}/split",
       "/v1/tenants/{tenant}/facts",
       "/v1/tenants/{tenant}/facts/{id}/history",
       "/v1/tenants/{tenant}/threads/{thread}",
       "/v1/tenants/{tenant}/threads/{thread}/context",
+      "/v1/tenants/{tenant}/threads/{thread}/entities/backfill",
       "/v1/tenants/{tenant}/threads/{thread}/events",
       "/v1/tenants/{tenant}/threads/{thread}/extractions",
       "/v1/tenants/{tenant}/threads/{thread}/messages/{message}",
@@ -40,6 +42,14 @@ describe("public, unauthenticated routes", () => {
     expect(doc.components.schemas.ContextRequest.properties.budget_tokens.default).toBe(8000);
     expect(doc.components.schemas.EntityType.enum).toContain("person");
     expect(Object.keys(doc.paths["/v1/tenants/{tenant}/entities/{id}/merge"])).toEqual(["post"]);
+    // An entity's message references page with the entity list's conventions.
+    const messages = doc.paths["/v1/tenants/{tenant}/entities/{id}/messages"].get;
+    expect(messages.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+      ["cursor", "id", "limit", "project_id", "tenant"].sort(),
+    );
+    expect(doc.components.schemas.EntityMessageList.required).toEqual(
+      expect.arrayContaining(["messages", "message_count", "next_cursor"]),
+    );
     // The bound a message's content is held to, and the 413 that names it.
     expect(doc.components.schemas.MessageEvent.properties.content).toMatchObject({ maxLength: 1_048_576 });
     const events = doc.paths["/v1/tenants/{tenant}/threads/{thread}/events"].post;

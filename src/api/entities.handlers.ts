@@ -19,6 +19,7 @@ import {
   decideReviewRoute,
   getEntity,
   listEntities,
+  listEntityMessages,
   listReviews,
   mergeEntity,
   splitEntityRoute,
@@ -78,10 +79,21 @@ async function pageAcross<T>(
     ),
   );
   const merged = pages.flat().sort((a, b) => compareTuples(position(a.row), position(b.row)));
-  const rows = merged.slice(0, limit);
-  const last = rows.at(-1);
-  return { rows, nextCursor: merged.length > limit && last ? encodePosition(position(last.row)) : null };
+  return cut(merged, limit, (r) => position(r.row));
 }
+
+/** A page from `limit` + 1 rows read in the cursor's order: the first `limit`, and the cursor after them. */
+function cut<T>(read: T[], limit: number, position: (row: T) => string[]) {
+  const rows = read.slice(0, limit);
+  const last = rows.at(-1);
+  return { rows, nextCursor: read.length > limit && last ? encodePosition(position(last)) : null };
+}
+
+const messageRefView = (m: { threadId: string; messageId: string; mention: string }) => ({
+  thread_id: m.threadId,
+  message_id: m.messageId,
+  mention: m.mention,
+});
 
 /** The position a list's cursor names (validated by the query schema), as the list's own fields. */
 function positionOf<T>(
@@ -168,7 +180,7 @@ async function detail(repository: EntityRepository, row: EntityRow, gate: FactGa
     ...entityView(row, aliases),
     facts: facts.filter((f) => mayView(f, gate)).map((f) => viewFor(f, gate)),
     facts_truncated: links.length > ENTITY_FACTS,
-    messages: messages.map((m) => ({ thread_id: m.threadId, message_id: m.messageId, mention: m.mention })),
+    messages: messages.map(messageRefView),
     message_count: messageCount,
     history: history.map(historyView),
     reviews: reviews.map((r) => reviewView(r, names)),
@@ -243,6 +255,27 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const repositories = await repositoriesFor(tenant, query.project_id);
     const { row, repository } = await locate(repositories, (r) => r.find(id, query.project_id), "Entity", id);
     return c.json((await detail(repository, row, viewerGate(tenant, query))) as never, 200);
+  })
+  .openapi(listEntityMessages, async (c) => {
+    const { id } = c.req.valid("param");
+    const query = c.req.valid("query");
+    const repositories = await repositoriesFor(c.get("tenant"), query.project_id);
+    const { row, repository } = await locate(repositories, (r) => r.find(id, query.project_id), "Entity", id);
+    const after = positionOf(query.cursor, ([threadId, seq, mention]) => ({
+      threadId,
+      seq: Number(seq),
+      mention,
+    }));
+    const limit = query.limit ? Number(query.limit) : DEFAULT_ENTITY_PAGE;
+    const [read, count] = await Promise.all([
+      repository.messageLinks(row.projectId, row.id, limit + 1, after),
+      repository.messageCount(row.projectId, row.id),
+    ]);
+    const page = cut(read, limit, (m) => [m.threadId, String(m.seq), m.mention]);
+    return c.json(
+      { messages: page.rows.map(messageRefView), message_count: count, next_cursor: page.nextCursor },
+      200,
+    );
   })
   .openapi(mergeEntity, async (c) => {
     const { id } = c.req.valid("param");

@@ -5,6 +5,8 @@ import {
   EntityDetailQuery,
   EntityList,
   EntityListQuery,
+  EntityMessageList,
+  EntityMessagesQuery,
   EntityParams,
   MergeBody,
   ProjectQuery,
@@ -64,6 +66,16 @@ export const getEntity = createRoute({
   security,
   request: { params: EntityParams, query: EntityDetailQuery },
   responses: { 200: json(EntityDetail, "The entity"), ...lookupErrors },
+});
+
+export const listEntityMessages = createRoute({
+  method: "get",
+  path: "/entities/{id}/messages",
+  summary:
+    "Every message and tool output that refers to one entity, by thread and newest first in each, in pages",
+  security,
+  request: { params: EntityParams, query: EntityMessagesQuery },
+  responses: { 200: json(EntityMessageList, "A page of message references"), ...lookupErrors },
 });
 
 export const mergeEntity = createRoute({

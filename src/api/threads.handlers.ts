@@ -1,11 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "../env";
+import { sendBackfill } from "../extraction/jobs";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
 import type { Outcome } from "../thread/thread-rpc";
 import { threadStub } from "../thread/thread-stub";
 import { maxFutureMs, refuseFarFuture } from "./future-timestamps";
+import { DEFAULT_BACKFILL_MESSAGES } from "./schemas/entities";
 import {
   getExpand,
   getExtractions,
@@ -13,6 +15,7 @@ import {
   getState,
   postContext,
   postEvents,
+  postMentionBackfill,
   putThread,
 } from "./threads.routes";
 
@@ -59,6 +62,25 @@ export const threadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant").name;
     const { thread, uid } = c.req.valid("param");
     return c.json(unwrap(await threadStub(c.env, tenant, thread).expand(tenant, thread, uid)) as never, 200);
+  })
+  .openapi(postMentionBackfill, async (c) => {
+    const tenant = c.get("tenant").name;
+    const { thread } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const options = { limit: body.limit ?? DEFAULT_BACKFILL_MESSAGES, restart: body.restart ?? false };
+    const report = unwrap(await threadStub(c.env, tenant, thread).backfillMentions(tenant, thread, options));
+    let queued = false;
+    if (body.background && !report.done) {
+      // What is left goes on through the queue; a failed send leaves the operator to call again.
+      queued = await sendBackfill(c.env.EXTRACTION_QUEUE, tenant, thread).then(
+        () => true,
+        (error) => {
+          console.error("could not queue the mention back-fill", tenant, thread, error);
+          return false;
+        },
+      );
+    }
+    return c.json({ ...report, queued }, 200);
   })
   .openapi(getMessage, async (c) => {
     const tenant = c.get("tenant").name;

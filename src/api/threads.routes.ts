@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import { ContextBody, ContextResponse } from "./schemas/context";
+import { MentionBackfillBody, MentionBackfillResult } from "./schemas/entities";
 import { IngestBody, IngestResult } from "./schemas/events";
 import {
   CreateThreadBody,
@@ -121,5 +122,23 @@ export const getMessage = createRoute({
     400: invalidInput,
     401: unauthorized,
     404: problem("Unknown thread, message or part"),
+  },
+});
+
+export const postMentionBackfill = createRoute({
+  method: "post",
+  path: "/threads/{thread}/entities/backfill",
+  summary:
+    "Operator: read the mentions of messages extracted before they were read, and bind weak mentions of names an entity took since",
+  security,
+  request: {
+    params: ThreadParams,
+    body: { content: { "application/json": { schema: MentionBackfillBody } }, required: true },
+  },
+  responses: {
+    200: json(MentionBackfillResult, "What this call read and added; call again while `done` is false"),
+    ...errors,
+    ...bodyErrors,
+    503: problem("The project's registry could not be read or written; what was read is kept, call again"),
   },
 });

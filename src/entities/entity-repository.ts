@@ -140,6 +140,13 @@ export interface EntityPageFilter {
   statuses: EntityStatus[];
 }
 
+/** The order an entity's message references page in: (thread_id, seq descending, mention), unique. */
+export interface MessageLinkPosition {
+  threadId: string;
+  seq: number;
+  mention: string;
+}
+
 /** The order GET /entities/review pages in: (project_id, created_at, id). */
 export interface ReviewPosition {
   projectId: string;
@@ -278,13 +285,32 @@ export class EntityRepository {
       .limit(limit);
   }
 
-  /** The messages that refer to an entity, by thread and newest first in each, and the names they used (bounded). */
-  async messageLinks(projectId: string, entityId: string, limit: number): Promise<MessageEntityRow[]> {
+  /**
+   * The messages that refer to an entity, by thread and newest first in each, and the names they used:
+   * `limit` after `after` (a position in that order, unique: a message has one arrival number and one
+   * reference per name), read along the entity's index.
+   */
+  async messageLinks(
+    projectId: string,
+    entityId: string,
+    limit: number,
+    after?: MessageLinkPosition,
+  ): Promise<MessageEntityRow[]> {
+    const { threadId, seq, mention } = messageEntities;
     return this.db
       .select()
       .from(messageEntities)
-      .where(and(eq(messageEntities.projectId, projectId), eq(messageEntities.entityId, entityId)))
-      .orderBy(asc(messageEntities.threadId), desc(messageEntities.seq), asc(messageEntities.mention))
+      .where(
+        and(
+          eq(messageEntities.projectId, projectId),
+          eq(messageEntities.entityId, entityId),
+          after
+            ? sql`(${threadId} > ${after.threadId} OR (${threadId} = ${after.threadId} AND (${seq} < ${after.seq}
+                OR (${seq} = ${after.seq} AND ${mention} > ${after.mention}))))`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(threadId), desc(seq), asc(mention))
       .limit(limit);
   }
 

@@ -1,7 +1,7 @@
 import { DEFAULT_ENTITY_THRESHOLDS, type EntityThresholds, type Mention } from "../domain/entities";
 import type { MentionExtractor, MentionInput } from "../ports/mention-extractor";
 import { type MessageLink, messageReferenceWrites, resolutionWrites } from "./entity-edits";
-import { EntityRepository } from "./entity-repository";
+import { EntityRepository, registryEntities } from "./entity-repository";
 import type { MemoryRegistry } from "./memory-registry";
 import { RuleMentionExtractor } from "./mentions/rule-mention-extractor";
 import { nameWords, normalizeName } from "./names";
@@ -103,14 +103,29 @@ function writtenName(mention: Mention): string {
   return norms.includes(written) ? written : (norms[0] ?? written);
 }
 
-/** What one run's messages added: entities created, and references written (a message naming nothing adds none). */
-export interface MessageMentionsRecorded {
-  created: number;
-  /** Each reference written: the name (normalised, as written) a message used for an entity it refers to. */
-  names: { messageId: string; seq: number; name: string }[];
+/** A name (normalised) one message (its arrival number and id) used. */
+export interface NameInMessage {
+  messageId: string;
+  seq: number;
+  name: string;
 }
 
-const NOTHING: MessageMentionsRecorded = { created: 0, names: [] };
+/** What one run's messages added: entities created, and references written (a message naming nothing adds none). */
+export interface MessageMentionsRecorded {
+  /** False when the registry could not be read or written: nothing was recorded. */
+  ok: boolean;
+  created: number;
+  /** Each reference written: the name (normalised, as written) a message used for an entity it refers to. */
+  names: NameInMessage[];
+  /**
+   * The names of weak mentions that referred to nothing (no active entity went by exactly that name, or
+   * several did): each normal form of the mention, for a later backfill to bind once one entity goes by it.
+   */
+  unresolved: NameInMessage[];
+}
+
+const NOTHING: MessageMentionsRecorded = { ok: true, created: 0, names: [], unresolved: [] };
+const FAILED: MessageMentionsRecorded = { ...NOTHING, ok: false };
 
 export class MessageMentions {
   constructor(private readonly extractor: MentionExtractor = new RuleMentionExtractor()) {}
@@ -119,20 +134,23 @@ export class MessageMentions {
    * Resolves the messages' mentions and writes the registry's changes and the messages' references in
    * one D1 batch. Every row it writes is a no-op when it exists (created entities have ids from their
    * names, references are keyed by message and name), so reading the same messages again, as a redone
-   * or redelivered run does, changes nothing. A failure is logged and costs only the references: the
-   * registry is an index, and extraction goes on.
+   * or redelivered run does, changes nothing. A failure is logged and answered `ok: false`: it costs only
+   * the references (the registry is an index, and extraction goes on) until a backfill reads the
+   * messages again, as the thread's mention watermark stays behind them. `extractor` is the tenant's
+   * (src/extraction/select-adapters.ts), the rules by default.
    */
   async record(
     database: D1Database,
     writer: Writer,
     messages: readonly MentionedMessage[],
     thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+    extractor: MentionExtractor = this.extractor,
   ): Promise<MessageMentionsRecorded> {
     try {
-      return await this.write(new EntityRepository(database), writer, messages, thresholds);
+      return await this.write(new EntityRepository(database), writer, messages, thresholds, extractor);
     } catch (error) {
       console.error("message mentions not recorded", writer.projectId, writer.threadId, error);
-      return NOTHING;
+      return FAILED;
     }
   }
 
@@ -141,13 +159,14 @@ export class MessageMentions {
     writer: Writer,
     messages: readonly MentionedMessage[],
     thresholds: EntityThresholds,
+    extractor: MentionExtractor,
   ): Promise<MessageMentionsRecorded> {
     const read = messages.flatMap((message) => {
       const input = messageMentionInput(message);
       return input ? [{ message, input }] : [];
     });
     if (read.length === 0) return NOTHING;
-    const extracted = await this.extractor.extract(read.map((r) => r.input));
+    const extracted = await extractor.extract(read.map((r) => r.input));
     const context: MentionContext = { threadId: writer.threadId, userId: writer.identity.user_id };
     const sources: ResolutionSource[] = [];
     const weak: { message: MentionedMessage; mention: Mention }[] = [];
@@ -165,7 +184,7 @@ export class MessageMentions {
           user_id: writer.identity.user_id,
           message_id: message.id,
           origin: input.origin,
-          extractor: this.extractor.name,
+          extractor: extractor.name,
         },
       });
     }
@@ -179,6 +198,7 @@ export class MessageMentions {
         ? [{ messageId: source, seq: seqOf.get(source) ?? 0, mention: writtenName(mention), entityId }]
         : [],
     );
+    const unresolved = new Map<string, NameInMessage>();
     for (const { message, mention } of weak) {
       const holder = exactHolder(mention, registry, context, thresholds);
       if (holder) {
@@ -188,17 +208,49 @@ export class MessageMentions {
           mention: writtenName(mention),
           entityId: holder.id,
         });
+      } else {
+        for (const name of mentionNorms(mention))
+          unresolved.set(`${message.id}\u0000${name}`, { messageId: message.id, seq: message.seq, name });
       }
     }
-    if (links.length === 0 && plan.created.length === 0) return NOTHING;
+    if (links.length === 0 && plan.created.length === 0)
+      return { ...NOTHING, unresolved: [...unresolved.values()] };
     const at = new Date().toISOString();
     await repository.run([
       ...resolutionWrites(repository.db, writer.projectId, plan, new Set(), at),
       ...messageReferenceWrites(repository.db, writer.projectId, writer.threadId, links),
     ]);
     const names = links.map((link) => ({ messageId: link.messageId, seq: link.seq, name: link.mention }));
-    return { created: plan.created.length, names };
+    return { ok: true, created: plan.created.length, names, unresolved: [...unresolved.values()] };
   }
+}
+
+/**
+ * For each name (normalised), the entities that go by exactly that name now (merged ones aside), as
+ * `id:status`, sorted: what decides whether a weak mention of it may bind (to the one holder, when it is
+ * active) since it was last read. One statement per thousand names, from the candidate index's
+ * whole-name terms.
+ */
+export async function exactNameHolders(
+  database: D1Database,
+  projectId: string,
+  names: readonly string[],
+): Promise<Map<string, string[]>> {
+  const repository = new EntityRepository(database);
+  const statements = repository.candidateStatements(
+    projectId,
+    names.map((name) => `=${name}`),
+    [],
+    { neighbours: false },
+  );
+  const found = statements.length ? registryEntities(await database.batch(statements)) : [];
+  const holders = new Map<string, string[]>(names.map((name) => [name, []]));
+  for (const entity of found) {
+    for (const norm of new Set(entity.aliases.map((alias) => alias.norm)))
+      holders.get(norm)?.push(`${entity.id}:${entity.status}`);
+  }
+  for (const ids of holders.values()) ids.sort();
+  return holders;
 }
 
 /** Messages of a thread a compile adds for the entities its question names, at most (the newest). */

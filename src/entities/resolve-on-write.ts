@@ -94,9 +94,10 @@ export class EntityResolver {
     writer: Writer,
     rows: readonly FactVersion[],
     thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
+    extractor: MentionExtractor = this.extractor,
   ): Promise<ResolvedWrite> {
     try {
-      return await this.plan(new EntityRepository(database), writer, rows, thresholds);
+      return await this.plan(new EntityRepository(database), writer, rows, thresholds, extractor);
     } catch (error) {
       console.error(
         "entity resolution failed; facts written without entity references",
@@ -112,9 +113,10 @@ export class EntityResolver {
     writer: Writer,
     rows: readonly FactVersion[],
     thresholds: EntityThresholds,
+    extractor: MentionExtractor,
   ): Promise<ResolvedWrite> {
     const inputs = rows.flatMap((row) => factMentionInputs(row.key, JSON.parse(row.valueJson)));
-    const extracted = await this.extractor.extract(inputs);
+    const extracted = await extractor.extract(inputs);
     const context = { threadId: writer.threadId, userId: writer.identity.user_id };
     const sources: ResolutionSource[] = [
       {
@@ -135,7 +137,7 @@ export class EntityResolver {
           user_id: row.userId,
           fact_id: row.id,
           origin: "fact",
-          extractor: this.extractor.name,
+          extractor: extractor.name,
         },
       })),
     ];

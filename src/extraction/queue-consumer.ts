@@ -1,7 +1,8 @@
+import { DEFAULT_BACKFILL_MESSAGES } from "../api/schemas/entities";
 import type { Env } from "../env";
 import { lookupTenant } from "../tenancy/registry";
 import { threadStub } from "../thread/thread-stub";
-import { EXTRACTION_DLQ, ExtractionJob } from "./jobs";
+import { EXTRACTION_DLQ, ExtractionJob, sendBackfill } from "./jobs";
 
 /** How long a job waits before it looks again at a thread whose last delivery extracted a slice. */
 const RESEND_DELAY_S = 1;
@@ -14,6 +15,7 @@ const RESEND_DELAY_S = 1;
 export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   if (batch.queue === EXTRACTION_DLQ) return recordDeadJobs(batch, env);
   const byThread = new Map<string, { tenant: string; thread: string; messages: Message<unknown>[] }>();
+  const backfills = new Map<string, { tenant: string; thread: string; messages: Message<unknown>[] }>();
   for (const message of batch.messages) {
     const job = ExtractionJob.safeParse(message.body);
     if (!job.success || !lookupTenant(env, job.data.tenant)) {
@@ -22,13 +24,15 @@ export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: 
       message.ack();
       continue;
     }
+    const groups = job.data.kind === "mention_backfill" ? backfills : byThread;
     const key = `${job.data.tenant}/${job.data.thread}`;
-    const group = byThread.get(key) ?? { tenant: job.data.tenant, thread: job.data.thread, messages: [] };
+    const group = groups.get(key) ?? { tenant: job.data.tenant, thread: job.data.thread, messages: [] };
     group.messages.push(message);
-    byThread.set(key, group);
+    groups.set(key, group);
   }
-  await Promise.all(
-    [...byThread.values()].map(async (group) => {
+  await Promise.all([
+    ...[...backfills.values()].map((group) => continueBackfill(group, env)),
+    ...[...byThread.values()].map(async (group) => {
       try {
         const outcome = await threadStub(env, group.tenant, group.thread).extract(
           group.tenant,
@@ -51,7 +55,31 @@ export async function consumeExtractionBatch(batch: MessageBatch<unknown>, env: 
         for (const message of group.messages) message.retry();
       }
     }),
-  );
+  ]);
+}
+
+/**
+ * One more call of a thread's mention back-fill (a default `limit` of messages), sent again while the
+ * thread answers that more is left; a registry failure is retried by the queue, an unknown thread dropped.
+ */
+async function continueBackfill(
+  group: { tenant: string; thread: string; messages: Message<unknown>[] },
+  env: Env,
+): Promise<void> {
+  try {
+    const outcome = await threadStub(env, group.tenant, group.thread).backfillMentions(
+      group.tenant,
+      group.thread,
+      { limit: DEFAULT_BACKFILL_MESSAGES, restart: false },
+    );
+    if (!outcome.ok && outcome.status !== 404) throw new Error(outcome.detail);
+    for (const message of group.messages) message.ack();
+    if (outcome.ok && !outcome.value.done)
+      await sendBackfill(env.EXTRACTION_QUEUE, group.tenant, group.thread);
+  } catch (error) {
+    console.error("mention back-fill failed; will retry", group.tenant, group.thread, error);
+    for (const message of group.messages) message.retry();
+  }
 }
 
 /** Jobs that exhausted their retries are recorded on their thread, where the extraction log shows them. */

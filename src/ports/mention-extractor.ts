@@ -3,8 +3,9 @@ import type { EntityType, Mention, MentionOrigin } from "../domain/entities";
 /**
  * The MentionExtractor port: finds the entity mentions (people, projects, documents, systems, places,
  * roles, tools) in texts, before resolution decides which canonical entity each one names. Adapters:
- * `RuleMentionExtractor` (offline rules, the default; src/entities/mentions) and, later, an LLM
- * extractor. Batched, so a remote adapter makes one call for a whole write.
+ * `RuleMentionExtractor` (offline rules, the default; src/entities/mentions) and `LlmMentionExtractor`
+ * (src/adapters/llm-mention-extractor.ts: a tenant's chat model adding to the rules' mentions). Batched,
+ * so a remote adapter makes few calls for a whole write.
  */
 export interface MentionExtractor {
   /** Identifies the adapter in provenance ("rules"). */

@@ -5,7 +5,7 @@ export const META_SCHEMA = [`CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY
 /**
  * The thread's small key-value table (`meta`), shared by capabilities the way a host offers one store
  * for scalars: each capability reads and writes only its own keys (the record `thread`; extraction's
- * `extracted_through`, `open_scope`, `slot_aliases`; the transcript's `episode_index_backfilled`).
+ * `extracted_through`, `open_scope`, `slot_aliases`, `mentioned_seq`, `weak_names_checked`; the transcript's `episode_index_backfilled`).
  * Values are JSON.
  */
 export class ThreadMeta {

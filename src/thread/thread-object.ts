@@ -10,11 +10,12 @@ import type {
 import type { Env } from "../env";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
-import { embedderFor, extractorFor } from "../extraction/select-adapters";
+import { embedderFor, extractorFor, mentionExtractorFor } from "../extraction/select-adapters";
 import { projectIndexStub } from "../project-index/project-index-stub";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
+import type { MentionBackfillReport } from "./extraction/mention-backfill";
 import { ThreadExtraction } from "./extraction/thread-extraction";
 import { ProjectFactIndex } from "./facts/project-fact-index";
 import { ThreadFacts } from "./facts/thread-facts";
@@ -83,6 +84,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     this.facts = new ThreadFacts(
       (tenant, thread, ...change) => threadStub(env, tenant, thread).factsChanged(tenant, thread, ...change),
       projectIndex,
+      (tenant) => mentionExtractorFor(tenant, env),
     );
     const store = new ExtractionStore(host, meta, (ids) => this.transcript.timesOf(ids));
     this.extraction = new ThreadExtraction(host, store, this.transcript, this.layers, this.facts, vectors);
@@ -166,7 +168,11 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   }
 
   private adapters(entry: Tenant) {
-    return { extractor: extractorFor(entry, this.env), embedder: embedderFor(this.env) };
+    return {
+      extractor: extractorFor(entry, this.env),
+      embedder: embedderFor(this.env),
+      mentions: mentionExtractorFor(entry, this.env),
+    };
   }
 
   private async upkeepPass(idle: () => Promise<void>, options: { indexFacts: boolean }) {
@@ -235,6 +241,27 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         detail: `Message '${id}' has ${found.view.parts} part(s); part ${part} does not exist.`,
       };
     return { ok: true, value: found.view };
+  }
+
+  /** The operator's mention backfill (src/thread/extraction/mention-backfill.ts), held like a write. */
+  async backfillMentions(
+    tenant: string,
+    thread: string,
+    options: { limit: number; restart: boolean },
+  ): Promise<Outcome<MentionBackfillReport>> {
+    const owner = this.resolve(tenant, thread);
+    if (!owner.ok) return owner;
+    const { record, tenant: entry } = owner.value;
+    const { report, failed } = await this.held(() =>
+      this.extraction.backfillMentions(record, entry, options, mentionExtractorFor(entry, this.env)),
+    );
+    if (!failed) return { ok: true, value: report };
+    return {
+      ok: false,
+      status: 503,
+      title: "Entity registry unavailable",
+      detail: `The project's registry could not be read or written; what was read is committed (mentions read through message ${report.mentioned_through}, ${report.references_added} reference(s) added). Call again.`,
+    };
   }
 
   async recordDeadJob(tenant: string, thread: string, job: { message_id: string; attempts: number }) {

@@ -7,6 +7,7 @@ import type {
   StoredFactView,
   WatermarkView,
 } from "../api/schemas";
+import type { MentionBackfillOutput } from "../api/schemas/entities";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import type { StateItem } from "../items/types";
@@ -15,7 +16,7 @@ import type { ThreadView } from "./thread-record";
 /** A call's result, or the problem the route turns into its HTTP status. */
 export type Outcome<T> =
   | { ok: true; value: T }
-  | { ok: false; status: 404 | 409; title: string; detail: string };
+  | { ok: false; status: 404 | 409 | 503; title: string; detail: string };
 
 export const notFound = (thread: string) =>
   ({
@@ -92,6 +93,11 @@ export interface ThreadRpc extends Rpc.DurableObjectBranded {
   extractions(tenant: string, thread: string): Promise<Outcome<ExtractionLog>>;
   expand(tenant: string, thread: string, uid: string): Promise<Outcome<ExpandedItem>>;
   message(tenant: string, thread: string, id: string, part?: number): Promise<Outcome<MessageView>>;
+  backfillMentions(
+    tenant: string,
+    thread: string,
+    options: { limit: number; restart: boolean },
+  ): Promise<Outcome<MentionBackfillOutput>>;
   factsChanged(
     tenant: string,
     thread: string,

@@ -1,7 +1,5 @@
-import type { Extractor } from "../items/types";
-import type { Embedder } from "../ports/embedder";
 import type { Tenant } from "../tenancy/registry";
-import type { ThreadExtraction } from "./extraction/thread-extraction";
+import type { ExtractionAdapters, ThreadExtraction } from "./extraction/thread-extraction";
 import type { ThreadFacts } from "./facts/thread-facts";
 import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import type { ThreadRecord } from "./thread-record";
@@ -13,6 +11,14 @@ export interface UpkeepParts {
 }
 
 /**
+ * A step of the mention back-fill on every pass (src/thread/extraction/mention-backfill.ts), once
+ * extraction is drained: weak mentions of a name an entity took since (by a fact of this thread or of
+ * another, whose write announces itself here) become references, and a thread extracted before mentions
+ * were read reads them a page at a time. Bounded: at most a page of messages and one registry read.
+ */
+const UPKEEP_BACKFILL = { limit: 100, restart: false, maxNames: 1000 };
+
+/**
  * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
  * each one exclusive and each after the requests in progress (`idle`), then bring the message index,
  * and for a thread that is read the fact index, up to date. A failure is logged and leaves the rest to the next pass.
@@ -21,7 +27,7 @@ export async function upkeepPass(
   parts: UpkeepParts,
   record: ThreadRecord,
   tenant: Tenant,
-  adapters: { extractor: Extractor; embedder: Embedder },
+  adapters: ExtractionAdapters,
   idle: () => Promise<void>,
   options: { indexFacts: boolean },
 ): Promise<{ extractionFailed: boolean }> {
@@ -35,6 +41,13 @@ export async function upkeepPass(
   } catch (error) {
     extractionFailed = true;
     console.error("background extraction failed", record.tenant, record.thread, error);
+  }
+  if (!extractionFailed) {
+    try {
+      await extraction.backfillMentions(record, tenant, UPKEEP_BACKFILL, adapters.mentions);
+    } catch (error) {
+      console.error("mention back-fill failed", record.tenant, record.thread, error);
+    }
   }
   try {
     while (await retrieval.indexMessages(record.thread, adapters.embedder)) {}

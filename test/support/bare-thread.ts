@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { SqliteVectorIndex } from "../../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import type { EventInput } from "../../src/api/schemas";
 import { embedderFor, extractorFor } from "../../src/extraction/select-adapters";
+import type { MentionExtractor } from "../../src/ports/mention-extractor";
 import { projectIndexStub } from "../../src/project-index/project-index-stub";
 import { lookupTenant } from "../../src/tenancy/registry";
 import { ExtractionStore } from "../../src/thread/extraction/extraction-store";
@@ -20,7 +21,12 @@ import { Transcript } from "../../src/thread/transcript/transcript";
  * background upkeep runs, so a test sees each state between a write and the extraction that follows it.
  * Call inside runInDurableObject, with the thread already created over HTTP (tenant `acme`).
  */
-export function bareThread(state: DurableObjectState, thread: string) {
+export function bareThread(
+  state: DurableObjectState,
+  thread: string,
+  /** Who reads entity mentions of facts and messages (the tenant's choice, the rules, by default). */
+  options: { mentions?: MentionExtractor } = {},
+) {
   const host = {
     sql: state.storage.sql,
     transaction: <T>(run: () => T) => state.storage.transactionSync(run),
@@ -38,7 +44,11 @@ export function bareThread(state: DurableObjectState, thread: string) {
     (tenant, projectId) => projectIndexStub(env, tenant, projectId),
     () => embedderFor(env),
   );
-  const facts = new ThreadFacts(async () => true, projectIndex);
+  const facts = new ThreadFacts(
+    async () => true,
+    projectIndex,
+    () => options.mentions,
+  );
   const store = new ExtractionStore(host, meta, (ids) => transcript.timesOf(ids));
   const extraction = new ThreadExtraction(host, store, transcript, layers, facts, vectors);
   const retrieval = new ThreadRetrieval(host, transcript, vectors);
@@ -53,7 +63,13 @@ export function bareThread(state: DurableObjectState, thread: string) {
     retrieval,
     ingest: (events: EventInput[]) =>
       ingestEvents(host, { transcript, layers, facts }, record, tenant, events),
+    backfill: (limits: { limit: number; restart: boolean }) =>
+      extraction.backfillMentions(record, tenant, limits, options.mentions),
     extract: () =>
-      extraction.run(record, tenant, { extractor: extractorFor(tenant, env), embedder: embedderFor(env) }),
+      extraction.run(record, tenant, {
+        extractor: extractorFor(tenant, env),
+        embedder: embedderFor(env),
+        mentions: options.mentions,
+      }),
   };
 }

@@ -24,11 +24,15 @@ const pageLimit = z
   .optional()
   .openapi({ description: `Per page, at most ${MAX_ENTITY_PAGE}; ${DEFAULT_ENTITY_PAGE} by default.` });
 
-const cursorOf = (length: number) =>
+/** A cursor holding a position of `length` strings (each part as `valid` says). */
+const cursorOf = (length: number, valid: (parts: string[]) => boolean = () => true) =>
   z
     .string()
     .max(2000)
-    .refine((v) => decodePosition(v, length) !== undefined, "is not a cursor this API issued")
+    .refine((v) => {
+      const parts = decodePosition(v, length);
+      return parts !== undefined && valid(parts);
+    }, "is not a cursor this API issued")
     .optional()
     .openapi({ description: "`next_cursor` of the previous page, with the same filters." });
 
@@ -79,13 +83,15 @@ export const EntityView = z
   })
   .openapi("Entity");
 
+const nextCursor = z
+  .string()
+  .nullable()
+  .openapi({ description: "Pass as `cursor` for the next page; null on the last." });
+
 export const EntityList = z
   .object({
     entities: z.array(EntityView),
-    next_cursor: z
-      .string()
-      .nullable()
-      .openapi({ description: "Pass as `cursor` for the next page; null on the last." }),
+    next_cursor: nextCursor,
   })
   .openapi("EntityList");
 
@@ -114,24 +120,26 @@ export const EntityHistoryEntry = z.object({
   at: z.string(),
 });
 
+export const EntityMessageRef = z
+  .object({
+    thread_id: z.string(),
+    message_id: z.string(),
+    mention: z.string().openapi({ description: "The name the message used, normalised." }),
+  })
+  .openapi("EntityMessageRef");
+
+const MessageCount = z.number().int().openapi({ description: "Every message reference the entity has." });
+
 export const EntityDetail = EntityView.extend({
   facts: z
     .array(StoredFact)
     .openapi({ description: "Fact versions that refer to the entity, as far as the viewer may see." }),
   facts_truncated: z.boolean(),
-  messages: z
-    .array(
-      z.object({
-        thread_id: z.string(),
-        message_id: z.string(),
-        mention: z.string().openapi({ description: "The name the message used, normalised." }),
-      }),
-    )
-    .openapi({
-      description:
-        "Messages and tool output that refer to the entity (the first 100: by thread, newest first in each).",
-    }),
-  message_count: z.number().int().openapi({ description: "Every message reference the entity has." }),
+  messages: z.array(EntityMessageRef).openapi({
+    description:
+      "Messages and tool output that refer to the entity (the first 100: by thread, newest first in each); `GET /entities/{id}/messages` pages through them all.",
+  }),
+  message_count: MessageCount,
   history: z
     .array(EntityHistoryEntry)
     .openapi({ description: "Newest first: creation, aliases, merges, splits, reviews." }),
@@ -141,6 +149,21 @@ export const EntityDetail = EntityView.extend({
 export const EntityDetailQuery = ViewerQuery.extend({ project_id: projectParam });
 
 export const ProjectQuery = z.object({ project_id: projectParam });
+
+/** A message reference's position: thread, arrival number (a whole number) and name. */
+const messageCursor = cursorOf(3, ([, seq]) => /^\d{1,15}$/.test(seq ?? ""));
+
+export const EntityMessagesQuery = ProjectQuery.extend({ limit: pageLimit, cursor: messageCursor });
+
+export const EntityMessageList = z
+  .object({
+    messages: z
+      .array(EntityMessageRef)
+      .openapi({ description: "By thread, newest first in each (by arrival), then by name." }),
+    message_count: MessageCount,
+    next_cursor: nextCursor,
+  })
+  .openapi("EntityMessageList");
 
 export const MergeBody = z
   .object({
@@ -196,3 +219,60 @@ export const ReviewDecisionResult = z
     entity: EntityView.openapi({ description: "The entity the mention now resolves to." }),
   })
   .openapi("EntityReviewResult");
+
+/** Messages one mention backfill call reads by default, and at most. */
+export const DEFAULT_BACKFILL_MESSAGES = 500;
+export const MAX_BACKFILL_MESSAGES = 2000;
+
+export const MentionBackfillBody = z
+  .object({
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_BACKFILL_MESSAGES)
+      .optional()
+      .openapi({
+        description: `Messages this call reads at most (${DEFAULT_BACKFILL_MESSAGES} by default); call again while \`done\` is false.`,
+      }),
+    background: z.boolean().optional().openapi({
+      description:
+        "When this call leaves more to read, go on through the extraction queue, call after call, until done.",
+    }),
+    restart: z.boolean().optional().openapi({
+      description:
+        "Read every extracted message's mentions again from the first (after the tenant's mention extractor or thresholds changed); what exists is kept.",
+    }),
+  })
+  .strict()
+  .openapi("MentionBackfill");
+
+const MentionBackfillReport = z.object({
+  read: z.number().int().openapi({ description: "Messages whose mentions this call read." }),
+  references_added: z
+    .number()
+    .int()
+    .openapi({ description: "New references from a message to an entity (existing ones not counted)." }),
+  entities_created: z.number().int(),
+  mentioned_through: z.number().int().openapi({
+    description: "The arrival number through which every extracted message's mentions were read.",
+  }),
+  pending_messages: z
+    .number()
+    .int()
+    .openapi({ description: "Extracted messages whose mentions are still to be read." }),
+  unresolved_names: z.number().int().openapi({
+    description: "Names of weak mentions that refer to no entity yet, checked again on every call.",
+  }),
+  done: z.boolean().openapi({
+    description: "Every extracted message read and every unresolved name checked against the registry.",
+  }),
+});
+
+export const MentionBackfillResult = MentionBackfillReport.extend({
+  queued: z
+    .boolean()
+    .openapi({ description: "The rest goes on through the queue (asked with `background`, and not done)." }),
+}).openapi("MentionBackfillResult");
+
+export type MentionBackfillOutput = z.infer<typeof MentionBackfillReport>;

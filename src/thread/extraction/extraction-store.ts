@@ -32,7 +32,28 @@ export const EXTRACTION_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS message_names (
      name TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
      PRIMARY KEY (name, seq, message_id)) WITHOUT ROWID`,
+  // The names of weak mentions that referred to no entity when their message was read ("Kestrel" before
+  // any entity went by it), and for each name the entities that went by it when it was last checked
+  // (null: never): a backfill reads a message again only when a name's holders changed.
+  `CREATE TABLE IF NOT EXISTS weak_mentions (
+     name TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
+     PRIMARY KEY (name, seq, message_id)) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS weak_mentions_message ON weak_mentions (message_id)",
+  // read_through: how far (arrival number) a backfill has read the name's messages again since its
+  // holders changed, while it has not read them all.
+  `CREATE TABLE IF NOT EXISTS weak_names (
+     name TEXT PRIMARY KEY, holders TEXT, read_through INTEGER) WITHOUT ROWID`,
 ];
+
+/** What reading some messages' mentions recorded (src/entities/message-mentions.ts). */
+export interface RecordedMentions {
+  /** The messages read: their unresolved weak names are replaced by `unresolved`. */
+  read: readonly string[];
+  names: readonly MessageName[];
+  unresolved: readonly MessageName[];
+}
+
+export const NO_MENTIONS: RecordedMentions = { read: [], names: [], unresolved: [] };
 
 /** Ids per IN (...) list, well under SQLite's bound-parameter limit. */
 const ID_CHUNK = 90;
@@ -54,6 +75,15 @@ export interface MessageName {
   name: string;
   seq: number;
   messageId: string;
+}
+
+/** A weak name as the backfill checks it (ExtractionStore.weakNames). */
+export interface WeakName {
+  name: string;
+  /** The entities going by it when last checked, as `id:status`, sorted and joined by ","; null: never. */
+  holders: string | null;
+  /** How far its messages were read again since its holders changed; null when not under way. */
+  readThrough: number | null;
 }
 
 /** When each message was said, by id (the transcript answers; its tables are its own). */
@@ -293,16 +323,9 @@ export class ExtractionStore {
     slotAliases: Record<string, string>,
     messageClaims: MessageClaim[],
     retiredValues: RetiredValue[] = [],
-    messageNames: readonly MessageName[] = [],
+    mentions: { recorded: RecordedMentions; throughSeq?: number } = { recorded: NO_MENTIONS },
   ): void {
-    for (const n of messageNames) {
-      this.sql.exec(
-        "INSERT INTO message_names (name, seq, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-        n.name,
-        n.seq,
-        n.messageId,
-      );
-    }
+    this.recordMentions(mentions.recorded, mentions.throughSeq);
     for (const r of retiredValues) {
       this.sql.exec(
         "INSERT INTO message_retired (message_id, key, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -346,6 +369,126 @@ export class ExtractionStore {
         else this.held.claims.delete(id);
       }
     }
+  }
+
+  /**
+   * The arrival number through which every message's mentions were read (src/entities/message-mentions.ts):
+   * 0 for a thread whose messages were extracted before mentions were read, or whose reading failed.
+   */
+  mentionedSeq(): number {
+    return this.meta.get<number>("mentioned_seq") ?? 0;
+  }
+
+  /**
+   * Stores what reading messages' mentions found: the names by which they referred to entities, and the
+   * weak names that referred to nothing (replacing those the messages had), then moves the mention
+   * watermark to `throughSeq` when given. Returns how many references were new. Call in a transaction.
+   */
+  recordMentions(recorded: RecordedMentions, throughSeq?: number): number {
+    let added = 0;
+    for (const n of recorded.names) {
+      added += this.sql.exec(
+        "INSERT INTO message_names (name, seq, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        n.name,
+        n.seq,
+        n.messageId,
+      ).rowsWritten;
+    }
+    const replaced = new Set<string>();
+    for (let i = 0; i < recorded.read.length; i += ID_CHUNK) {
+      const chunk = recorded.read.slice(i, i + ID_CHUNK);
+      const marks = chunk.map(() => "?").join(", ");
+      for (const row of this.sql.exec<{ name: string }>(
+        `SELECT DISTINCT name FROM weak_mentions WHERE message_id IN (${marks})`,
+        ...chunk,
+      ))
+        replaced.add(row.name);
+      this.sql.exec(`DELETE FROM weak_mentions WHERE message_id IN (${marks})`, ...chunk);
+    }
+    for (const n of recorded.unresolved) {
+      this.sql.exec(
+        "INSERT INTO weak_mentions (name, seq, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        n.name,
+        n.seq,
+        n.messageId,
+      );
+      this.sql.exec("INSERT INTO weak_names (name) VALUES (?) ON CONFLICT DO NOTHING", n.name);
+    }
+    // A name the messages read no longer use, and no other message does, is unbound nowhere any more.
+    for (const name of replaced) this.dropUnusedWeakName(name);
+    if (throughSeq !== undefined) this.meta.set("mentioned_seq", throughSeq);
+    return added;
+  }
+
+  /**
+   * Weak names after `after` in name order, `limit` at most, with the holders last seen (null: never
+   * checked) and how far their messages were read again (null: not begun).
+   */
+  weakNames(after: string, limit: number): WeakName[] {
+    return this.sql
+      .exec<{ name: string; holders: string | null; read_through: number | null }>(
+        "SELECT name, holders, read_through FROM weak_names WHERE name > ? ORDER BY name LIMIT ?",
+        after,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ name: row.name, holders: row.holders, readThrough: row.read_through }));
+  }
+
+  /** Where the backfill's check of weak names resumes: after this name ("" from the first). */
+  weakNamesChecked(): string {
+    return this.meta.get<string>("weak_names_checked") ?? "";
+  }
+
+  setWeakNamesChecked(after: string): void {
+    this.meta.set("weak_names_checked", after);
+  }
+
+  /** Reads every message's mentions again, from the first: the mention watermark and name check restart. */
+  restartMentions(): void {
+    this.meta.set("mentioned_seq", 0);
+    this.meta.set("weak_names_checked", "");
+    this.sql.exec("UPDATE weak_names SET read_through = NULL");
+  }
+
+  /** How many weak names still refer to nothing. */
+  weakNameCount(): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM weak_names").one().n;
+  }
+
+  /** The messages (arrival number and id) that used a weak name after arrival number `after`, oldest first. */
+  weakMentionsOf(name: string, after: number, limit: number): { seq: number; messageId: string }[] {
+    return this.sql
+      .exec<{ seq: number; message_id: string }>(
+        "SELECT seq, message_id FROM weak_mentions WHERE name = ? AND seq > ? ORDER BY seq LIMIT ?",
+        name,
+        after,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ seq: row.seq, messageId: row.message_id }));
+  }
+
+  /** A weak name's messages were read again through arrival number `seq`, not all of them yet. */
+  weakNameReadThrough(name: string, seq: number): void {
+    this.sql.exec("UPDATE weak_names SET read_through = ? WHERE name = ?", seq, name);
+  }
+
+  /**
+   * Records the holders a weak name was checked against, every message of it read since they changed;
+   * a name no message uses any more (each now refers to an entity by it) is dropped.
+   */
+  checkedWeakName(name: string, holders: string): void {
+    if (!this.dropUnusedWeakName(name))
+      this.sql.exec("UPDATE weak_names SET holders = ?, read_through = NULL WHERE name = ?", holders, name);
+  }
+
+  /** Drops a weak name no message uses any more; true when it was dropped. */
+  private dropUnusedWeakName(name: string): boolean {
+    if (this.sql.exec("SELECT 1 FROM weak_mentions WHERE name = ? LIMIT 1", name).toArray().length)
+      return false;
+    this.sql.exec("DELETE FROM weak_names WHERE name = ?", name);
+    return true;
   }
 
   /**

@@ -9,6 +9,7 @@ import { valueText } from "../../facts/prepare-fact";
 import { renderItemLine } from "../../items/render";
 import type { CarriedScope, ExtractionMessage, Extractor } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
+import type { MentionExtractor } from "../../ports/mention-extractor";
 import type { VectorIndex } from "../../ports/vector-index";
 import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
@@ -18,12 +19,15 @@ import type { ClockHost, ExclusiveHost, TransactionHost } from "../host";
 import type { LayerStore } from "../layers/layer-store";
 import type { ThreadRecord } from "../thread-record";
 import type { Transcript } from "../transcript/transcript";
-import type { ExtractionStore } from "./extraction-store";
+import { type ExtractionStore, NO_MENTIONS } from "./extraction-store";
+import { type BackfillOptions, MentionBackfill, type MentionBackfillReport } from "./mention-backfill";
 
 /** The adapters one extraction run uses. */
 export interface ExtractionAdapters {
   extractor: Extractor;
   embedder: Embedder;
+  /** Who reads the messages' entity mentions; the rules when absent. */
+  mentions?: MentionExtractor;
 }
 
 /**
@@ -36,6 +40,8 @@ export class ThreadExtraction {
   /** Resolves the entities the messages name into the project's registry (src/entities). */
   private readonly mentions = new MessageMentions();
 
+  private readonly backfill: MentionBackfill;
+
   constructor(
     private readonly host: TransactionHost & ExclusiveHost & ClockHost,
     readonly store: ExtractionStore,
@@ -43,7 +49,19 @@ export class ThreadExtraction {
     private readonly layers: LayerStore,
     private readonly facts: ThreadFacts,
     private readonly vectors: VectorIndex,
-  ) {}
+  ) {
+    this.backfill = new MentionBackfill(host, store, transcript, () => this.extractedSeq());
+  }
+
+  /** Reads the mentions of messages extracted before they were read, and binds weak ones named since. */
+  backfillMentions(
+    record: ThreadRecord,
+    tenant: Tenant,
+    options: BackfillOptions,
+    extractor?: MentionExtractor,
+  ): Promise<{ report: MentionBackfillReport; failed: boolean }> {
+    return this.backfill.run(record, tenant, this.mentions, options, extractor);
+  }
 
   /** Messages that arrived after the watermark: every message is extracted once, whatever its `ts`. */
   pending(): number {
@@ -51,7 +69,7 @@ export class ThreadExtraction {
   }
 
   /** The arrival number extraction has read through. */
-  private extractedSeq(): number {
+  extractedSeq(): number {
     const seq = this.store.extractedSeq();
     if (seq !== undefined) return seq;
     const mark = this.store.watermark();
@@ -87,13 +105,14 @@ export class ThreadExtraction {
   private async step(
     record: ThreadRecord,
     tenant: Tenant,
-    { extractor, embedder }: ExtractionAdapters,
+    { extractor, embedder, mentions: mentionExtractor }: ExtractionAdapters,
     options: Partial<ExtractionLimits>,
   ) {
     const limits = { ...DEFAULT_LIMITS, ...options };
+    const fromSeq = this.extractedSeq();
     const messages = this.transcript.arrivedAfter<
       ExtractionMessage & { seq: number } & Record<string, SqlStorageValue>
-    >(this.extractedSeq(), limits.maxMessages);
+    >(fromSeq, limits.maxMessages);
     if (messages.length === 0) return { result: null };
     const throughSeq = Math.max(...messages.map((m) => m.seq));
     const screened = this.transcript.screensOf(messages.map((m) => m.id));
@@ -148,12 +167,20 @@ export class ThreadExtraction {
     );
     // The entities the slice's messages name, with a reference to each message (screened probes aside):
     // like the facts, written before the commit, and a no-op when a redone run writes them again.
+    const read = messages.filter((m) => !m.screened);
     const mentioned = await this.mentions.record(
       await projectDatabase(tenant, record.project_id),
       { projectId: record.project_id, threadId: record.thread, identity: record.identity },
-      messages.filter((m) => !m.screened),
+      read,
       tenant.entity_thresholds,
+      mentionExtractor,
     );
+    // The mention watermark follows the run's when every message before the slice had its mentions read
+    // (a thread extracted before they were, or a failed reading, waits for a backfill: mention-backfill.ts).
+    const mentions = {
+      recorded: mentioned.ok ? { ...mentioned, read: read.map((m) => m.id) } : NO_MENTIONS,
+      throughSeq: mentioned.ok && this.store.mentionedSeq() >= fromSeq ? throughSeq : undefined,
+    };
     const records = run.items.map((item) => {
       const line = renderItemLine(item);
       return { item, line, tokens: countTokens(line) };
@@ -168,7 +195,7 @@ export class ThreadExtraction {
         run.slotAliases,
         run.messageClaims,
         run.retiredValues,
-        mentioned.names,
+        mentions,
       );
       this.transcript.rescope(run.messageScopes);
       this.transcript.adopt(run.adoptedScopes);

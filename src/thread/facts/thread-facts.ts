@@ -11,6 +11,7 @@ import { type FactCandidates, searchTerms } from "../../facts/fact-candidates";
 import { FactRepository, type FactsWritten, StaleFactPlan } from "../../facts/fact-repository";
 import { planFactWrites } from "../../facts/plan-writes";
 import { prepareFact } from "../../facts/prepare-fact";
+import type { MentionExtractor } from "../../ports/mention-extractor";
 import type { NearFact } from "../../project-index/project-index-rpc";
 import { projectDatabase } from "../../tenancy/placement";
 import type { Tenant } from "../../tenancy/registry";
@@ -46,6 +47,8 @@ export class ThreadFacts {
   constructor(
     private readonly announceTo: AnnounceTo,
     private readonly projectIndex: ProjectFactIndex,
+    /** Who reads the mentions of a tenant's facts (src/extraction/select-adapters.ts); the rules by default. */
+    private readonly mentionsFor: (tenant: Tenant) => MentionExtractor | undefined = () => undefined,
   ) {}
 
   /**
@@ -97,7 +100,13 @@ export class ThreadFacts {
       countTokens,
     };
     const rows = events.map((f) => prepareFact(f, writer));
-    const entities = await this.entities.resolve(database, writer, rows, tenant.entity_thresholds);
+    const entities = await this.entities.resolve(
+      database,
+      writer,
+      rows,
+      tenant.entity_thresholds,
+      this.mentionsFor(tenant),
+    );
     const references = (r: FactVersion) => [
       ...(r.supersedes ? [r.supersedes] : []),
       ...(JSON.parse(r.dependsOnJson) as string[]),
