@@ -138,6 +138,7 @@ describe("the fact replica's answer", () => {
           nearLimit: 50,
           heldIds: [],
           knownIds: [],
+          knownAt: 0,
           outside: { keys: [], ids: [] },
           entityIds: [],
         }),
@@ -153,6 +154,7 @@ describe("the fact replica's answer", () => {
       nearLimit: 50,
       heldIds: [],
       knownIds: [],
+      knownAt: 0,
       outside: { keys: [], ids: [] },
       entityIds: [],
     });
@@ -199,6 +201,7 @@ describe("the fact replica's answer", () => {
         nearLimit: 50,
         heldIds: [],
         knownIds: [],
+        knownAt: 0,
         outside: { keys: [], ids: [] },
         entityIds: named,
       });
@@ -219,5 +222,51 @@ describe("the fact replica's answer", () => {
     const kilnwash = after.rows?.matched[0] as string;
     expect(after.rows?.entity).toContain(kilnwash);
     expect(after.rows?.entity.length).toBe(entityFacts + 1);
+
+    // Right after a write a reader was told of, the part it holds is brought up to date from D1 while the
+    // replica answers the question's own part: the same candidates as D1's whole search. A question
+    // naming an entity the write registered (which the reader's held registry does not know) is answered
+    // by D1, as the replica was asked without it.
+    const questions = [
+      { text: "Who supplies glaze, and what about Brightwater Ceramics?", read: "replica" },
+      { text: "Is Marlowe Pottery Supply reliable?", read: "searched" },
+    ];
+    const readers = questions.flatMap(({ text }) =>
+      [undefined, replica].map((source) => ({
+        text,
+        source,
+        cache: new FactCandidateCache(),
+        reader: { projectId: t.project, userId: "u1", thread: `reader-${crypto.randomUUID()}` },
+        named: () => entityLookup(database, t.project, text),
+      })),
+    );
+    for (const r of readers) await r.cache.read(repository, r.reader, [], Date.now(), r.named, r.source);
+    await t.events([
+      fact("glaze_supplier", "Marlowe Pottery Supply now supplies the celadon glaze"),
+      fact("kiln_schedule", "The kiln at Harrow Street fires on Mondays from March"),
+    ]);
+    const rewritten = (await database
+      .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+      .bind(t.project)
+      .first<{ revision: number }>()) as { revision: number };
+    const answered = [];
+    for (const r of readers) {
+      expect(r.cache.announce(t.project, r.cache.token, rewritten.revision)).toBe(true);
+      answered.push(
+        await r.cache.read(repository, r.reader, searchTerms(r.text), Date.now(), r.named, r.source),
+      );
+    }
+    for (const [i, { read }] of questions.entries()) {
+      const viaD1 = answered[2 * i] as (typeof answered)[0];
+      const viaReplica = answered[2 * i + 1] as (typeof answered)[0];
+      expect(viaD1.read).toBe("searched");
+      expect(viaReplica.read).toBe(read);
+      expect(viaReplica.candidates.revision).toBe(rewritten.revision);
+      expect(viaReplica.candidates.rows.map((r) => r.id)).toEqual(viaD1.candidates.rows.map((r) => r.id));
+      expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
+      expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
+      expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+      expect(viaReplica.candidates.rows.some((r) => r.content.includes("Marlowe"))).toBe(true);
+    }
   }, 120_000);
 });

@@ -22,7 +22,10 @@ export const HELD_SEARCHES = 4;
 export interface ProjectFactSearch {
   nearest(): Promise<NearFact[]>;
   search?(
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "knownIds" | "outside" | "entityIds">,
+    request: Pick<
+      FactSearchRequest,
+      "revision" | "terms" | "heldIds" | "knownIds" | "knownAt" | "outside" | "entityIds"
+    >,
   ): Promise<FactSearchAnswer | undefined>;
 }
 
@@ -135,29 +138,46 @@ export class FactCandidateCache {
     // or the recheck is due), they are brought to the current revision by reading only what changed.
     const mine = this.baseUser === userId ? this.base : undefined;
     const base = current && mine?.revision === this.revision ? mine : undefined;
+    // Right after a write this reader was told of (its own, or another thread's), the part it holds is
+    // brought up to date from D1 (only what changed, and the registry), while the replica, at the
+    // announced revision or later, answers the question's own part in parallel: D1 is spared the search.
+    // Not when the recheck is due: then D1 is asked whether anything was missed, as below.
+    const announcedOnly =
+      base === undefined &&
+      mine?.revision === this.revision &&
+      this.revision < this.announced &&
+      now - this.checkedAt < FACT_RECHECK_MS;
+    const from = base ?? (announcedOnly ? mine : undefined);
     const searched = this.fitsInRecent ? [] : terms;
     // With the rest held and more versions than the newest ones, the question's own part is asked of the
-    // project's fact replica, with the nearest facts, in one call and no D1 round trip; a replica still
-    // behind the held revision answers without it, and D1 is searched as before.
-    const replicated = base && base.recent.length > FACT_CANDIDATE_LIMITS.recent ? index.search : undefined;
+    // project's fact replica, with the nearest facts, in one call and no D1 search; a replica still
+    // behind the revision asked answers without it, and D1 is searched as before.
+    const replicated = from && from.recent.length > FACT_CANDIDATE_LIMITS.recent ? index.search : undefined;
     let near: Promise<NearFact[]>;
     let rows: ReplicaRead | undefined;
-    if (base && replicated) {
-      const newest = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
-      const outside = historyTargets(newest, base.standing);
+    if (from && replicated) {
+      const newest = from.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+      const outside = historyTargets(newest, from.standing);
       // The names a held registry resolves: the replica reads their facts in the same call.
-      const named = base.registry && entities ? entities.decodeHeld(base.registry) : undefined;
-      const known = this.knownRows(base);
+      const named = from.registry && entities ? entities.decodeHeld(from.registry) : undefined;
+      const entityIds = (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);
+      const known = this.knownRows(from);
       const asked = replicated({
-        revision: base.revision,
+        revision: base ? base.revision : this.announced,
         terms: [...searched],
         heldIds: newest.map((r) => r.id),
         knownIds: [...known.keys()],
+        knownAt: from.revision,
         outside,
-        entityIds: (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id),
+        entityIds,
       }).catch(() => undefined);
       near = asked.then((answer) => answer?.near ?? []);
-      rows = { rows: asked.then((answer) => answer?.rows), named: named !== undefined, known };
+      rows = {
+        rows: asked.then((answer) => answer?.rows),
+        named: named !== undefined,
+        known,
+        asked: { entityIds, heldIds: newest.map((r) => r.id), outside },
+      };
     } else {
       near = index.nearest();
     }

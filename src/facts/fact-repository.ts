@@ -149,16 +149,26 @@ const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('poli
 
 /**
  * The project fact replica's answer to a search's own part, when asked (src/facts/fact-candidate-cache.ts):
- * its rows (none when it could not answer), whether it was asked for the named entities' facts too, and
- * the versions the reader holds, which the answer names without sending them again.
+ * its rows (none when it could not answer), whether it was asked for the named entities' facts too, the
+ * versions the reader holds, which the answer names without sending them again, and what it was asked
+ * with (the entities, the newest versions it was told the reader holds, and the slots outside them).
  */
 export interface ReplicaRead {
   rows: Promise<ReplicaRows | undefined>;
   named: boolean;
   known: ReadonlyMap<string, FactVersion>;
+  asked: { entityIds: readonly string[]; heldIds: readonly string[]; outside: HistoryTargets };
 }
 
+type HistoryTargets = { keys: readonly string[]; ids: readonly string[] };
+
 const REPLICA_SOURCES = ["matched", "similar", "entity", "neighbour", "history"] as const;
+
+/** Whether two lists hold the same members, whatever their order. */
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((x) => set.has(x));
+}
 
 /**
  * The replica's answer read as foundSql's would be: each version it sent decoded once, each it named
@@ -720,7 +730,7 @@ export class FactRepository {
           ]
         : [];
     };
-    const fromReplica = held && replicated ? replicated.rows : undefined;
+    const fromReplica = (held || since) && replicated ? replicated.rows : undefined;
     const found = fromReplica ? [] : await foundStatement();
     // The registry's query-independent part (pending references, and its terms while they are few) is
     // held with a base at the current revision and not read again; a question whose names share no
@@ -771,17 +781,27 @@ export class FactRepository {
       heldNames ?? (named && lookup.length ? named.decode(lookedUp) : { entities: [] });
     const answers: (D1Result | undefined)[] = results.slice(results.length - found.length - early.length);
     const answered = fromReplica ? await fromReplica : undefined;
+    // After a write (the part held brought up to date here), the replica's answer counts only at the very
+    // revision D1 read the changes at, and only when it read the entities D1's registry now names.
+    const namedIds = entities.filter((e) => !e.pending).map((e) => e.id);
+    const inStep =
+      held !== undefined ||
+      (answered?.revision === revision &&
+        sameMembers(replicated?.asked.entityIds ?? [], replicaNamed ? namedIds : []));
     // Every version the answer names is sent or held; one neither (which a correct replica never
     // answers) makes the answer unusable, and D1 is asked as when the replica is behind.
-    const replica = answered && replicaRows(answered, replicated?.known);
+    const replica = answered && inStep ? replicaRows(answered, replicated?.known) : undefined;
     if (!replica && fromReplica) {
       const statement = await foundStatement();
       if (statement[0]) answers.push(await statement[0].all());
     }
     // Pending entities name no facts here; those read early, or by the replica, are read.
-    const entityIds =
-      early.length || (replica && replicaNamed) ? [] : entities.filter((e) => !e.pending).map((e) => e.id);
-    const later = held ? { similarIds: [], outside: none } : await this.nearAndOutside(base, near);
+    const entityIds = early.length || (replica && replicaNamed) ? [] : namedIds;
+    const later = held
+      ? { similarIds: [], outside: none }
+      : replica && replicated
+        ? await this.nearAndOutsideBeyond(base, near, replicated.asked)
+        : await this.nearAndOutside(base, near);
     if (
       entityIds.length ||
       later.similarIds.length ||
@@ -918,6 +938,29 @@ export class FactRepository {
     return {
       similarIds: (await near).filter((id) => !inRecent.has(id)),
       outside: historyTargets(recent, base.standing),
+    };
+  }
+
+  /**
+   * What a search that read the changes since the part it held reads after them, besides what the
+   * replica was asked with that part: the nearest facts the write pushed out of the newest versions, and
+   * the standing rules' slots that fell outside them. Usually nothing.
+   */
+  private async nearAndOutsideBeyond(
+    base: FactBase,
+    near: Promise<string[]>,
+    asked: ReplicaRead["asked"],
+  ): Promise<{ similarIds: string[]; outside: { keys: string[]; ids: string[] } }> {
+    const all = await this.nearAndOutside(base, near);
+    const wasHeld = new Set(asked.heldIds);
+    const keys = new Set(asked.outside.keys);
+    const ids = new Set(asked.outside.ids);
+    return {
+      similarIds: all.similarIds.filter((id) => wasHeld.has(id)),
+      outside: {
+        keys: all.outside.keys.filter((key) => !keys.has(key)),
+        ids: all.outside.ids.filter((id) => !ids.has(id)),
+      },
     };
   }
 

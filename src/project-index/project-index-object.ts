@@ -94,7 +94,7 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       outside: request.outside,
       entityIds: request.entityIds,
       known: request.knownIds,
-      since: request.revision,
+      since: request.knownAt,
     });
     return { near, rows };
   }

@@ -26,10 +26,12 @@ export interface FactSearchRequest {
   /** Facts the reader holds already (its newest versions): not read again as nearest. */
   heldIds: string[];
   /**
-   * Every version the reader holds at `revision` (its newest versions, standing rules and last searches):
-   * the answer names those without their rows unless they changed since.
+   * Every version the reader holds as of `knownAt` (its newest versions, standing rules and last
+   * searches): the answer names those without their rows unless they changed after it. `knownAt` is
+   * `revision` but right after a write the reader was told of, when it holds them as of an earlier one.
    */
   knownIds: string[];
+  knownAt: number;
   /** Slots and versions whose history the reader wants besides what the answer finds. */
   outside: { keys: string[]; ids: string[] };
   /** Registered entities the question names (resolved by the reader): their facts are read too. */

@@ -88,7 +88,10 @@ export class ProjectFactIndex {
     projectId: string,
     userId: string,
     vector: number[] | null,
-    request: Pick<FactSearchRequest, "revision" | "terms" | "heldIds" | "knownIds" | "outside" | "entityIds">,
+    request: Pick<
+      FactSearchRequest,
+      "revision" | "terms" | "heldIds" | "knownIds" | "knownAt" | "outside" | "entityIds"
+    >,
   ): Promise<FactSearchAnswer | undefined> {
     const namespace = this.embedder().name;
     const asked = this.index(tenant, projectId)
