@@ -123,41 +123,36 @@ describe("the fact replica's answer", () => {
       search: (request) =>
         index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 50 }),
     };
+    const projectRevision = async () =>
+      (
+        (await database
+          .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+          .bind(t.project)
+          .first<{ revision: number }>()) as { revision: number }
+      ).revision;
+    // The question's own part asked directly, by a reader holding nothing.
+    const ask = (revision: number, terms: string[], entityIds: string[] = []) =>
+      index.search("acme", t.project, {
+        revision,
+        userId: "u1",
+        terms,
+        vector: null,
+        nearLimit: 50,
+        heldIds: [],
+        knownIds: [],
+        knownAt: 0,
+        outside: { keys: [], ids: [] },
+        entityIds,
+      });
     // More than a page was written: the replica catches up by alarm and by each search that finds it behind.
-    const { revision } = (await database
-      .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-      .bind(t.project)
-      .first<{ revision: number }>()) as { revision: number };
+    const revision = await projectRevision();
     const caughtUp = await until(
-      () =>
-        index.search("acme", t.project, {
-          revision,
-          userId: "u1",
-          terms: [],
-          vector: null,
-          nearLimit: 50,
-          heldIds: [],
-          knownIds: [],
-          knownAt: 0,
-          outside: { keys: [], ids: [] },
-          entityIds: [],
-        }),
+      () => ask(revision, []),
       (answer) => answer.rows !== undefined,
     );
     expect(caughtUp.rows).toBeDefined();
     // A reader ahead of what D1 holds (as it would be of a replica that cannot catch up) gets no rows.
-    const ahead = await index.search("acme", t.project, {
-      revision: Number.MAX_SAFE_INTEGER,
-      userId: "u1",
-      terms: ["kiln"],
-      vector: null,
-      nearLimit: 50,
-      heldIds: [],
-      knownIds: [],
-      knownAt: 0,
-      outside: { keys: [], ids: [] },
-      entityIds: [],
-    });
+    const ahead = await ask(Number.MAX_SAFE_INTEGER, ["kiln"]);
     expect(ahead.rows).toBeUndefined();
     let named: string[] = [];
     for (const text of [
@@ -192,30 +187,14 @@ describe("the fact replica's answer", () => {
 
     // What the replica remembers of a search (a term's count, an entity's part) goes with the next page.
     expect(named.length).toBeGreaterThan(0);
-    const ask = (at: number) =>
-      index.search("acme", t.project, {
-        revision: at,
-        userId: "u1",
-        terms: ["kilnwash"],
-        vector: null,
-        nearLimit: 50,
-        heldIds: [],
-        knownIds: [],
-        knownAt: 0,
-        outside: { keys: [], ids: [] },
-        entityIds: named,
-      });
-    const before = await ask(revision);
+    const before = await ask(revision, ["kilnwash"], named);
     expect(before.rows?.counts.kilnwash).toBe(0);
     const entityFacts = before.rows?.entity.length ?? 0;
     expect(entityFacts).toBeGreaterThan(0);
     await t.events([fact("kiln_wash", "Brightwater Ceramics also supplies the kilnwash")]);
-    const written = (await database
-      .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-      .bind(t.project)
-      .first<{ revision: number }>()) as { revision: number };
+    const written = await projectRevision();
     const after = await until(
-      () => ask(written.revision),
+      () => ask(written, ["kilnwash"], named),
       (answer) => answer.rows !== undefined,
     );
     expect(after.rows?.counts.kilnwash).toBe(1);
@@ -245,13 +224,10 @@ describe("the fact replica's answer", () => {
       fact("glaze_supplier", "Marlowe Pottery Supply now supplies the celadon glaze"),
       fact("kiln_schedule", "The kiln at Harrow Street fires on Mondays from March"),
     ]);
-    const rewritten = (await database
-      .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-      .bind(t.project)
-      .first<{ revision: number }>()) as { revision: number };
+    const rewritten = await projectRevision();
     const answered = [];
     for (const r of readers) {
-      expect(r.cache.announce(t.project, r.cache.token, rewritten.revision)).toBe(true);
+      expect(r.cache.announce(t.project, r.cache.token, rewritten)).toBe(true);
       answered.push(
         await r.cache.read(repository, r.reader, searchTerms(r.text), Date.now(), r.named, r.source),
       );
@@ -261,7 +237,7 @@ describe("the fact replica's answer", () => {
       const viaReplica = answered[2 * i + 1] as (typeof answered)[0];
       expect(viaD1.read).toBe("searched");
       expect(viaReplica.read).toBe(read);
-      expect(viaReplica.candidates.revision).toBe(rewritten.revision);
+      expect(viaReplica.candidates.revision).toBe(rewritten);
       expect(viaReplica.candidates.rows.map((r) => r.id)).toEqual(viaD1.candidates.rows.map((r) => r.id));
       expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
       expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
