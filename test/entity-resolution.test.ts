@@ -136,6 +136,17 @@ describe("decisions at seed 001's thresholds", () => {
     expect(ambiguous.kind === "review" && ambiguous.runnerUp?.entity.id).toBeTruthy();
   });
 
+  it("reads names that differ only in a short word as other names, not misspellings of one", () => {
+    // A letter, a number or an acronym is what tells "Hangar B" from "Hangar C", or the QA from the
+    // QE rota: no fuzzy match, so no review between them.
+    expect(lexicalMatch(["hangar b"], "place", [{ norm: "hangar c" }], "place").kind).toBe("overlap");
+    expect(lexicalMatch(["qa rota"], "other", [{ norm: "qe rota" }], "other").score).toBeLessThan(0.7);
+    // A misspelling in a longer word still is one.
+    expect(lexicalMatch(["hangar lindqvist"], "place", [{ norm: "hangar lindquist" }], "place").kind).toBe(
+      "fuzzy",
+    );
+  });
+
   it("follows the tenant's thresholds", () => {
     const m = mention("Marisol", { type: "person" });
     const r = registry();
