@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type CaseFile, runCases } from "../scripts/lib/entity-cases";
 import { DEFAULT_ENTITY_THRESHOLDS, type Mention } from "../src/domain/entities";
-import { factEntities } from "../src/entities/fact-entities";
+import { factEntities, namedThings, registryThings } from "../src/entities/fact-entities";
 import { MemoryRegistry } from "../src/entities/memory-registry";
 import { initialsOf, normalizeName } from "../src/entities/names";
 import { registryEntity } from "../src/entities/registry-entity";
@@ -246,6 +246,22 @@ describe("factEntities", () => {
       pendingIds: [],
       attribute: "discount_cap",
     });
+  });
+
+  it("names the registered things a text is about, as canonical ids: not its people, roles, pending or near-miss names", () => {
+    const r = registry();
+    r.add(registryEntity({ id: "pending-wren", name: "Wrenfield Depot", type: "place", status: "pending" }));
+    r.add(registryEntity({ id: "heron-freight", name: "Heron Freight", type: "organization" }));
+    expect(
+      namedThings("Marisol Reed asks the CTO to cap Heron spend on the Granite Compute Platform", r),
+    ).toEqual(["gcp", "heron"]);
+    expect(namedThings("Ship it from Wrenfield Depot", r)).toEqual([]);
+    expect(namedThings("Give Heron Freight a discount", r)).toEqual(["heron-freight"]);
+    expect(namedThings("Give Heron Logistics a discount", r)).toEqual([]);
+    // A held copy of the registry answers the same through one view per copy.
+    const entities = r.all();
+    expect(registryThings(entities)).toBe(registryThings(entities));
+    expect(registryThings(entities)("cap the Heron spend")).toEqual(["heron"]);
   });
 
   it("reads entities from the value too, and lists pending ones apart", () => {
