@@ -68,6 +68,10 @@ describe("mention rules", () => {
       ["Project Osprey", "project", ["Osprey"]],
     ]);
     expect(found("We need a new repo for the whole team.")).toEqual([]);
+    // A capitalised "Project" before a name opens that name: "Launch Project Wrenfield" is no "Project Launch".
+    expect(found("Approved: Launch Project Wrenfield in Q3", "message").map((m) => m.name)).toEqual([
+      "Project Wrenfield",
+    ]);
   });
 
   it("keeps lone capitalised words and acronyms weak, and drops sentence openers and common abbreviations", () => {

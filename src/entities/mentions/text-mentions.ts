@@ -38,6 +38,8 @@ const ROLE = new RegExp(
   "gi",
 );
 const BARE_ROLE = new RegExp(`\\b(${Object.keys(ROLE_ABBREVIATIONS).join("|").toUpperCase()})\\b`, "g");
+/** A name right after a word, on its line: what makes a capitalised "Project" the start of "Project X". */
+const PROJECT_NAME_AFTER = /^[ \t]+[A-Z]/;
 // On one line: "Initialize the Project\nCreate a …" names no project.
 const PROJECT =
   /\b(?:Project|Operation|Initiative|Programme|Program)[ \t]+([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2})/g;
@@ -169,6 +171,16 @@ function descriptors(scan: Scan): void {
       const qualifier = m[1] as string;
       const described = descriptorName(qualifier, m[2] as string);
       if (!described) continue;
+      // "Launch Project Phoenix": a capitalised "Project" before a name opens the project's name (PROJECT
+      // below), it is not the head of "Launch Project".
+      const end = m.index + m[0].length;
+      if (
+        described.type === "project" &&
+        /^[A-Z]/.test(m[2] as string) &&
+        PROJECT_NAME_AFTER.test(scan.text.slice(end))
+      ) {
+        continue;
+      }
       const words = `${qualifier}${m[2]}`;
       const at = m.index + m[0].length - words.length;
       const plain = describedPlainly(scan, at, words, described, pattern === DESCRIPTOR_CAPITALISED);
