@@ -248,7 +248,7 @@ describe("factEntities", () => {
     });
   });
 
-  it("names the registered things a text is about, as canonical ids: not its people, roles, pending or near-miss names", () => {
+  it("names the registered things a text is about, as canonical ids: not its people, roles, untyped, pending or near-miss names", () => {
     const r = registry();
     r.add(registryEntity({ id: "pending-wren", name: "Wrenfield Depot", type: "place", status: "pending" }));
     r.add(registryEntity({ id: "heron-freight", name: "Heron Freight", type: "organization" }));
@@ -258,6 +258,9 @@ describe("factEntities", () => {
     expect(namedThings("Ship it from Wrenfield Depot", r)).toEqual([]);
     expect(namedThings("Give Heron Freight a discount", r)).toEqual(["heron-freight"]);
     expect(namedThings("Give Heron Logistics a discount", r)).toEqual([]);
+    // An untyped name may be a person or a title: no evidence of what a text is about.
+    r.add(registryEntity({ id: "max", name: "Manager Max", type: "other" }));
+    expect(namedThings("cap offers from Manager Max", r)).toEqual([]);
     // A held copy of the registry answers the same through one view per copy.
     const entities = r.all();
     expect(registryThings(entities)).toBe(registryThings(entities));

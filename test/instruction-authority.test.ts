@@ -372,10 +372,10 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
     const t = await newThread();
     await t.events([
       said(1, "cap", "[VP] Vera (VP Sales): Discounts on Project Kestrel are capped at 15%"),
-      // "discount" is shared, but Kestrel Logistics is not Project Kestrel.
-      said(2, "offer", "[MANAGER] Mark (Sales Manager): Give Kestrel Logistics a 25% discount this week"),
+      // "discount" is shared, but Kestrel Labs is not Project Kestrel.
+      said(2, "offer", "[MANAGER] Mark (Sales Manager): Give Kestrel Labs a 25% discount this week"),
     ]);
-    const r = await ask(t, "What discount can Kestrel Logistics get?");
+    const r = await ask(t, "What discount can Kestrel Labs get?");
     expect(r.reasonFor("offer")).toBeUndefined();
     expect(r.context).toContain("25% discount");
     expect(r.context).toContain("capped at 15%");

@@ -81,13 +81,25 @@ function boundIn(
   });
 }
 
-/** Kinds of entity that act or decide rather than being what is acted on. */
-const ACTORS: ReadonlySet<EntityType> = new Set(["person", "role"]);
+/**
+ * Kinds of entity that are what is acted on. People and roles act and decide; an untyped name may be
+ * either ("Manager Max", "Senior Engineer" in a value), so it is no evidence of what a text is about.
+ */
+const THINGS: ReadonlySet<EntityType> = new Set([
+  "project",
+  "document",
+  "system",
+  "place",
+  "tool",
+  "organization",
+  "team",
+]);
 
 /**
- * The active registered things a text names (not its people or roles, who act and decide): what an
- * instruction is about, as canonical ids ("Offer Kestrel 25% off" names Project Kestrel once the registry
- * knows it by "Kestrel"). Bound only where seed 001 binds; read-only, like factEntities.
+ * The active registered things a text names (not its people or roles, who act and decide, nor untyped
+ * names): what an instruction is about, as canonical ids ("Give the Kestrel account 25% off" names
+ * Project Kestrel once the registry knows it by "Kestrel"). Bound only where seed 001 binds; read-only,
+ * like factEntities.
  */
 export function namedThings(
   text: string,
@@ -95,7 +107,7 @@ export function namedThings(
   thresholds: EntityThresholds = DEFAULT_ENTITY_THRESHOLDS,
 ): string[] {
   const ids = boundIn({ text, origin: "fact_value" }, registry, thresholds)
-    .filter(({ entity }) => entity.status === "active" && !ACTORS.has(entity.type))
+    .filter(({ entity }) => entity.status === "active" && THINGS.has(entity.type))
     .map(({ entity }) => entity.id);
   return [...new Set(ids)].sort();
 }

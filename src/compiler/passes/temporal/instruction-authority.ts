@@ -21,7 +21,7 @@ import { validTime } from "./slot-reconciliation";
  * - they speak of one thing. Where the project's entity registry is at hand and both name registered
  *   things (not the people or roles who act), the canonical ids decide: a shared entity is one matter
  *   ("Project Kestrel" and "the Kestrel account"), different ones are different matters whatever words
- *   they share ("Kestrel Logistics" is not Project Kestrel), and sharing only the entity, only a value
+ *   they share ("Kestrel Labs" is not Project Kestrel), and sharing only the entity, only a value
  *   beyond the other's bound shows they collide (they may speak of different attributes of it).
  *   Otherwise they share a word for the thing, not for who acts (titles, "the team"): from different
  *   speakers a common word, written in lower case in one of them ("Priya leads …" and "Priya takes …"
