@@ -109,6 +109,8 @@ describe("messages and tool output reach the entity registry", () => {
   });
 
   it("a product's part, a title, a label, a kind and a description create nothing; a name beside them does", async () => {
+    // An assistant's "your site dashboard" is advice about a kind of thing; a user's "the ingest
+    // pipeline" (below) is their own.
     const t = await newThread();
     await t.events([
       message("I'm wiring the Tindle API into checkout, as Vendor Relations Manager at Quillon Freight.", {
@@ -124,7 +126,7 @@ describe("messages and tool output reach the entity registry", () => {
         ts: at(3),
       }),
       message(
-        "### 2. Wire Up Lantern Analytics\nThen **Open the Quarry Console** and use your package manager.",
+        "### 2. Wire Up Lantern Analytics\nThen **Open the Quarry Console** and use your package manager. Check your site dashboard and ask your support team.",
         {
           id: "p4",
           ts: at(4),
