@@ -68,6 +68,10 @@ describe("mention rules", () => {
       ["Project Osprey", "project", ["Osprey"]],
     ]);
     expect(found("We need a new repo for the whole team.")).toEqual([]);
+    // A capitalised "Project" before a name opens that name: "Launch Project Wrenfield" is no "Project Launch".
+    expect(found("Approved: Launch Project Wrenfield in Q3", "message").map((m) => m.name)).toEqual([
+      "Project Wrenfield",
+    ]);
   });
 
   it("keeps lone capitalised words and acronyms weak, and drops sentence openers and common abbreviations", () => {
@@ -130,6 +134,108 @@ describe("mention rules", () => {
       type: "person",
       metadata: { roles: ["chief information security officer"] },
     });
+  });
+
+  it("reads a product's part, a title, a label, a time zone and a kind in conversation as weak", () => {
+    const strengths = (text: string, origin: "message" | "fact_value" = "message") =>
+      textMentions(text, origin).map((m) => [m.text, m.type, m.strength]);
+    // A product's part: its last word an acronym.
+    expect(strengths("We moved billing onto the Tindle CLI and the Harrowgate DNS last week.")).toEqual([
+      ["Tindle CLI", "tool", "weak"],
+      ["Harrowgate DNS", "other", "weak"],
+    ]);
+    // A title is no name of its own; before a name it says a person is meant.
+    expect(strengths("I'm Odile, Vendor Relations Manager at Pemberly Foods.")).toEqual([
+      ["Odile", "other", "weak"],
+      ["Vendor Relations Manager", "other", "weak"],
+      ["Pemberly Foods", "other", "strong"],
+    ]);
+    expect(strengths("we asked Ops Director Halvard Nyquist to sign")).toEqual([
+      ["Halvard Nyquist", "person", "strong"],
+    ]);
+    // Labels: an error or a control named by the word after it, or by a status code before it.
+    expect(strengths('the app shows a "Quota Window Exceeded" error, then 503 Gateway Unavailable')).toEqual([
+      ["Quota Window Exceeded", "other", "weak"],
+      ["Gateway Unavailable", "other", "weak"],
+    ]);
+    expect(strengths("then press the Export Ledger button")).toEqual([["Export Ledger", "other", "weak"]]);
+    // A time zone, and a kind after an indefinite article.
+    expect(strengths("the call is at nine, Central Andean Time, with a Data Steward from them")).toEqual([
+      ["Central Andean Time", "other", "weak"],
+      ["Data Steward", "other", "weak"],
+    ]);
+    // A date after a name is not part of it; a closing quote neither.
+    expect(strengths("we ship Ridgeway Launch March 4 and the 'Salt Roads' pilot")).toEqual([
+      ["Ridgeway Launch", "other", "strong"],
+      ["Salt Roads", "other", "strong"],
+    ]);
+    // Inside a sentence a name stays strong; a fact's value is data and keeps every run strong.
+    expect(strengths("we met Ilse Marwood from Quillon Freight")).toEqual([
+      ["Ilse Marwood", "other", "strong"],
+      ["Quillon Freight", "other", "strong"],
+    ]);
+    expect(strengths("the Tindle CLI", "fact_value")).toEqual([["Tindle CLI", "tool", "strong"]]);
+  });
+
+  it("reads headings and bold text in conversation as title case, not names", () => {
+    const strengths = (text: string) => textMentions(text, "message").map((m) => [m.text, m.strength]);
+    expect(strengths("### 4. Wire Up Lantern Analytics\nthen restart")).toEqual([
+      ["Wire Up Lantern Analytics", "weak"],
+    ]);
+    expect(strengths("- then **Open the Quarry Console Page** and save")).toEqual([
+      ["Open", "weak"],
+      ["Quarry Console Page", "weak"],
+    ]);
+    expect(strengths("Then: **Start with Project Marlpit Images**")).toEqual([
+      ["Start", "weak"],
+      ["Project Marlpit Images", "weak"],
+    ]);
+  });
+
+  it("reads descriptors in conversation for what they name: not a kind, a part of a tool or a description", () => {
+    const named = (text: string) => textMentions(text, "message").map((m) => [m.name, m.type, m.strength]);
+    // A technology's styling makes a tool's part; a team keeps its name.
+    expect(named("push it to the GitLab repo, watch the CI pipeline and tell the QA team")).toEqual([
+      ["GitLab repo", "system", "weak"],
+      ["CI pipeline", "system", "weak"],
+      ["QA team", "team", "strong"],
+    ]);
+    expect(named("check the Fernway.io dashboard")).toEqual([["Fernway.io dashboard", "system", "weak"]]);
+    // A kind, after an indefinite article; a named one stays strong.
+    expect(named("I set up a Quillon project; the Kestrel service is fine")).toEqual([
+      ["Project Quillon", "project", "weak"],
+      ["Kestrel service", "system", "strong"],
+    ]);
+    // A group in common words is a gathering; a named one is a team.
+    expect(named("the grief support group met, and so did the Orion group")).toEqual([
+      ["Grief support group", "team", "weak"],
+      ["Orion group", "team", "strong"],
+    ]);
+    // Adjectives and participles describe: what is left is the name, or nothing.
+    expect(named("compare the existing database with the redesigned dashboard")).toEqual([]);
+    expect(named("alerts go to your specified Larchmont channel")).toEqual([
+      ["Larchmont channel", "system", "strong"],
+    ]);
+    // Two phrases are not one: an article or "as" between the words, or the second half of "CI/CD".
+    expect(named("you do our town a service; we work on the street as a team")).toEqual([]);
+    expect(named("our CI/CD pipeline runs nightly").map(([name]) => name)).not.toContain("CD pipeline");
+    // A heading's words, and a label named by the word after it.
+    expect(named('click the "Generate Ledger report" button')).toEqual([
+      ["Generate Ledger report", "document", "weak"],
+    ]);
+  });
+
+  it("reads a title beside a function, software that manages things, and markup as no person and no role", () => {
+    expect(found("[Partner Success (Account Lead)]: taking this over")[0]).toMatchObject({
+      text: "Partner Success",
+      type: "other",
+    });
+    expect(found("use your package manager, the login manager and the html head section")).toEqual([]);
+    expect(found("ask the department head and the hiring manager").map((m) => [m.name, m.type])).toEqual([
+      ["department head", "role"],
+      ["hiring manager", "role"],
+    ]);
+    expect(found("send it to accounts@vellmoor.studio")[0]?.type).toBe("team");
   });
 
   it("reads fact keys by their cue words, and offers every other run of words as weak", () => {

@@ -96,6 +96,38 @@ describe("messages and tool output reach the entity registry", () => {
     expect(await registry(t.project)).toEqual([]);
   });
 
+  it("a product's part, a title, a label, a kind and a description create nothing; a name beside them does", async () => {
+    // An assistant's "your site dashboard" is advice about a kind of thing; a user's "the ingest
+    // pipeline" (below) is their own.
+    const t = await newThread();
+    await t.events([
+      message("I'm wiring the Tindle API into checkout, as Vendor Relations Manager at Quillon Freight.", {
+        id: "p1",
+        ts: at(1),
+      }),
+      message('It fails with a "Quota Window Exceeded" error, then 503 Gateway Unavailable.', {
+        id: "p2",
+        ts: at(2),
+      }),
+      message("I set up a Marlpit project and pushed it to the GitLab repo; compare the existing database.", {
+        id: "p3",
+        ts: at(3),
+      }),
+      message(
+        "### 2. Wire Up Lantern Analytics\nThen **Open the Quarry Console** and use your package manager. Check your site dashboard and ask your support team.",
+        {
+          id: "p4",
+          ts: at(4),
+          role: "assistant",
+        },
+      ),
+    ]);
+    await extracted(t.thread);
+    expect((await registry(t.project)).map((e) => [e.canonical_name, e.entity_type])).toEqual([
+      ["Quillon Freight", "other"],
+    ]);
+  });
+
   it("a lone name refers only to an entity that already goes by it", async () => {
     const t = await newThread();
     await t.events([fact("escalation_contact", "Tamsin Okafor", { id: "f1" })]);

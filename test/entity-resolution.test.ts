@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type CaseFile, runCases } from "../scripts/lib/entity-cases";
 import { DEFAULT_ENTITY_THRESHOLDS, type Mention } from "../src/domain/entities";
-import { factEntities } from "../src/entities/fact-entities";
+import { factEntities, namedThings, registryThings } from "../src/entities/fact-entities";
 import { MemoryRegistry } from "../src/entities/memory-registry";
 import { initialsOf, normalizeName } from "../src/entities/names";
 import { registryEntity } from "../src/entities/registry-entity";
@@ -136,6 +136,17 @@ describe("decisions at seed 001's thresholds", () => {
     expect(ambiguous.kind === "review" && ambiguous.runnerUp?.entity.id).toBeTruthy();
   });
 
+  it("reads names that differ only in a short word as other names, not misspellings of one", () => {
+    // A letter, a number or an acronym is what tells "Hangar B" from "Hangar C", or the QA from the
+    // QE rota: no fuzzy match, so no review between them.
+    expect(lexicalMatch(["hangar b"], "place", [{ norm: "hangar c" }], "place").kind).toBe("overlap");
+    expect(lexicalMatch(["qa rota"], "other", [{ norm: "qe rota" }], "other").score).toBeLessThan(0.7);
+    // A misspelling in a longer word still is one.
+    expect(lexicalMatch(["hangar lindqvist"], "place", [{ norm: "hangar lindquist" }], "place").kind).toBe(
+      "fuzzy",
+    );
+  });
+
   it("follows the tenant's thresholds", () => {
     const m = mention("Marisol", { type: "person" });
     const r = registry();
@@ -235,6 +246,25 @@ describe("factEntities", () => {
       pendingIds: [],
       attribute: "discount_cap",
     });
+  });
+
+  it("names the registered things a text is about, as canonical ids: not its people, roles, untyped, pending or near-miss names", () => {
+    const r = registry();
+    r.add(registryEntity({ id: "pending-wren", name: "Wrenfield Depot", type: "place", status: "pending" }));
+    r.add(registryEntity({ id: "heron-freight", name: "Heron Freight", type: "organization" }));
+    expect(
+      namedThings("Marisol Reed asks the CTO to cap Heron spend on the Granite Compute Platform", r),
+    ).toEqual(["gcp", "heron"]);
+    expect(namedThings("Ship it from Wrenfield Depot", r)).toEqual([]);
+    expect(namedThings("Give Heron Freight a discount", r)).toEqual(["heron-freight"]);
+    expect(namedThings("Give Heron Logistics a discount", r)).toEqual([]);
+    // An untyped name may be a person or a title: no evidence of what a text is about.
+    r.add(registryEntity({ id: "max", name: "Manager Max", type: "other" }));
+    expect(namedThings("cap offers from Manager Max", r)).toEqual([]);
+    // A held copy of the registry answers the same through one view per copy.
+    const entities = r.all();
+    expect(registryThings(entities)).toBe(registryThings(entities));
+    expect(registryThings(entities)("cap the Heron spend")).toEqual(["heron"]);
   });
 
   it("reads entities from the value too, and lists pending ones apart", () => {

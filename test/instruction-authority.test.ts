@@ -352,4 +352,32 @@ describe("attributed lines that ask for nothing stay beside a higher rank's rule
     await same.events([capAt(), order("ask")]);
     expect((await ask(same, "Which laptops can we order?")).reasonFor("ask")).toBe("overridden");
   });
+
+  it("two wordings naming one registered thing, a higher cap and a lower offer: the offer is overridden", async () => {
+    const t = await newThread();
+    await t.events([
+      said(1, "cap", "[VP] Vera (VP Sales): Discounts on Project Kestrel are capped at 15%"),
+      // No common word for it: only the registry, where "Kestrel" is an alias of Project Kestrel, says
+      // the offer is about the same thing.
+      said(2, "offer", "[MANAGER] Mark (Sales Manager): Give the Kestrel account 25% off to close this week"),
+    ]);
+    const r = await ask(t, "What can we give the Kestrel account?");
+    expect(r.reasonFor("offer")).toBe("overridden");
+    expect(r.reasonFor("cap")).toBeUndefined();
+    expect(r.context).toContain("15%");
+    expect(r.context).not.toContain("25% off");
+  });
+
+  it("a near-miss registered thing is another matter: an offer to it stands beside the cap", async () => {
+    const t = await newThread();
+    await t.events([
+      said(1, "cap", "[VP] Vera (VP Sales): Discounts on Project Kestrel are capped at 15%"),
+      // "discount" is shared, but Kestrel Labs is not Project Kestrel.
+      said(2, "offer", "[MANAGER] Mark (Sales Manager): Give Kestrel Labs a 25% discount this week"),
+    ]);
+    const r = await ask(t, "What discount can Kestrel Labs get?");
+    expect(r.reasonFor("offer")).toBeUndefined();
+    expect(r.context).toContain("25% discount");
+    expect(r.context).toContain("capped at 15%");
+  });
 });

@@ -1,3 +1,4 @@
+import type { EntityThresholds, RegistryEntity } from "../domain/entities";
 import type { FactVersion } from "../domain/fact-version";
 import type { Identity } from "../domain/identity";
 import type { TaskTypeName } from "../domain/tasks";
@@ -27,6 +28,11 @@ export interface CompileInput {
   environment: Record<string, unknown>;
   ladder: AuthorityTier[];
   facts: FactVersion[];
+  /**
+   * The project's entity registry, when the reader holds it whole (src/entities/query-entities.ts), and
+   * the tenant's thresholds: what attributed instructions are about is read as canonical ids with it.
+   */
+  registry?: { entities: readonly RegistryEntity[]; thresholds?: EntityThresholds };
   /** Facts that refer to a pending entity (seed 001: never a hard constraint until it is reviewed). */
   pendingEntities?: readonly PendingReference[];
   working: LayerEntry[];

@@ -1,4 +1,5 @@
 import type { PendingReference } from "../domain/trace";
+import { registryThings } from "../entities/fact-entities";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { CompileCache } from "./cache/compile-cache";
 import type { CompileInput } from "./compile-input";
@@ -140,10 +141,20 @@ export function compileContext(compileInput: CompileInput): Envelope {
   // claim, so only gated state counts); the transcript, which retrieval changes per query, every time.
   const gatedState = gated.filter((o) => o.object.kind !== "message");
   const sourceClaims = statedFor(admitted.items, input.statedClaims);
-  const state = cache.temporalState(admitted, gatedState, sourceClaims, {
-    facts: (memo) => settleFacts(admitted, gatedState, memos, memo, ladder),
-    items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims, memos),
-  });
+  // What attributed instructions are about, as the registry's canonical ids, when it is at hand.
+  const things = input.registry
+    ? registryThings(input.registry.entities, input.registry.thresholds)
+    : undefined;
+  const state = cache.temporalState(
+    admitted,
+    gatedState,
+    sourceClaims,
+    {
+      facts: (memo) => settleFacts(admitted, gatedState, memos, memo, ladder, things),
+      items: (core) => settleItems(core, admitted.items, gatedState, sourceClaims, memos),
+    },
+    things,
+  );
   const ownTurn = (message: ContextObject) => ownWords(message, gateContext.caller);
   const settled = settleTranscript(
     state,

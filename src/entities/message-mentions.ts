@@ -56,7 +56,9 @@ export function messageMentionInput(
  * The mentions a message may add, strong ones first, bounded. In an assistant's turn an untyped run of
  * capitals is weak: generated prose capitalises its headings, list items and terms ("**Compress
  * Assets**", "Internal Server Error"), so only what the words type (an address, a path, a role, "the
- * Kestrel service", a person who speaks) may create an entity there.
+ * Kestrel service", a person who speaks) may create an entity there. So is a thing described in common
+ * words ("your support team", "the migration repository", "your site dashboard"): an assistant advises
+ * on kinds of things, where the user's "the ingest pipeline" is their own.
  */
 export function messageMentions(
   extracted: readonly Mention[],
@@ -64,7 +66,7 @@ export function messageMentions(
 ): Mention[] {
   const read =
     role === "assistant"
-      ? extracted.map((m): Mention => (untypedName(m) ? { ...m, strength: "weak" } : m))
+      ? extracted.map((m): Mention => (untypedName(m) || commonWords(m) ? { ...m, strength: "weak" } : m))
       : extracted;
   return boundMentions(read, MAX_MENTIONS_PER_MESSAGE, MAX_STRONG_PER_MESSAGE);
 }
@@ -72,6 +74,10 @@ export function messageMentions(
 /** A capitalised run the rules could not type: no kind, no identifier, no further name. */
 const untypedName = (m: Mention) =>
   m.type === "other" && m.aliases.length === 0 && Object.keys(m.metadata).length === 0;
+
+/** A thing (not a role) written in lower case and without an identifier: "support team", "site dashboard". */
+const commonWords = (m: Mention) =>
+  m.type !== "role" && /^\p{Ll}/u.test(m.text) && Object.keys(m.metadata).length === 0;
 
 /**
  * The one active entity going by exactly the weak mention's name, when its score binds (a type of

@@ -3,7 +3,9 @@ import type { ContextInput, ContextResponseOutput } from "../api/schemas";
 import { CompileCache } from "../compiler/cache/compile-cache";
 import { TextMemos } from "../compiler/cache/memos";
 import { compileContext, MESSAGE_TAIL } from "../compiler/compile";
+import type { CompileInput } from "../compiler/compile-input";
 import type { MessageRecord } from "../compiler/types";
+import type { RegistryPart } from "../domain/trace";
 import { messagesNaming } from "../entities/message-mentions";
 import { DEFAULT_AUTHORITY_LADDER } from "../facts/authority";
 import { toInstant } from "../facts/time";
@@ -151,6 +153,7 @@ export class Compilation {
       ladder: tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER,
       facts: factCandidates.rows,
       pendingEntities: factCandidates.pending,
+      ...registryOf(factCandidates.base?.registry, tenant),
       working,
       environmentFacts,
       items: itemRecords,
@@ -237,3 +240,13 @@ const milliseconds = (elapsed: number) => Math.round(elapsed * 1000) / 1000;
 
 /** The similarity a fact referring to an entity the question names ranks with (a close cosine). */
 const ENTITY_MATCH_SIMILARITY = 0.8;
+
+/**
+ * The project's entity registry for the compile, when the search holds it whole (a registry of at most
+ * 1,000 terms, src/entities/query-entities.ts): what attributed instructions are about is then read as
+ * canonical ids. Nothing when it is not held: the compile reads their words alone.
+ */
+function registryOf(registry: RegistryPart | undefined, tenant: Tenant): Pick<CompileInput, "registry"> {
+  const entities = registry?.entities;
+  return entities ? { registry: { entities, thresholds: tenant.entity_thresholds } } : {};
+}

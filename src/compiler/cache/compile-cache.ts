@@ -42,6 +42,8 @@ type StateLists = Omit<Admitted, "messages" | "episodes">;
 interface Settled {
   admitted: StateLists;
   earlier: Omission[];
+  /** The registry view the settlement named things by (compared by identity). */
+  registry: unknown;
   stated: Map<string, StatedClaims>;
   result: StateSettlement;
 }
@@ -50,6 +52,7 @@ interface Settled {
 interface FactsSettled {
   admitted: Omit<StateLists, "items">;
   earlier: Omission[];
+  registry: unknown;
   result: FactSettlement;
 }
 
@@ -142,17 +145,20 @@ export class CompileCache {
    * the same ones gated, and the items' source messages stated the same claims, last compile's
    * settlement stands; when only items or their claims changed, the facts' part does. Only the
    * transcript part, which retrieval changes with every query, is settled again. Callers must not
-   * mutate the result.
+   * mutate the result. `registry` is what the settlement reads things' names by (the entity registry's
+   * view, instruction-authority.ts): another one settles again.
    */
   temporalState(
     admitted: StateLists,
     earlier: Omission[],
     sourceClaims: Map<string, StatedClaims>,
     settle: { facts: (memo: FactsMemo) => FactSettlement; items: (core: FactSettlement) => StateSettlement },
+    registry?: unknown,
   ): StateSettlement {
     const last = this.settled;
     if (
       last &&
+      last.registry === registry &&
       STATE_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
       sameOmissions(last.earlier, earlier) &&
       sameStated(last.stated, sourceClaims)
@@ -161,7 +167,7 @@ export class CompileCache {
     }
     // A new turn mostly adds items: the facts' part then stands, and with it the lists later passes
     // keep their memos by.
-    const core = this.factsPart(admitted, earlier, settle.facts);
+    const core = this.factsPart(admitted, earlier, settle.facts, registry);
     let result = settle.items(core);
     // A changed fact rarely changes which claims are dead: last compile's equal list keeps the memos
     // later passes hold per list (withRetired's merged lists, message verdicts, masked texts).
@@ -175,6 +181,7 @@ export class CompileCache {
         items: admitted.items,
       },
       earlier: [...earlier],
+      registry,
       stated: new Map([...sourceClaims].map(([id, claims]) => [id, snapshot(claims)])),
       result,
     };
@@ -185,10 +192,12 @@ export class CompileCache {
     admitted: StateLists,
     earlier: Omission[],
     settle: (memo: FactsMemo) => FactSettlement,
+    registry: unknown,
   ): FactSettlement {
     const last = this.factsSettled;
     if (
       last &&
+      last.registry === registry &&
       FACT_LISTS.every((list) => sameItems(last.admitted[list], admitted[list])) &&
       sameOmissions(last.earlier, earlier)
     ) {
@@ -199,6 +208,7 @@ export class CompileCache {
     this.factsSettled = {
       admitted: { facts: admitted.facts, working: admitted.working, environment: admitted.environment },
       earlier: [...earlier],
+      registry,
       result,
     };
     return result;

@@ -1,7 +1,21 @@
 import { type BoundedMap, perList } from "../cache/memo-tables";
 import type { DeadClaim } from "./dead-claim";
 
-const FIGURE = /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?|\b\d+(?:\.\d+)?\s?%/gi;
+/** An amount of money ("$25,000", "€1.5m", "$500k") and a share ("15%"): the compiler's one reading of each. */
+const MONEY_SOURCE = String.raw`[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kmb]\b)?`;
+const PERCENT_SOURCE = String.raw`\b\d+(?:\.\d+)?\s?%`;
+export const MONEY_FIGURE = new RegExp(MONEY_SOURCE, "gi");
+export const PERCENT_FIGURE = new RegExp(PERCENT_SOURCE, "gi");
+const FIGURE = new RegExp(`${MONEY_SOURCE}|${PERCENT_SOURCE}`, "gi");
+
+const SCALE: Readonly<Record<string, number>> = { k: 1e3, m: 1e6, b: 1e9 };
+
+/** The number a figure states: "$25,000" 25000, "$1.5m" 1500000, "15 %" 15. */
+export function figureNumber(figure: string): number {
+  const m = /(\d[\d,]*(?:\.\d+)?)\s?([kmb])?/i.exec(figure);
+  if (!m) return Number.NaN;
+  return Number((m[1] as string).replace(/,/g, "")) * (SCALE[(m[2] ?? "").toLowerCase()] ?? 1);
+}
 export const ASIDE = /\s*\([^()]*\)/g;
 /**
  * Every figure holds a currency sign or a percent sign, and masking or dropping asides only takes

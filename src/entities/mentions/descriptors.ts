@@ -45,7 +45,8 @@ const CASED_HEADS = Object.keys(DESCRIPTOR_HEADS)
   .join("|");
 
 /** Words that link phrases, never part of a name: "the launch of Project Atlas" is no "launch of" project. */
-const LINKING = "of|for|to|in|on|at|with|from|and|or|by|about|is|are|was|were";
+// An article inside the words ("our community a service") means they are two phrases, not one.
+const LINKING = "of|for|to|in|on|at|with|from|and|or|by|about|is|are|was|were|as|than|like|into|via|a|an";
 
 /** With a determiner, any words qualify the head ("the payments team"); without one, capitalised words only. */
 // Within one sentence: the qualifier's words are on the head's line and none ends one ("Submit Form.\nThe
@@ -54,8 +55,9 @@ export const DESCRIPTOR_AFTER_DETERMINER = new RegExp(
   `\\b(?:the|our|my|your|their)\\s+((?:(?!(?:${LINKING})\\b)[A-Za-z0-9](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${HEADS})\\b`,
   "gi",
 );
+// Not the second half of a compound ("CI/CD pipeline" is no "CD pipeline").
 export const DESCRIPTOR_CAPITALISED = new RegExp(
-  `\\b((?:[A-Z](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${CASED_HEADS})\\b`,
+  `(?<![/.@-])\\b((?:[A-Z](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${CASED_HEADS})\\b`,
   "g",
 );
 
@@ -97,26 +99,58 @@ const EMPTY_QUALIFIERS = new Set([
   "weekly",
   "daily",
   "monthly",
+  // Adjectives that say which one or what it is like, in whatever conversation: never its name.
+  "existing",
+  "initial",
+  "remote",
+  "local",
+  "personal",
+  "virtual",
+  "custom",
+  "default",
+  "primary",
+  "secondary",
+  "public",
+  "private",
+  "internal",
+  "external",
+  "separate",
+  "relevant",
+  "corresponding",
+  "underlying",
+  "original",
+  "actual",
+  "specific",
+  "entire",
+  "various",
+  "several",
+  "own",
 ]);
+
+/** A participle in lower case ("the redesigned dashboard", "your specified channel") describes, not names. */
+const PARTICIPLE = /^\p{Ll}{3,}ed$/u;
 
 /** The name of a descriptor's entity, or undefined when its qualifier names nothing. */
 export function descriptorName(
   qualifier: string,
   head: string,
-): { name: string; type: EntityType; core: string } | undefined {
+): { name: string; type: EntityType; core: string; qualifier: string } | undefined {
   const spec = DESCRIPTOR_HEADS[head.toLowerCase()];
   if (!spec) return undefined;
-  const words = qualifier
+  const described = qualifier
     .trim()
     .split(/\s+/)
-    .filter((w) => !EMPTY_QUALIFIERS.has(w.toLowerCase()));
+    .filter((w) => !EMPTY_QUALIFIERS.has(w.toLowerCase()) && !PARTICIPLE.test(w));
+  // Words in lower case before a name describe it: "your specified Slack channel" is the Slack channel.
+  const named = described.findIndex((w) => /^\p{Lu}/u.test(w));
+  const words = named > 0 ? described.slice(named) : described;
   if (words.length === 0) return undefined;
   const core = words.join(" ");
   if (spec.type === "project")
-    return { name: `Project ${capitalise(core)}`, type: "project", core: capitalise(core) };
+    return { name: `Project ${capitalise(core)}`, type: "project", core: capitalise(core), qualifier: core };
   // The head as written ("QH Group"), unless spelled another way ("repository" is a repo).
   const written = head.toLowerCase() === spec.as ? head : spec.as;
-  return { name: `${capitalise(core)} ${written}`, type: spec.type, core };
+  return { name: `${capitalise(core)} ${written}`, type: spec.type, core, qualifier: core };
 }
 
 const capitalise = (text: string) => text.replace(/^\p{Ll}/u, (c) => c.toUpperCase());

@@ -1,3 +1,5 @@
+import { SOFTWARE_NOUNS } from "./words";
+
 /**
  * Role descriptions ("our CFO", "the head of finance", "the VP of Sales") and the one name each role is
  * registered under, so "CFO", "our cfo" and "the Chief Financial Officer" are the same role.
@@ -44,6 +46,9 @@ export const ROLE_FORM = new RegExp(
   ].join("|"),
 );
 
+/** Units whose leader is called their head ("the department head"); "the html head" is markup. */
+const HEADED_UNITS = new Set(["department", "division", "team", "unit"]);
+
 /** Words that, before a title head, make an ordinary noun phrase rather than a role ("the same manager"). */
 const NOT_AN_AREA = new Set([
   "same",
@@ -66,6 +71,9 @@ export function roleName(description: string): { name: string; abbreviation?: st
   const words = description.toLowerCase().replace(/\s+/g, " ").trim().split(" ");
   const first = words[0] as string;
   if (words.length === 2 && NOT_AN_AREA.has(first)) return undefined;
+  // "The package manager", "the login manager": software that manages a thing, not a person's title.
+  if (words.length === 2 && SOFTWARE_NOUNS.has(first)) return undefined;
+  if (words.length === 2 && words[1] === "head" && !HEADED_UNITS.has(first)) return undefined;
   const expanded = ROLE_ABBREVIATIONS[first];
   if (!expanded) return { name: words.join(" ") };
   const rest = words.slice(1).join(" ");

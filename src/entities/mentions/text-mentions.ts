@@ -2,12 +2,16 @@ import type { EntityMetadata, EntityType, Mention, MentionOrigin } from "../../d
 import { DESCRIPTOR_AFTER_DETERMINER, DESCRIPTOR_CAPITALISED, descriptorName } from "./descriptors";
 import { ROLE_ABBREVIATIONS, ROLE_FORM, roleName } from "./roles";
 import {
+  CALENDAR_WORDS,
   COMMON_ACRONYMS,
   COMMON_CAPITALISED,
+  FUNCTION_WORDS,
   HONORIFICS,
+  LABEL_WORDS,
   ORGANISATION_ENDINGS,
   PERSON_VERBS,
   PLACE_ENDINGS,
+  TITLE_WORDS,
 } from "./words";
 
 /**
@@ -34,11 +38,14 @@ const ROLE = new RegExp(
   "gi",
 );
 const BARE_ROLE = new RegExp(`\\b(${Object.keys(ROLE_ABBREVIATIONS).join("|").toUpperCase()})\\b`, "g");
+/** A name right after a word, on its line: what makes a capitalised "Project" the start of "Project X". */
+const PROJECT_NAME_AFTER = /^[ \t]+[A-Z]/;
+// On one line: "Initialize the Project\nCreate a …" names no project.
 const PROJECT =
-  /\b(?:Project|Operation|Initiative|Programme|Program)\s+([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2})/g;
+  /\b(?:Project|Operation|Initiative|Programme|Program)[ \t]+([A-Z][\w-]*(?:[ \t]+[A-Z][\w-]*){0,2})/g;
 const NAME_WORD = "\\p{Lu}[\\p{L}'’]*(?:-\\p{L}+)*";
 const CAPITALISED = new RegExp(
-  `(?<![\\p{L}\\p{N}-])${NAME_WORD}(?:[ \\t]+(?:(?:of|de|van|von|der|da|di|&)[ \\t]+)?${NAME_WORD})*(?![\\p{N}-])`,
+  `(?<![\\p{L}\\p{N}/.@-])${NAME_WORD}(?:[ \\t]+(?:(?:of|de|van|von|der|da|di|&)[ \\t]+)?${NAME_WORD})*(?![\\p{N}-])`,
   "gu",
 );
 
@@ -47,7 +54,7 @@ const STANDARD_PREFIXES = /^(?:UTF|SHA|ISO|MD|TLS|SSL|HTTP|IPV|UTC|GMT|AES|RSA|C
 
 /** Local parts of shared mailboxes: a team, not a person. */
 const SHARED_MAILBOXES =
-  /^(?:support|info|help|billing|sales|admin|noreply|no-reply|team|ops|security|hr|finance|legal|contact|hello)$/i;
+  /^(?:support|info|help|billing|sales|admin|noreply|no-reply|team|ops|security|hr|finance|legal|contact|hello|accounts|accounting|invoices|payments|payroll|orders|careers|jobs|press|media|marketing|office|reception|enquiries|inquiries|feedback|service|webmaster|postmaster)$/i;
 
 class Claims {
   private readonly spans: { start: number; end: number }[] = [];
@@ -164,27 +171,90 @@ function descriptors(scan: Scan): void {
       const qualifier = m[1] as string;
       const described = descriptorName(qualifier, m[2] as string);
       if (!described) continue;
+      // "Launch Project Phoenix": a capitalised "Project" before a name opens the project's name (PROJECT
+      // below), it is not the head of "Launch Project".
+      const end = m.index + m[0].length;
+      if (
+        described.type === "project" &&
+        /^[A-Z]/.test(m[2] as string) &&
+        PROJECT_NAME_AFTER.test(scan.text.slice(end))
+      ) {
+        continue;
+      }
       const words = `${qualifier}${m[2]}`;
       const at = m.index + m[0].length - words.length;
-      // Without a determiner, capitals opening a line or sentence of conversation may be a heading or
-      // an instruction ("Organize Your Codebase", "Create Custom Report"), not a name.
-      const opens =
-        pattern === DESCRIPTOR_CAPITALISED && NOISY_ORIGINS.has(scan.origin) && opensLine(scan, at);
+      const plain = describedPlainly(scan, at, words, described, pattern === DESCRIPTOR_CAPITALISED);
       add(scan, at, words, {
         name: described.name,
         type: described.type,
-        strength: opens ? "weak" : "strong",
+        strength: plain ? "strong" : "weak",
         aliases: described.type === "project" ? [described.core] : [],
       });
     }
   }
   for (const m of scan.text.matchAll(PROJECT)) {
     const core = m[1] as string;
-    // "Project The …", "Project Next Steps": a sentence running on, not a project's name.
-    if (COMMON_CAPITALISED.has((core.split(/[ \t]/)[0] as string).toLowerCase())) continue;
-    const strength = headingLine(scan, m.index, m.index + m[0].length) ? "weak" : "strong";
+    const coreWords = core.split(/[ \t]+/);
+    // "Project The …", "Project Next Steps": a sentence running on, not a project's name; "Project
+    // Manager" is a title.
+    if (COMMON_CAPITALISED.has((coreWords[0] as string).toLowerCase())) continue;
+    if (TITLE_WORDS.has((coreWords.at(-1) as string).toLowerCase())) continue;
+    const heading = headingLine(scan, m.index, m.index + m[0].length) || emphasised(scan, m.index);
+    const strength = heading ? "weak" : "strong";
     add(scan, m.index, m[0], { name: `Project ${core}`, type: "project", strength, aliases: [core] });
   }
+}
+
+/**
+ * Whether a descriptor in conversation names something plainly enough to create an entity: "the Kestrel
+ * service", "the payments team", "the ingest pipeline". Conversation describes more than it names, so it
+ * is weak there when
+ * - it is a group in common words ("the support group", "a study group"): a gathering, not a team;
+ * - its qualifier is a technology's styling: camel case, a dotted domain or acronyms only ("the GitHub
+ *   repo", "the Render.com dashboard", "the CI pipeline"), or its head is an acronym ("the Tindle CLI"):
+ *   a tool's part rather than the user's own thing (teams aside: "the QA team");
+ * - an indefinite article stands before it ("a Flask project", "a Webpack plugin"): a kind, not one thing;
+ * - it opens a line or a sentence without a determiner ("Create Custom Report"), or stands in a heading
+ *   or bold text, title case by convention.
+ */
+function describedPlainly(
+  scan: Scan,
+  at: number,
+  written: string,
+  described: { type: EntityType; qualifier: string; name: string },
+  capitalisedOnly: boolean,
+): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return true;
+  if (capitalisedOnly && opensLine(scan, at)) return false;
+  if (emphasised(scan, at) || afterIndefinite(scan, at) || labelled(scan, at, at + written.length))
+    return false;
+  const words = described.qualifier.split(/\s+/);
+  const capitalised = words.some((w) => /^\p{Lu}/u.test(w));
+  if (/\bgroup$/i.test(described.name)) return capitalised;
+  if (described.type === "team") return true;
+  // The head in capitals ("the Tindle CLI") is a product's part, as "Formspree API" is.
+  const head = written.split(/\s+/).at(-1) as string;
+  const technical =
+    !/\p{Ll}/u.test(head) ||
+    words.some((w) => /\p{Ll}\p{Lu}|\w\.\w/u.test(w)) ||
+    words.every((w) => !/\p{Ll}/u.test(w));
+  return !technical;
+}
+
+/** Whether an indefinite article stands right before `start` ("a Flask project", "an Airbnb style"). */
+function afterIndefinite(scan: Scan, start: number): boolean {
+  return /\b(?:a|an)\s+$/i.test(scan.text.slice(Math.max(0, start - 4), start));
+}
+
+/**
+ * Whether `start` lies in a Markdown heading ("### 9. Use Modern Web Technologies") or inside bold text
+ * ("**Create a New Data Studio Report**"), where conversation writes title case by convention.
+ */
+function emphasised(scan: Scan, start: number): boolean {
+  if (!NOISY_ORIGINS.has(scan.origin)) return false;
+  const line = scan.text.slice(scan.text.lastIndexOf("\n", start - 1) + 1, start);
+  if (/^\s*#{1,6}\s/.test(line)) return true;
+  return (line.match(/\*\*|__/g)?.length ?? 0) % 2 === 1;
 }
 
 /**
@@ -250,23 +320,56 @@ function capitalised(scan: Scan, hint?: EntityType): void {
       words = words.slice(1);
     }
     if (words.length === 0) continue;
-    const text = scan.text.slice(start, m.index + m[0].length).replace(/['’]s$/, "");
+    // A possessive or a closing quote is not part of the name ("'Hot Streets'").
+    let text = scan.text
+      .slice(start, m.index + m[0].length)
+      .replace(/['’]s$/, "")
+      .replace(/['’]+$/, "");
+    let titled = false;
+    if (NOISY_ORIGINS.has(scan.origin)) ({ start, text, titled } = conversationalName(start, text));
+    if (!text) continue;
     const end = start + text.length;
     words = text.split(/[ \t]+/);
     if (words.length === 1) {
-      single(scan, text, start, end, hint);
+      single(scan, text, start, end, titled ? "person" : hint);
       continue;
     }
-    const role = appositiveRole(scan, end);
+    // A role beside a team's or a function's name ("Customer Success (CS Manager)") does not make it a person.
+    const role = words.some((w) => FUNCTION_WORDS.has(w.toLowerCase()))
+      ? undefined
+      : appositiveRole(scan, end);
     const address = addressBeside(scan, end);
-    const type = role || address ? "person" : typeOfName(scan, words, start, end, hint);
+    const type = role || address || titled ? "person" : typeOfName(scan, words, start, end, hint);
+    const weak =
+      (type === "other" && noisyName(scan, words, start, end)) ||
+      (type !== "person" && emphasised(scan, start));
     add(scan, start, text, {
       name: text,
       type,
-      strength: type === "other" && noisyName(scan, words, start) ? "weak" : "strong",
+      strength: weak ? "weak" : "strong",
       metadata: { ...address, ...(role ? { roles: [role] } : {}) },
     });
   }
+}
+
+/**
+ * A capitalised run of conversation less what stands around a name: a title before it ("Manager Mia",
+ * "VP Vince": the person, `titled`) and a date after it ("Launch March", "QA Feb").
+ */
+function conversationalName(
+  start: number,
+  written: string,
+): { start: number; text: string; titled: boolean } {
+  const words = written.split(/[ \t]+/);
+  while (words.length > 1 && CALENDAR_WORDS.has((words.at(-1) as string).toLowerCase())) {
+    words.pop();
+    if (words.length > 1 && /^(?:of|de|da|di)$/i.test(words.at(-1) as string)) words.pop();
+  }
+  const lastTitle = words.slice(0, -1).findLastIndex((w) => TITLE_WORDS.has(w.toLowerCase()));
+  if (lastTitle < 0) return { start, text: words.join(" "), titled: false };
+  const dropped = words.slice(0, lastTitle + 1).join(" ");
+  const at = start + written.indexOf(words[lastTitle + 1] as string, dropped.length);
+  return { start: at, text: words.slice(lastTitle + 1).join(" "), titled: true };
 }
 
 /**
@@ -278,14 +381,37 @@ function capitalised(scan: Scan, hint?: EntityType): void {
  */
 const NOISY_ORIGINS: ReadonlySet<MentionOrigin> = new Set(["message", "tool_output"]);
 const LOCAL_URL = /^https?:\/\/(?:localhost|127\.|0\.0\.0\.0|\[::1\]|[\w.-]*example\.(?:com|org|net))/i;
-const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;]["')\]]*\s+|\n)(?:[\s\-*•#>_`"'([]|\d+[.)])*$/;
+const OPENS_LINE_OR_SENTENCE = /(?:^|[.!?:;][*_"')\]]*\s+|\n)(?:[\s\-*•#>_`"'([]|\d+[.)])*$/;
 
-function noisyName(scan: Scan, words: readonly string[], start: number): boolean {
+function noisyName(scan: Scan, words: readonly string[], start: number, end: number): boolean {
   if (!NOISY_ORIGINS.has(scan.origin)) return false;
   if (words.some((w) => /\p{Ll}\p{Lu}/u.test(w))) return true;
   // Capitals throughout ("EXPLAIN QUERY PLAN", "AM CET") are keywords, shouting or codes.
   if (words.every((w) => !/\p{Ll}/u.test(w))) return true;
-  return opensLine(scan, start);
+  return opensLine(scan, start) || technicalTerm(scan, words, start, end);
+}
+
+/**
+ * An untyped run of conversation that names a kind, a part or a label rather than one thing:
+ * - a product's part, its last word an acronym ("Formspree API", "Sentry DSN", "SQLAlchemy ORM");
+ * - a title ("Sales Manager", "Colour Technologist") or a time zone ("Japan Standard Time");
+ * - a label: an error or a control named by the word after it ("the Too Many Requests error", "the
+ *   'Unhandled Promise Rejection' warning", "Open Graph tags") or by a status code before it ("500
+ *   Internal Server Error");
+ * - a kind, after an indefinite article ("a Time Anchor").
+ */
+function technicalTerm(scan: Scan, words: readonly string[], start: number, end: number): boolean {
+  const last = words.at(-1) as string;
+  if (/^\p{Lu}[\p{Lu}\d]+$/u.test(last)) return true;
+  if (TITLE_WORDS.has(last.toLowerCase()) || /^(?:time|zone)$/i.test(last)) return true;
+  return labelled(scan, start, end) || afterIndefinite(scan, start);
+}
+
+/** Whether the words at [start, end) are a label: a label word after them, or a status code before. */
+function labelled(scan: Scan, start: number, end: number): boolean {
+  const after = /^["'”’`*_]*[ \t]+([a-z]+)/.exec(scan.text.slice(end, end + 40))?.[1];
+  if (after && LABEL_WORDS.has(after)) return true;
+  return /\b[1-5]\d\d[ \t]+$/.test(scan.text.slice(Math.max(0, start - 6), start));
 }
 
 /** Whether `start` opens a line or a sentence (list markers and emphasis aside). */

@@ -60,3 +60,56 @@ export const ATTRIBUTE_WORDS = set(`
   budget status deadline owner lead name id scope plan manager timeline phase priority goal risk
   cost spend date start end due launch size team stage state notes summary type code
 `);
+
+/**
+ * Words that end or open a job title ("Sales Manager", "Senior Engineer", "Manager Mia"): a capitalised
+ * run ending in one is a title, not a name of its own; one opening a run stands before a person's name.
+ */
+export const TITLE_WORDS = set(`
+  manager managers director directors lead leads head officer counsel architect administrator admin
+  coordinator engineer engineers developer specialist executive agent analyst associate representative
+  rep consultant supervisor president vp svp evp ceo cfo coo cto cio ciso cmo cpo intern contractor
+  technologist designer scientist assistant advisor adviser recruiter strategist owner
+`);
+
+/**
+ * Words naming an area of work or a function ("Customer Success", "Legal", "Security Team"): a run
+ * holding one names a team or a function, not a person, whatever title is stated beside it.
+ */
+export const FUNCTION_WORDS = set(`
+  success support legal security finance sales marketing operations engineering product design research
+  compliance procurement accounting accounts billing payroll hr it qa team department desk office
+  services service platform infrastructure partnerships communications customer customers
+`);
+
+/** Weekdays and months, which end a run as its date ("QA Feb 16", "Launch March 1"), not its name. */
+export const CALENDAR_WORDS = set(`
+  monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+  august september october november december mon tue wed thu fri sat sun jan feb mar apr jun jul aug
+  sep sept oct nov dec
+`);
+
+/**
+ * Lower-case words that, right after a capitalised run, say it is a label in software rather than a
+ * name: an error or a status ("the Too Many Requests error"), a control ("the Generate Report button"),
+ * markup ("Open Graph tags").
+ */
+export const LABEL_WORDS = set(`
+  error errors warning warnings exception exceptions message messages status code response button
+  buttons tab tabs menu dialog modal popup prompt field fields option options setting settings tag tags
+  header headers label labels screen key keys
+`);
+
+/**
+ * Things a program manages or owns ("the package manager", "the login manager", "the session owner"):
+ * before a title word they make a piece of software, not a role.
+ */
+export const SOFTWARE_NOUNS = set(`
+  package packages login password passwords session sessions task file files window memory connection
+  connections context state resource resources download downloads display device devices event events
+  layout process dependency dependencies version versions cache entity secret secrets certificate
+  certificates key keys plugin plugins extension extensions node boot font html page table request
+  thread signal error exception query route config configuration environment build input stream queue
+  job jobs database server network storage disk volume container pod lock transaction pool heap tab app
+  component module asset image form migration schema cookie token
+`);

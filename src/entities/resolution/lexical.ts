@@ -13,7 +13,8 @@ import { editDistance, initialsOf, nameWords } from "../names";
  *   surname   0.76  a person's last name alone
  *   nickname  0.74  a prefix of a person's first name ("Sam" for Samantha Reed), or a full name with
  *                   the first name shortened ("Sam Reed", "S. Reed")
- *   fuzzy     0.90 × (1 − distance / length), for a spelling within one edit per eight letters
+ *   fuzzy     0.90 × (1 − distance / length), for a spelling within one edit per eight letters (not
+ *             when the names differ only in words of three letters or fewer: "Building A", "Building C")
  *   overlap   0.50 × the Dice coefficient of the words ("Atlas Copco" and "Atlas": 0.33)
  *
  * None of the partial kinds reaches the 0.95 that binds without more evidence: a partial name alone is
@@ -55,6 +56,15 @@ const shortens = (x: string, y: string) => {
   return short !== long && (short.length === 1 || short.length >= 3) && long.startsWith(short);
 };
 
+/**
+ * Names of as many words that differ only in short ones ("Building A" and "Building C", "CI pipeline" and
+ * "CD pipeline"): a letter, a number or an acronym is what tells them apart, never a misspelling.
+ */
+function shortWordsApart(m: readonly string[], a: readonly string[]): boolean {
+  if (m.length !== a.length || m.length < 2) return false;
+  return m.every((w, i) => w === a[i] || Math.max(w.length, (a[i] as string).length) <= 3);
+}
+
 function pair(mention: string, alias: string, partialPerson: boolean): { score: number; kind: LexicalKind } {
   if (mention === alias) return { score: LEXICAL.exact, kind: "exact" };
   const m = nameWords(mention);
@@ -80,7 +90,7 @@ function pair(mention: string, alias: string, partialPerson: boolean): { score: 
     }
   }
   const longest = Math.max(mention.length, alias.length);
-  if (Math.min(mention.length, alias.length) >= 5) {
+  if (Math.min(mention.length, alias.length) >= 5 && !shortWordsApart(m, a)) {
     const allowed = Math.max(1, Math.floor(longest / 8));
     const distance = editDistance(mention, alias, allowed);
     if (distance <= allowed) return { score: LEXICAL.fuzzy * (1 - distance / longest), kind: "fuzzy" };

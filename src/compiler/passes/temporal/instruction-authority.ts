@@ -3,6 +3,7 @@ import { UNITS } from "../../../extraction/rules/slots/asking";
 import { readLeadingTags } from "../../../extraction/rules/speaker";
 import { type AuthorityTier, authorityRank, DEFAULT_AUTHORITY_LADDER } from "../../../facts/authority";
 import type { ContextObject, Omission } from "../../context-object";
+import { figureNumber, MONEY_FIGURE, PERCENT_FIGURE } from "../../hygiene/figures";
 import { terms } from "../../lexical";
 import { clauses } from "./instruction-mood";
 import { validTime } from "./slot-reconciliation";
@@ -17,9 +18,14 @@ import { validTime } from "./slot-reconciliation";
  *
  * Two attributed instructions are one slot only with evidence on both sides, because hiding an
  * instruction that still holds is worse than showing one that no longer does:
- * - they share a word for the thing, not for who acts (titles, "the team"): from different speakers a
- *   common word, written in lower case in one of them ("Priya leads …" and "Priya takes …" only name
- *   a person); from the same speaker a name will do ("Project Kite"), and
+ * - they speak of one thing. Where the project's entity registry is at hand and both name registered
+ *   things (not the people or roles who act), the canonical ids decide: a shared entity is one matter
+ *   ("Project Kestrel" and "the Kestrel account"), different ones are different matters whatever words
+ *   they share ("Kestrel Labs" is not Project Kestrel), and sharing only the entity, only a value
+ *   beyond the other's bound shows they collide (they may speak of different attributes of it).
+ *   Otherwise they share a word for the thing, not for who acts (titles, "the team"): from different
+ *   speakers a common word, written in lower case in one of them ("Priya leads …" and "Priya takes …"
+ *   only name a person); from the same speaker a name will do ("Project Kite"), and
  * - the values collide: an amount or share beyond the other's bound ("up to $180k" against "$200k";
  *   "$175k" is within it and both stand), two times for the same thing ("3 weeks" against "by Friday"),
  *   an explicit counter-instruction ("…, use that instead"), or — from the same speaker — a later word
@@ -45,6 +51,11 @@ export interface Instruction {
   things: Set<string>;
   /** The first words of its sentences, which are common words only if written so elsewhere. */
   heads: Set<string>;
+  /**
+   * The registered things it names, as canonical ids (the entity registry's, not its people or roles);
+   * undefined when no registry was at hand, empty when it names none.
+   */
+  entities?: ReadonlySet<string>;
   body: string;
   amounts: Figure[];
   times: boolean;
@@ -74,8 +85,6 @@ interface Figure {
 const NAMED = /^\s*(?:\[[^\]]{1,80}\]\s*)*([A-Z][^():[\]\n]{0,60}?)\s*\(([^)]{1,50})\)\s*:\s*/;
 const TAGS = /^\s*(?:\[[^\]]{1,80}\]\s*:?\s*)+/;
 
-const MONEY = /[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)\s?([kmb])?\b/gi;
-const PERCENT = /\b(\d+(?:\.\d+)?)\s?%/g;
 const DURATION = new RegExp(
   `\\b(\\d+|${Object.keys(UNITS).join("|")})[\\s-](day|week|month|year)s?\\b`,
   "gi",
@@ -89,7 +98,6 @@ const COUNTER = /\b(?:instead|rather than|would be better|better to)\b/i;
 const CHANGE =
   /\b(?:now|no longer|any ?more|cancell?ed|called off|scrapped|revoked|rescinded|withdrawn|changed|reversed|from now on|effective immediately)\b/i;
 
-const SCALE: Record<string, number> = { k: 1e3, m: 1e6, b: 1e9 };
 const DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
 
 /** Words too common to say what an instruction is about. */
@@ -107,12 +115,13 @@ function partOf(texts: string[]): Part {
 function figures(body: string): Figure[] {
   const found: Figure[] = [];
   const bounded = (index: number) => BOUND_BEFORE.test(body.slice(Math.max(0, index - 40), index));
-  for (const m of body.matchAll(MONEY)) {
-    const value = Number((m[1] ?? "").replace(/,/g, "")) * (SCALE[(m[2] ?? "").toLowerCase()] ?? 1);
-    found.push({ unit: "money", value, bound: bounded(m.index ?? 0) });
-  }
-  for (const m of body.matchAll(PERCENT)) {
-    found.push({ unit: "percent", value: Number(m[1]), bound: bounded(m.index ?? 0) });
+  for (const [unit, pattern] of [
+    ["money", MONEY_FIGURE],
+    ["percent", PERCENT_FIGURE],
+  ] as const) {
+    for (const m of body.matchAll(pattern)) {
+      found.push({ unit, value: figureNumber(m[0]), bound: bounded(m.index ?? 0) });
+    }
   }
   for (const m of body.matchAll(DURATION)) {
     const count = UNITS[(m[1] ?? "").toLowerCase()] ?? Number(m[1]);
@@ -160,10 +169,17 @@ function sentenceHeads(body: string): string {
   return heads.join(" ");
 }
 
+/**
+ * The registered things a text names, as canonical ids (src/entities/fact-entities.ts, namedThings over
+ * the project's registry); undefined when the registry is not at hand.
+ */
+export type NamedThings = (text: string) => readonly string[] | undefined;
+
 /** The instruction an object states with its speaker named; null for others, which settle nothing here. */
 export function attributedInstruction(
   object: ContextObject,
   ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
+  things: NamedThings = () => undefined,
 ): Instruction | null {
   const claim = object.claim;
   if (!claim || object.kind !== "fact") return null;
@@ -179,6 +195,7 @@ export function attributedInstruction(
   const speaker = (named ? `${named[1]} (${named[2]})` : title).toLowerCase().replace(/\s+/g, " ");
   const amounts = figures(body);
   const moods = clauses(body);
+  const entities = things(body);
   const some = (...kinds: string[]) => moods.filter((c) => kinds.includes(c.mood)).map((c) => c.text);
   return {
     object,
@@ -189,6 +206,7 @@ export function attributedInstruction(
     topic: topicOf(body),
     things: topicOf(commonWords(body)),
     heads: topicOf(sentenceHeads(body)),
+    ...(entities ? { entities: new Set(entities) } : {}),
     body,
     amounts,
     times: timesOf(body, amounts),
@@ -201,7 +219,7 @@ export function attributedInstruction(
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
 export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
 
-const share = (a: Set<string>, b: Set<string>) => [...a].some((w) => b.has(w));
+const share = (a: ReadonlySet<string>, b: ReadonlySet<string>) => [...a].some((w) => b.has(w));
 const shareThing = (a: Instruction, b: Instruction) =>
   share(a.things, b.things) || share(a.heads, b.things) || share(a.things, b.heads);
 
@@ -223,14 +241,38 @@ function againstBounds(rule: Instruction, asked: Part): "exceeds" | "within" | n
 }
 
 /**
+ * Whether two instructions speak of one thing: "entity" when both name registered things and share one
+ * (the registry's canonical ids: "Project Kestrel" and "Kestrel" are one), "words" when they share a word
+ * for it (topicOf; from different speakers a common word, shareThing), null when neither shows it. Named
+ * things decide where both name some: different registered things ("Project Kestrel", "Kestrel
+ * Logistics") are different matters, whatever words they share.
+ */
+function sameMatter(a: Instruction, b: Instruction, sameSpeaker: boolean): "entity" | "words" | null {
+  const words = sameSpeaker ? share(a.topic, b.topic) : shareThing(a, b);
+  if (a.entities?.size && b.entities?.size) {
+    if (!share(a.entities, b.entities)) return null;
+    return words ? "words" : "entity";
+  }
+  return words ? "words" : null;
+}
+
+/**
  * Why `winner` overrides `loser`, or null when nothing shows they collide. The evidence must lie in
  * what the loser asked for; the same speaker's later word marking a change also settles what they
- * stated, but never what they only reported or asked.
+ * stated, but never what they only reported or asked. Two instructions that share only a registered
+ * thing (`matter` "entity") may speak of different attributes of it: only a value beyond the other's
+ * bound of the same unit shows they collide.
  */
-function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean): string | null {
+function collision(
+  winner: Instruction,
+  loser: Instruction,
+  sameSpeaker: boolean,
+  matter: "entity" | "words",
+): string | null {
   if (againstBounds(winner, loser.held) === "within") return null;
   const { asked } = loser;
   if (againstBounds(winner, asked) === "exceeds") return "asks for more than its bound";
+  if (matter === "entity") return null;
   if (sameSpeaker)
     return winner.change && loser.held.text ? "a later word from the same speaker changes it" : null;
   if (winner.times && asked.times) return "sets another time for it";
@@ -246,9 +288,10 @@ function collision(winner: Instruction, loser: Instruction, sameSpeaker: boolean
 export function instructionOverrides(
   facts: readonly ContextObject[],
   ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
+  things?: NamedThings,
 ): Omission[] {
   const instructions = facts
-    .map((fact) => attributedInstruction(fact, ladder))
+    .map((fact) => attributedInstruction(fact, ladder, things))
     .filter((i): i is Instruction => i !== null);
   if (instructions.length < 2) return [];
   const out = new Map<string, Omission>();
@@ -260,8 +303,10 @@ export function instructionOverrides(
       if (a.object.scope !== b.object.scope || a.object.scopeId !== b.object.scopeId) continue;
       const sameSpeaker = a.speaker === b.speaker;
       // The same speaker may name the thing ("Project Kite"); different speakers must share a common
-      // word for it, as a shared name alone may be a person both speak of on different matters.
-      if (!(sameSpeaker ? share(a.topic, b.topic) : shareThing(a, b))) continue;
+      // word for it, as a shared name alone may be a person both speak of on different matters, or a
+      // registered thing both name.
+      const matter = sameMatter(a, b, sameSpeaker);
+      if (!matter) continue;
       let winner: Instruction;
       let loser: Instruction;
       if (sameSpeaker) {
@@ -272,7 +317,7 @@ export function instructionOverrides(
         [winner, loser] = a.rank > b.rank ? [a, b] : [b, a];
       } else continue;
       if (out.has(loser.object.objectId)) continue;
-      const why = collision(winner, loser, sameSpeaker);
+      const why = collision(winner, loser, sameSpeaker, matter);
       if (!why) continue;
       // Its claim is what was said, without who said it: the items and turns that restate the
       // instruction quote that part.

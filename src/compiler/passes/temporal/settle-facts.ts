@@ -5,7 +5,7 @@ import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { speaksFromDeadState } from "../../hygiene/restatement";
 import { FactsMemo } from "./facts-memo";
-import { instructionOverrides } from "./instruction-authority";
+import { instructionOverrides, type NamedThings } from "./instruction-authority";
 import type { TemporalMemos } from "./memos";
 import type { Admitted, FactSettlement } from "./settlement";
 import { reconcile, validTime } from "./slot-reconciliation";
@@ -17,6 +17,7 @@ export function settleFacts(
   memos: TemporalMemos,
   memo = new FactsMemo(),
   ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
+  things?: NamedThings,
 ): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
@@ -36,7 +37,7 @@ export function settleFacts(
   }
   for (const q of settled.quarantined) removed.add(q.object.objectId);
   // Attributed instructions filed under keys that say nothing of what they are about (issue 17).
-  for (const o of instructionOverrides(keep(admitted.facts), ladder)) {
+  for (const o of instructionOverrides(keep(admitted.facts), ladder, things)) {
     omitted.push(o);
     removed.add(o.object.objectId);
   }
