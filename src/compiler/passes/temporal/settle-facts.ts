@@ -36,7 +36,7 @@ export function settleFacts(
   }
   for (const q of settled.quarantined) removed.add(q.object.objectId);
   // Attributed instructions filed under keys that say nothing of what they are about (issue 17).
-  for (const o of instructionOverrides(keep(admitted.facts), ladder)) {
+  for (const o of instructionOverrides(keep(admitted.facts), ladder, memos)) {
     omitted.push(o);
     removed.add(o.object.objectId);
   }
