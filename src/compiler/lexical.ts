@@ -209,27 +209,37 @@ export function directScores(
   b = 0.75,
 ): number[] {
   const size = documents.length;
-  const docs = new Array<Document>(size);
+  const queryTerms = [...new Set(terms(query))];
+  // One pass over the documents finds every query term's documents and counts, in document order, as
+  // the term-by-term scans did: a large project's candidate list is new with every question, so each
+  // document is read once rather than twice per term.
+  const hits = queryTerms.map(() => ({ docs: [] as number[], counts: [] as number[] }));
+  const lengths = new Array<number>(size);
   let totalLength = 0;
   for (let d = 0; d < size; d++) {
     const doc = documentOf(documents[d] as string, memos);
-    docs[d] = doc;
+    lengths[d] = doc.terms.length;
     totalLength += doc.terms.length;
+    for (let t = 0; t < queryTerms.length; t++) {
+      const tf = doc.frequency.get(queryTerms[t] as string);
+      if (tf === undefined) continue;
+      const hit = hits[t] as { docs: number[]; counts: number[] };
+      hit.docs.push(d);
+      hit.counts.push(tf);
+    }
   }
   const avgLength = totalLength / size || 1;
   const scores = new Array<number>(size).fill(0);
-  for (const term of new Set(terms(query))) {
-    let df = 0;
-    for (let d = 0; d < size; d++) if ((docs[d] as Document).frequency.has(term)) df++;
+  for (const { docs, counts } of hits) {
+    const df = docs.length;
     if (df === 0) continue;
     const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
-    for (let d = 0; d < size; d++) {
-      const doc = docs[d] as Document;
-      const tf = doc.frequency.get(term);
-      if (tf === undefined) continue;
+    for (let i = 0; i < df; i++) {
+      const d = docs[i] as number;
+      const tf = counts[i] as number;
       scores[d] =
         (scores[d] as number) +
-        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.terms.length) / avgLength));
+        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (lengths[d] as number)) / avgLength));
     }
   }
   return scores;

@@ -92,7 +92,6 @@ export class CompilerMemos
     readonly ContextObject[],
     { trusted: ContextObject[]; untrusted: ContextObject[] }
   >();
-  readonly positions = new WeakMap<readonly ContextObject[], Map<string, number>>();
 
   // Pass 7, compression and packing.
   readonly normalizedClaims = new WeakMap<ContextObject, string>();
