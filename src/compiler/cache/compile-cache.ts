@@ -19,11 +19,16 @@ import { CompilerMemos, TextMemos } from "./memos";
  * the query. It is owned by the thread's Durable Object and handed
  * to compileContext, so the passes stay pure functions of their input: an entry is reused only while
  * the record it was made from is unchanged, field for field, so a cached compile gives the same
- * envelope as a cold one. Bounded: each table is emptied when it outgrows its limit.
+ * envelope as a cold one. Bounded: a full table of objects lets go of the oldest this compile did not use,
+ * and every other table is emptied when it outgrows its limit.
  */
 
-/** Records a thread loads per compile: 5,000 facts and 500 items at most, plus layers and messages. */
-const OBJECT_LIMIT = 10_000;
+/**
+ * Normalised objects kept per kind. A compile hands in some 1,400 fact candidates at most and 500 items,
+ * plus layers and messages; a large project's candidates change with every question, so the table of
+ * facts fills over a thread's life and keeps its most recently used objects (see `evict`).
+ */
+export const OBJECT_LIMIT = 10_000;
 /** Distinct lines and blocks whose token counts are kept. */
 const COUNT_LIMIT = 50_000;
 
@@ -32,6 +37,8 @@ interface Entry<T> {
   object: ContextObject;
   /** The record object last handed in for this id; when deeply frozen and handed in again, it is equal. */
   given: T;
+  /** The compile (CompileCache.compiles) that last handed it in. */
+  used: number;
 }
 
 type Kind = "fact" | "working" | "environment" | "item" | "message";
@@ -76,6 +83,8 @@ export class CompileCache {
   private origin = "";
   private memoTables: CompilerMemos;
   private counter?: { count: (text: string) => number; memoized: (text: string) => number };
+  /** Compiles begun: how recently an object was handed in. */
+  private compiles = 0;
 
   /** `text`: memos keyed by text alone, which the caller may share between threads (see TextMemos). */
   constructor(private readonly text: TextMemos = new TextMemos()) {
@@ -84,6 +93,7 @@ export class CompileCache {
 
   /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
   begin(origin: Origin): void {
+    this.compiles++;
     const key = [origin.tenantId, origin.projectId, origin.threadId, origin.topRank, origin.user.id].join(
       "\u0000",
     );
@@ -217,7 +227,7 @@ export class CompileCache {
    * caller: the thread, task, the caller's roles, rank and clearances, and the authority ladder, as
    * `callerKey` spells them. A different caller starts a fresh table.
    */
-  standingVerdicts(callerKey: string): Map<ContextObject, Omission | null> {
+  standingVerdicts(callerKey: string): WeakMap<ContextObject, Omission | null> {
     return this.standingFor(callerKey).table;
   }
 
@@ -267,7 +277,7 @@ export class CompileCache {
   }
 
   private standingFor(callerKey: string) {
-    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
+    if (this.verdicts.key !== callerKey) {
       this.verdicts = freshVerdicts(callerKey);
     }
     return this.verdicts;
@@ -290,6 +300,7 @@ export class CompileCache {
     const table = this.objects[kind];
     const hit = table.get(id) as Entry<T> | undefined;
     if (hit) {
+      hit.used = this.compiles;
       // A thread object hands in the same frozen records while they stay unchanged (its held copies).
       if (hit.given === record && deeplyFrozen(record, this.memoTables.frozenRecords)) return hit.object;
       if (same(hit.record, record)) {
@@ -299,11 +310,27 @@ export class CompileCache {
     }
     const made = make(record, origin);
     const object = resolve ? resolveEntity(made) : made;
-    if (table.size >= OBJECT_LIMIT) table.clear();
+    if (table.size >= OBJECT_LIMIT) this.evict(table);
     // A deeply frozen record is its own snapshot: it can never change.
     const kept = deeplyFrozen(record, this.memoTables.frozenRecords) ? record : snapshot(record);
-    table.set(id, { record: kept, object, given: record });
+    table.set(id, { record: kept, object, given: record, used: this.compiles });
     return object;
+  }
+
+  /**
+   * Makes room in a full table: the oldest entries (in the order they were made) that this compile has
+   * not handed in go, down to three quarters of the limit. Emptying the whole table instead, as a large
+   * project's candidates fill it every hundred questions or so, made every object of the next compile
+   * anew, and let go of every memo kept by object with it; the objects a thread hands in every time (its
+   * newest facts, its items) stay here.
+   */
+  private evict(table: Map<string, Entry<unknown>>): void {
+    for (const [id, entry] of table) {
+      if (table.size <= (OBJECT_LIMIT * 3) / 4) return;
+      if (entry.used !== this.compiles) table.delete(id);
+    }
+    // One compile handed in more than the limit: nothing older is left to let go.
+    if (table.size >= OBJECT_LIMIT) table.clear();
   }
 }
 
@@ -341,7 +368,8 @@ export interface StandingSplit {
 function freshVerdicts(key: string) {
   return {
     key,
-    table: new Map<ContextObject, Omission | null>(),
+    // By object, let go with it: the objects are what the tables above bound.
+    table: new WeakMap<ContextObject, Omission | null>(),
     lists: new WeakMap<ContextObject[], StandingSplit>(),
   };
 }
