@@ -1,5 +1,5 @@
 import type { FactVersion } from "../../domain/fact-version";
-import { memoizedCounter } from "../../tokens/segments";
+import { type LineCounter, memoizedCounter } from "../../tokens/segments";
 import type { ContextObject, Omission } from "../context-object";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { DeadListKeeper } from "../hygiene/dead-list-keeper";
@@ -82,7 +82,7 @@ export class CompileCache {
   private readonly counts = new Map<string, number>();
   private origin = "";
   private memoTables: CompilerMemos;
-  private counter?: { count: (text: string) => number; memoized: (text: string) => number };
+  private counter?: { count: (text: string) => number; memoized: LineCounter };
   /** Compiles begun: how recently an object was handed in. */
   private compiles = 0;
 
@@ -121,7 +121,7 @@ export class CompileCache {
   }
 
   /** `count`, remembering the count of each line-aligned piece of text (src/tokens/segments.ts). */
-  countWith(count: (text: string) => number): (text: string) => number {
+  countWith(count: (text: string) => number): LineCounter {
     if (this.counter?.count !== count) {
       this.counts.clear();
       this.counter = { count, memoized: memoizedCounter(count, this.counts, COUNT_LIMIT) };
