@@ -454,10 +454,10 @@ async function benchScale(size: number): Promise<void> {
   const times = { mine: [] as number[], theirs: [] as number[] };
   let candidates = 0;
   let differing = 0;
-  // Every question's input made before any is timed, so that none of the fixture's garbage is collected
-  // inside a timed compile.
-  const inputs = questions.map((question, round) => forQuestion(question, round));
-  for (const [round, asked] of inputs.entries()) {
+  // Each question's input is made just before its compiles, as a thread object reads it: holding every
+  // question's rows at once would make each garbage collection mark tens of megabytes no server holds.
+  for (const [round, question] of questions.entries()) {
+    const asked = forQuestion(question, round);
     candidates += asked.facts.length;
     const run = (side: typeof mine | typeof theirs) => {
       const started = process.cpuUsage();
