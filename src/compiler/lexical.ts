@@ -39,7 +39,8 @@ function stem(word: string): string {
 
 /** A text's terms, with how often each occurs. */
 export interface Document {
-  terms: string[];
+  /** How many terms the text holds (BM25's document length). */
+  length: number;
   frequency: Map<string, number>;
 }
 
@@ -58,7 +59,8 @@ function documentOf(text: string, memos: LexicalMemos): Document {
     const list = terms(text);
     const frequency = new Map<string, number>();
     for (const term of list) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-    found = memos.documents.remember(text, { terms: list, frequency });
+    // The list itself is not kept: BM25 reads its length, and a thread holds thousands of documents.
+    found = memos.documents.remember(text, { length: list.length, frequency });
   }
   return found;
 }
@@ -108,8 +110,8 @@ export function corpusOf(documents: readonly string[], memos: LexicalMemos): Cor
   let totalLength = 0;
   for (let d = 0; d < documents.length; d++) {
     const doc = documentOf(documents[d] as string, memos);
-    lengths[d] = doc.terms.length;
-    totalLength += doc.terms.length;
+    lengths[d] = doc.length;
+    totalLength += doc.length;
     for (const [term, count] of doc.frequency) {
       const posting = postings.get(term);
       if (posting) {
@@ -157,7 +159,7 @@ export function corpusAfter(
   }
   for (const d of added) {
     const doc = documentOf(documents[d] as string, memos);
-    lengths[d] = doc.terms.length;
+    lengths[d] = doc.length;
     for (const [term, count] of doc.frequency) {
       const posting = postings.get(term);
       if (posting) {
@@ -218,8 +220,8 @@ export function directScores(
   let totalLength = 0;
   for (let d = 0; d < size; d++) {
     const doc = documentOf(documents[d] as string, memos);
-    lengths[d] = doc.terms.length;
-    totalLength += doc.terms.length;
+    lengths[d] = doc.length;
+    totalLength += doc.length;
     for (let t = 0; t < queryTerms.length; t++) {
       const tf = doc.frequency.get(queryTerms[t] as string);
       if (tf === undefined) continue;
