@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { MESSAGE_TAIL } from "../../src/compiler/compile";
 import type { CompileInput } from "../../src/compiler/compile-input";
-import type { MessageRecord } from "../../src/compiler/types";
+import type { MessageRecord, StatedClaims } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
 import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../../src/facts/fact-candidates";
@@ -89,6 +89,24 @@ export async function scaleCompile(size: number, questionCount: number): Promise
   });
   for (const m of transcript) Object.freeze(m);
   const tail = transcript.slice(-MESSAGE_TAIL);
+  // What extraction read from the turns, as the object hands it over for the tail and the episodes:
+  // the week's spending is a slot value, and every other such turn retires the figure it replaces.
+  const stated = new Map<string, StatedClaims>();
+  for (const [i, m] of transcript.entries()) {
+    const spent = /^We spent (\$\d+) on groceries/.exec(m.content);
+    if (!spent) continue;
+    stated.set(m.id, {
+      ts: m.ts,
+      claims: [{ key: "weekly_grocery_spend", value: spent[1] as string }],
+      ...(Math.floor(i / 24) % 2 === 0
+        ? { retired: [`we spent $${40 + ((i + 7) % 160)} on groceries`] }
+        : {}),
+    });
+  }
+  const claimsOf = (messages: readonly MessageRecord[]) =>
+    new Map(
+      messages.flatMap((m) => (stated.has(m.id) ? [[m.id, stated.get(m.id) as StatedClaims] as const] : [])),
+    );
   const earlier = transcript.slice(0, -MESSAGE_TAIL);
   const asked: string[] = [];
   const questions = [
@@ -124,7 +142,7 @@ export async function scaleCompile(size: number, questionCount: number): Promise
       .filter((m) => terms.some((t) => m.content.toLowerCase().includes(t)))
       .slice(-EPISODES)
       .map((m, i) => ({ ...m, score: 1 / (i + 1) }));
-    return { query: question, facts, episodes, similar, statedClaims: new Map() };
+    return { query: question, facts, episodes, similar, statedClaims: claimsOf([...tail, ...episodes]) };
   };
 
   return {
