@@ -3,19 +3,10 @@ import { describe, expect, it } from "vitest";
 import { CompileCache, OBJECT_LIMIT } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
-import type { Origin } from "../src/compiler/passes/normalize";
 import type { MessageRecord, StateItemRecord } from "../src/compiler/types";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import { factRow } from "./support/context-objects";
-
-const origin: Origin = {
-  tenantId: "t",
-  projectId: "p",
-  threadId: "t1",
-  topRank: 5,
-  user: { id: "u1", name: null },
-};
+import { factRow, origin } from "./support/context-objects";
 
 const row = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
   const content = `${key}: ${value}`;

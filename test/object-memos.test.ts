@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CompilerMemos } from "../src/compiler/cache/memos";
-import { factObject, type Origin } from "../src/compiler/passes/normalize";
+import { factObject } from "../src/compiler/passes/normalize";
 import { instructionOverrides } from "../src/compiler/passes/temporal/instruction-authority";
 import { type AuthorityTier, DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
-import { factRow } from "./support/context-objects";
+import { factRow, origin } from "./support/context-objects";
 
 /**
  * Memos kept per Context Object (src/compiler/cache/memos.ts) serve a large project's candidates, which
@@ -11,14 +11,6 @@ import { factRow } from "./support/context-objects";
  * once made: a changed record is normalised into a new object under the same id. A memo must therefore
  * answer for the object it was given, never for its id, and for every other input it was read against.
  */
-
-const origin: Origin = {
-  tenantId: "t",
-  projectId: "p",
-  threadId: "t1",
-  topRank: 5,
-  user: { id: "u1", name: null },
-};
 
 const directive = (id: string, key: string, value: string, minute: number) =>
   factObject(
