@@ -133,9 +133,12 @@ export async function scaleCompile(size: number, questionCount: number): Promise
       if (recentIds.has(row.id)) continue;
       for (const version of byKey.get(row.key) ?? []) found.set(version.id, version);
     }
-    // Rows outside the held newest ones come as new objects, as the replica's answers do.
+    // Rows outside the held newest ones come as new objects with new strings, decoded from JSON as the
+    // replica's answers are (src/facts/fact-repository.ts frozenRow).
     const facts = [...found.values()]
-      .map((row) => (recentIds.has(row.id) ? row : Object.freeze({ ...row })))
+      .map((row) =>
+        recentIds.has(row.id) ? row : Object.freeze(JSON.parse(JSON.stringify(row)) as FactVersion),
+      )
       .sort(newestFirst);
     const similar = new Map(nearest.map((row) => [row.id, 0.4 + draw.chance() * 0.4]));
     const episodes = earlier
