@@ -13,6 +13,11 @@
 //    the thread's own SQLite reads; the passes), how the facts were read, the client's round trip (which adds trace persistence and HTTP), and ingest
 //    events/s while filling. When the bench started the server itself, it then restarts it and prints
 //    each thread's first compile: the cost of a cold object (one evicted from memory).
+// With `--scale-facts N [--questions 100] [--baseline main] [--print-times]` it measures only the pure compiler at a large
+// project's scale instead (scripts/lib/scale-compile.ts): N fact versions, a new question every compile,
+// each handed its own candidates through one shared CompileCache, as a thread object does; CPU time per
+// compile, p50/p95, beside the same compiles by the compiler of `--baseline` (a git ref) in the same run,
+// alternated compile by compile, and whether every envelope of the two was the same.
 // Targets (issue 4): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that (30 ms). Figures only; no assertions.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -34,6 +39,7 @@ import {
   random,
 } from "./lib/compile-fixture";
 import { DevServer } from "./lib/dev-server.mjs";
+import { compilerAt, scaleCompile } from "./lib/scale-compile";
 
 const { values: options } = parseArgs({
   options: {
@@ -41,6 +47,10 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "60" },
     "cpu-only": { type: "boolean", default: false },
     url: { type: "string" },
+    "scale-facts": { type: "string" },
+    questions: { type: "string", default: "100" },
+    baseline: { type: "string", default: "main" },
+    "print-times": { type: "boolean", default: false },
     tenant: { type: "string", default: "dev" },
     key: { type: "string", default: "local-dev-key" },
   },
@@ -425,7 +435,65 @@ function print(title: string, rows: (Row & { eventsPerSecond?: number })[]): voi
   }
 }
 
+/** Untimed compiles before the timed ones: the JIT and the tokenizer's caches. */
+const SCALE_WARMUP = 10;
+
+/**
+ * CPU per compile at a large project's scale, this tree's compiler beside the baseline's: each question
+ * compiled by both, in alternating order, each with its own CompileCache kept across questions.
+ */
+async function benchScale(size: number): Promise<void> {
+  const count = Math.max(5, Number(options.questions) || 100);
+  const { input, forQuestion, questions } = await scaleCompile(size, count + SCALE_WARMUP);
+  const baseline = await compilerAt(options.baseline);
+  const mine = {
+    compileContext: (i: CompileInput) => compileContext(i),
+    cache: new CompileCache(new TextMemos()),
+  };
+  const theirs = { compileContext: baseline.compileContext, cache: baseline.newCache() };
+  const times = { mine: [] as number[], theirs: [] as number[] };
+  let candidates = 0;
+  let differing = 0;
+  // Each question's input is made just before its compiles, as a thread object reads it: holding every
+  // question's rows at once would make each garbage collection mark tens of megabytes no server holds.
+  for (const [round, question] of questions.entries()) {
+    const asked = forQuestion(question, round);
+    candidates += asked.facts.length;
+    const run = (side: typeof mine | typeof theirs) => {
+      const started = process.cpuUsage();
+      const output = side.compileContext({ ...input, ...asked, cache: side.cache as CompileCache });
+      const used = process.cpuUsage(started);
+      return { ms: (used.user + used.system) / 1000, output };
+    };
+    const first = round % 2 === 0 ? run(mine) : run(theirs);
+    const second = round % 2 === 0 ? run(theirs) : run(mine);
+    const [a, b] = round % 2 === 0 ? [first, second] : [second, first];
+    if (JSON.stringify(a.output) !== JSON.stringify(b.output)) differing++;
+    if (round < SCALE_WARMUP) continue;
+    times.mine.push(a.ms);
+    times.theirs.push(b.ms);
+  }
+  const line = (name: string, list: number[]) => {
+    const s = [...list].sort((x, y) => x - y);
+    return `  ${name.padEnd(24)} p50 ${percentile(s, 50).toFixed(2).padStart(6)} ms   p95 ${percentile(s, 95).toFixed(2).padStart(6)} ms   mean ${(s.reduce((t, x) => t + x, 0) / s.length).toFixed(2).padStart(6)} ms`;
+  };
+  console.log(
+    `\ncompiler passes at ${size} fact versions (CPU time of compileContext, ${count} new questions after ${SCALE_WARMUP} untimed, one CompileCache each; ${Math.round(candidates / questions.length)} fact candidates a compile)`,
+  );
+  console.log(line("this tree", times.mine));
+  console.log(line(`baseline ${baseline.commit} (${options.baseline})`, times.theirs));
+  if (options["print-times"])
+    console.log(
+      `  ${times.mine.map((t) => t.toFixed(1)).join(" ")}\n  ${times.theirs.map((t) => t.toFixed(1)).join(" ")}`,
+    );
+  console.log(`  envelopes differing from the baseline's: ${differing} of ${questions.length}`);
+}
+
 async function main(): Promise<void> {
+  if (options["scale-facts"]) {
+    for (const size of options["scale-facts"].split(",").map(Number).filter(Boolean)) await benchScale(size);
+    return;
+  }
   console.log(`bench:compile — sizes ${SIZES.join(", ")}, ${ROUNDS} compiles each, budget ${BUDGET} tokens`);
   print(
     "compiler passes (CPU time of compileContext in Node, process.cpuUsage; warm CompileCache)",

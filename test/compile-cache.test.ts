@@ -1,21 +1,12 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
-import { CompileCache } from "../src/compiler/cache/compile-cache";
+import { CompileCache, OBJECT_LIMIT } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
-import type { Origin } from "../src/compiler/passes/normalize";
 import type { MessageRecord, StateItemRecord } from "../src/compiler/types";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import { factRow } from "./support/context-objects";
-
-const origin: Origin = {
-  tenantId: "t",
-  projectId: "p",
-  threadId: "t1",
-  topRank: 5,
-  user: { id: "u1", name: null },
-};
+import { factRow, origin } from "./support/context-objects";
 
 const row = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
   const content = `${key}: ${value}`;
@@ -317,6 +308,29 @@ describe("CompileCache", () => {
     const again = cache.item(record, origin);
     expect(again).not.toBe(cached);
     expect(again.refs).toEqual(["m1", "m9"]);
+  });
+
+  it("when its table is full, keeps the objects compiles hand in every time and lets go of the oldest others", () => {
+    const cache = new CompileCache();
+    cache.begin(origin);
+    // A large project: the newest versions come back every compile, the question's own ones are new.
+    const newest = Array.from({ length: 500 }, (_, i) => row(`n${i}`, `newest_${i}`, `value ${i}`));
+    const held = newest.map((r) => cache.fact(r, origin));
+    const first = cache.fact(row("q0-0", "asked_0_0", "an answer"), origin);
+    for (let compile = 1; compile <= 30; compile++) {
+      cache.begin(origin);
+      for (const r of newest) cache.fact(r, origin);
+      for (let i = 0; i < 500; i++)
+        cache.fact(row(`q${compile}-${i}`, `asked_${compile}_${i}`, "an answer"), origin);
+      expect(cache.size).toBeLessThanOrEqual(OBJECT_LIMIT);
+    }
+    cache.begin(origin);
+    // The very same objects, so every memo kept by object stays with them.
+    expect(newest.filter((r, i) => cache.fact(r, origin) !== held[i])).toEqual([]);
+    // The oldest question's object was let go: made again, equal but new.
+    const again = cache.fact(row("q0-0", "asked_0_0", "an answer"), origin);
+    expect(again).not.toBe(first);
+    expect(again).toStrictEqual(first);
   });
 
   it("takes a deeply frozen record handed in again as unchanged, but not one frozen only on the outside", () => {

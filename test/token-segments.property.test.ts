@@ -106,4 +106,26 @@ describe("line-aligned token counting", () => {
       { numRuns: 500 },
     );
   });
+
+  it("counts lines joined by line breaks exactly, without joining them, memo warm or cold", () => {
+    const memo = new Map<string, number>();
+    const count = memoizedCounter(countTokens, memo, 1000);
+    // An envelope's lines: section titles, bulleted lines, lines that continue the one before (a space,
+    // a non-ASCII letter), empty ones between sections, and lines that hold line breaks themselves.
+    const line = fc.oneof(
+      text,
+      text.map((t) => `- ${t}`),
+      fc.constantFrom("", "## Facts", " indented", "é"),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (lines) => {
+        const joined = lines.join("\n");
+        expect(count.lines(lines)).toBe(countTokens(joined));
+        // Again, with every line's count remembered, and as the text itself.
+        expect(count.lines(lines)).toBe(countTokens(joined));
+        expect(count(joined)).toBe(countTokens(joined));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

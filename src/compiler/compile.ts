@@ -288,6 +288,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     candidateCount,
     admittedCount,
     count: input.countTokens,
+    countLines: input.countTokens.lines,
     memos,
   });
   // Screened turns among the candidates, whether or not their notice was placed.

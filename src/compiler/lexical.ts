@@ -39,7 +39,8 @@ function stem(word: string): string {
 
 /** A text's terms, with how often each occurs. */
 export interface Document {
-  terms: string[];
+  /** How many terms the text holds (BM25's document length). */
+  length: number;
   frequency: Map<string, number>;
 }
 
@@ -58,7 +59,8 @@ function documentOf(text: string, memos: LexicalMemos): Document {
     const list = terms(text);
     const frequency = new Map<string, number>();
     for (const term of list) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-    found = memos.documents.remember(text, { terms: list, frequency });
+    // The list itself is not kept: BM25 reads its length, and a thread holds thousands of documents.
+    found = memos.documents.remember(text, { length: list.length, frequency });
   }
   return found;
 }
@@ -108,8 +110,8 @@ export function corpusOf(documents: readonly string[], memos: LexicalMemos): Cor
   let totalLength = 0;
   for (let d = 0; d < documents.length; d++) {
     const doc = documentOf(documents[d] as string, memos);
-    lengths[d] = doc.terms.length;
-    totalLength += doc.terms.length;
+    lengths[d] = doc.length;
+    totalLength += doc.length;
     for (const [term, count] of doc.frequency) {
       const posting = postings.get(term);
       if (posting) {
@@ -157,7 +159,7 @@ export function corpusAfter(
   }
   for (const d of added) {
     const doc = documentOf(documents[d] as string, memos);
-    lengths[d] = doc.terms.length;
+    lengths[d] = doc.length;
     for (const [term, count] of doc.frequency) {
       const posting = postings.get(term);
       if (posting) {
@@ -209,27 +211,37 @@ export function directScores(
   b = 0.75,
 ): number[] {
   const size = documents.length;
-  const docs = new Array<Document>(size);
+  const queryTerms = [...new Set(terms(query))];
+  // One pass over the documents finds every query term's documents and counts, in document order, as
+  // the term-by-term scans did: a large project's candidate list is new with every question, so each
+  // document is read once rather than twice per term.
+  const hits = queryTerms.map(() => ({ docs: [] as number[], counts: [] as number[] }));
+  const lengths = new Array<number>(size);
   let totalLength = 0;
   for (let d = 0; d < size; d++) {
     const doc = documentOf(documents[d] as string, memos);
-    docs[d] = doc;
-    totalLength += doc.terms.length;
+    lengths[d] = doc.length;
+    totalLength += doc.length;
+    for (let t = 0; t < queryTerms.length; t++) {
+      const tf = doc.frequency.get(queryTerms[t] as string);
+      if (tf === undefined) continue;
+      const hit = hits[t] as { docs: number[]; counts: number[] };
+      hit.docs.push(d);
+      hit.counts.push(tf);
+    }
   }
   const avgLength = totalLength / size || 1;
   const scores = new Array<number>(size).fill(0);
-  for (const term of new Set(terms(query))) {
-    let df = 0;
-    for (let d = 0; d < size; d++) if ((docs[d] as Document).frequency.has(term)) df++;
+  for (const { docs, counts } of hits) {
+    const df = docs.length;
     if (df === 0) continue;
     const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
-    for (let d = 0; d < size; d++) {
-      const doc = docs[d] as Document;
-      const tf = doc.frequency.get(term);
-      if (tf === undefined) continue;
+    for (let i = 0; i < df; i++) {
+      const d = docs[i] as number;
+      const tf = counts[i] as number;
       scores[d] =
         (scores[d] as number) +
-        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.terms.length) / avgLength));
+        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (lengths[d] as number)) / avgLength));
     }
   }
   return scores;

@@ -1,4 +1,5 @@
 import type { ContextObject } from "../../src/compiler/context-object";
+import type { Origin } from "../../src/compiler/passes/normalize";
 import type { FactVersion } from "../../src/domain/fact-version";
 
 /** A public, valid, global fact-shaped Context Object; tests override what they exercise. */
@@ -91,3 +92,12 @@ export function factRow(extra: Partial<FactVersion> = {}): FactVersion {
     ...extra,
   };
 }
+
+/** The thread tests normalise records for: tenant t, project p, thread t1, user u1. */
+export const origin: Origin = {
+  tenantId: "t",
+  projectId: "p",
+  threadId: "t1",
+  topRank: 5,
+  user: { id: "u1", name: null },
+};

@@ -1,10 +1,10 @@
 import type { FactVersion } from "../../domain/fact-version";
-import { memoizedCounter } from "../../tokens/segments";
+import { type LineCounter, memoizedCounter } from "../../tokens/segments";
 import type { ContextObject, Omission } from "../context-object";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { DeadListKeeper } from "../hygiene/dead-list-keeper";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "../passes/normalize";
-import { resolveEntity } from "../passes/resolve-entities";
+import { entityIdsOf } from "../passes/resolve-entities";
 import { FactsMemo } from "../passes/temporal/facts-memo";
 import type { Admitted, FactSettlement, StateSettlement } from "../passes/temporal/settlement";
 import { deeplyFrozen, sameData, snapshot } from "../plain-data";
@@ -19,11 +19,16 @@ import { CompilerMemos, TextMemos } from "./memos";
  * the query. It is owned by the thread's Durable Object and handed
  * to compileContext, so the passes stay pure functions of their input: an entry is reused only while
  * the record it was made from is unchanged, field for field, so a cached compile gives the same
- * envelope as a cold one. Bounded: each table is emptied when it outgrows its limit.
+ * envelope as a cold one. Bounded: a full table of objects lets go of the oldest this compile did not use,
+ * and every other table is emptied when it outgrows its limit.
  */
 
-/** Records a thread loads per compile: 5,000 facts and 500 items at most, plus layers and messages. */
-const OBJECT_LIMIT = 10_000;
+/**
+ * Normalised objects kept per kind. A compile hands in some 1,400 fact candidates at most and 500 items,
+ * plus layers and messages; a large project's candidates change with every question, so the table of
+ * facts fills over a thread's life and keeps its most recently used objects (see `evict`).
+ */
+export const OBJECT_LIMIT = 10_000;
 /** Distinct lines and blocks whose token counts are kept. */
 const COUNT_LIMIT = 50_000;
 
@@ -32,6 +37,8 @@ interface Entry<T> {
   object: ContextObject;
   /** The record object last handed in for this id; when deeply frozen and handed in again, it is equal. */
   given: T;
+  /** The compile (CompileCache.compiles) that last handed it in. */
+  used: number;
 }
 
 type Kind = "fact" | "working" | "environment" | "item" | "message";
@@ -78,7 +85,9 @@ export class CompileCache {
   private readonly counts = new Map<string, number>();
   private origin = "";
   private memoTables: CompilerMemos;
-  private counter?: { count: (text: string) => number; memoized: (text: string) => number };
+  private counter?: { count: (text: string) => number; memoized: LineCounter };
+  /** Compiles begun: how recently an object was handed in. */
+  private compiles = 0;
 
   /** `text`: memos keyed by text alone, which the caller may share between threads (see TextMemos). */
   constructor(private readonly text: TextMemos = new TextMemos()) {
@@ -87,6 +96,7 @@ export class CompileCache {
 
   /** Forgets everything when the thread's origin (tenant, project, authority ladder) changed. */
   begin(origin: Origin): void {
+    this.compiles++;
     const key = [origin.tenantId, origin.projectId, origin.threadId, origin.topRank, origin.user.id].join(
       "\u0000",
     );
@@ -114,7 +124,7 @@ export class CompileCache {
   }
 
   /** `count`, remembering the count of each line-aligned piece of text (src/tokens/segments.ts). */
-  countWith(count: (text: string) => number): (text: string) => number {
+  countWith(count: (text: string) => number): LineCounter {
     if (this.counter?.count !== count) {
       this.counts.clear();
       this.counter = { count, memoized: memoizedCounter(count, this.counts, COUNT_LIMIT) };
@@ -227,7 +237,7 @@ export class CompileCache {
    * caller: the thread, task, the caller's roles, rank and clearances, and the authority ladder, as
    * `callerKey` spells them. A different caller starts a fresh table.
    */
-  standingVerdicts(callerKey: string): Map<ContextObject, Omission | null> {
+  standingVerdicts(callerKey: string): WeakMap<ContextObject, Omission | null> {
     return this.standingFor(callerKey).table;
   }
 
@@ -277,7 +287,7 @@ export class CompileCache {
   }
 
   private standingFor(callerKey: string) {
-    if (this.verdicts.key !== callerKey || this.verdicts.table.size >= OBJECT_LIMIT) {
+    if (this.verdicts.key !== callerKey) {
       this.verdicts = freshVerdicts(callerKey);
     }
     return this.verdicts;
@@ -294,12 +304,14 @@ export class CompileCache {
     record: T,
     origin: Origin,
     same: (cached: T, record: T) => boolean,
+    /** Makes a new object from the record (never one held elsewhere: it is completed in place). */
     make: (record: T, origin: Origin) => ContextObject,
     resolve = true,
   ) {
     const table = this.objects[kind];
     const hit = table.get(id) as Entry<T> | undefined;
     if (hit) {
+      hit.used = this.compiles;
       // A thread object hands in the same frozen records while they stay unchanged (its held copies).
       if (hit.given === record && deeplyFrozen(record, this.memoTables.frozenRecords)) return hit.object;
       if (same(hit.record, record)) {
@@ -307,13 +319,31 @@ export class CompileCache {
         return hit.object;
       }
     }
-    const made = make(record, origin);
-    const object = resolve ? resolveEntity(made) : made;
-    if (table.size >= OBJECT_LIMIT) table.clear();
+    const object = make(record, origin);
+    // Pass 2 (resolveEntity) on the object just made, which nothing else holds yet: its entity ids are
+    // set in place rather than on a copy of all its fields, one object less per new record.
+    if (resolve) object.entityIds = entityIdsOf(object);
+    if (table.size >= OBJECT_LIMIT) this.evict(table);
     // A deeply frozen record is its own snapshot: it can never change.
     const kept = deeplyFrozen(record, this.memoTables.frozenRecords) ? record : snapshot(record);
-    table.set(id, { record: kept, object, given: record });
+    table.set(id, { record: kept, object, given: record, used: this.compiles });
     return object;
+  }
+
+  /**
+   * Makes room in a full table: the oldest entries (in the order they were made) that this compile has
+   * not handed in go, down to three quarters of the limit. Emptying the whole table instead, as a large
+   * project's candidates fill it every hundred questions or so, made every object of the next compile
+   * anew, and let go of every memo kept by object with it; the objects a thread hands in every time (its
+   * newest facts, its items) stay here.
+   */
+  private evict(table: Map<string, Entry<unknown>>): void {
+    for (const [id, entry] of table) {
+      if (table.size <= (OBJECT_LIMIT * 3) / 4) return;
+      if (entry.used !== this.compiles) table.delete(id);
+    }
+    // One compile handed in more than the limit: nothing older is left to let go.
+    if (table.size >= OBJECT_LIMIT) table.clear();
   }
 }
 
@@ -351,7 +381,8 @@ export interface StandingSplit {
 function freshVerdicts(key: string) {
   return {
     key,
-    table: new Map<ContextObject, Omission | null>(),
+    // By object, let go with it: the objects are what the tables above bound.
+    table: new WeakMap<ContextObject, Omission | null>(),
     lists: new WeakMap<ContextObject[], StandingSplit>(),
   };
 }

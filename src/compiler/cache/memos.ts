@@ -15,6 +15,7 @@ import type { GroupParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
 import type { RankMemos } from "../passes/rank";
 import type { Redacted, SafeguardMemos } from "../passes/safeguard";
+import type { InstructionMemos } from "../passes/temporal/instruction-authority";
 import type { TemporalMemos } from "../passes/temporal/memos";
 import type { FactSettlement } from "../passes/temporal/settlement";
 import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
@@ -77,6 +78,7 @@ export class CompilerMemos
   readonly itemVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
   readonly deadBases = new WeakMap<FactSettlement, { earlier: Omission[]; basis: DeadBasis }>();
   readonly messageVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
+  readonly instructions: InstructionMemos["instructions"] = new WeakMap();
 
   // Pass 3, gates.
   readonly clockBounds = new WeakMap<readonly ContextObject[], ClockBounds>();
@@ -90,7 +92,6 @@ export class CompilerMemos
     readonly ContextObject[],
     { trusted: ContextObject[]; untrusted: ContextObject[] }
   >();
-  readonly positions = new WeakMap<readonly ContextObject[], Map<string, number>>();
 
   // Pass 7, compression and packing.
   readonly normalizedClaims = new WeakMap<ContextObject, string>();

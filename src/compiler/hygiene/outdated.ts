@@ -18,8 +18,11 @@ export function outdatedMessages(
   current: ContextObject[],
   memos: OutdatedMemos,
 ): Map<string, string> {
-  const bySlot = slotsOf(current, memos);
   const outdated = new Map<string, string>();
+  // Nothing stated, nothing outdated: the index of a large project's facts, a new list with every
+  // question, is not built for nothing.
+  if (stated.size === 0) return outdated;
+  const bySlot = slotsOf(current, memos);
   for (const [id, { ts, claims }] of stated) {
     for (const claim of claims) {
       const now = bySlot.get(claim.key);

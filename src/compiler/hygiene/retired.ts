@@ -25,14 +25,18 @@ export function withRetired(
   live: ContextObject[],
   memos: RetiredMemos,
 ): DeadClaim[] {
-  const heldLive = heldLiveOf(live, memos);
-  // Copied, as values join it below; the copy of a remembered set costs less than building it.
-  const known = new Set(perList(memos.knownTexts, dead, () => new Set(dead.map((d) => d.lower))));
+  // Both made on the first retired value: most compiles hand over none, and the live list of a large
+  // project, new with every question, would be indexed for nothing.
+  let heldLive: ((lower: string) => boolean) | undefined;
+  let known: Set<string> | undefined;
   const added: DeadClaim[] = [];
   for (const [id, { ts, retired }] of stated) {
     for (const text of retired ?? []) {
       const lower = text.toLowerCase();
+      // Copied, as values join it below; the copy of a remembered set costs less than building it.
+      known ??= new Set(perList(memos.knownTexts, dead, () => new Set(dead.map((d) => d.lower))));
       if (!distinctive(text) || known.has(lower)) continue;
+      heldLive ??= heldLiveOf(live, memos);
       if (heldLive(lower)) continue;
       known.add(lower);
       added.push({ text, lower, reason: "superseded", objectId: id, diedAt: ts, figures: [] });

@@ -35,6 +35,8 @@ export interface EmitInput {
   candidateCount: number;
   admittedCount: number;
   count: (text: string) => number;
+  /** `count(lines.join("\n"))` without the join, when the counter can (src/tokens/segments.ts). */
+  countLines?: (lines: readonly string[]) => number;
   format?: OutputFormat;
   memos: EmitFormatMemos;
 }
@@ -67,7 +69,9 @@ export function renderSections(fixed: EmitInput["fixed"], placed: Placed[]) {
     text: [SECTIONS[s.name].title, ...s.lines].join("\n"),
   }));
   const text = blocks.map((b) => b.text).join("\n\n");
-  return { sections, blocks, text };
+  // The text's lines, blocks apart by an empty one: joined by line breaks, they are the text.
+  const lines = sections.flatMap((s, i) => [...(i ? [""] : []), SECTIONS[s.name].title, ...s.lines]);
+  return { sections, blocks, text, lines };
 }
 
 export function emit(input: EmitInput): Envelope {
@@ -76,8 +80,12 @@ export function emit(input: EmitInput): Envelope {
   const fixed = Object.fromEntries(
     Object.entries(input.fixed).map(([k, v]) => [k, [...(v ?? [])]]),
   ) as Record<SectionName, string[]>;
+  // Counted by its lines where the counter can: each is a string the compile holds, where the pieces of
+  // the text would be new slices to copy and hash, every compile, for every line.
+  const countText = (built: ReturnType<typeof renderSections>) =>
+    input.countLines ? input.countLines(built.lines) : input.count(built.text);
   let built = renderSections(fixed, placed);
-  let tokens = input.count(built.text);
+  let tokens = countText(built);
   while (tokens > input.budgetTokens) {
     const victim = pickVictim(placed);
     if (victim !== undefined) {
@@ -91,7 +99,7 @@ export function emit(input: EmitInput): Envelope {
       fixed[section]?.pop();
     }
     built = renderSections(fixed, placed);
-    tokens = input.count(built.text);
+    tokens = countText(built);
   }
 
   const formatted = emitFormat(built.blocks, input.format ?? "text", input.memos, input.count, tokens);

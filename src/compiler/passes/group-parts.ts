@@ -85,26 +85,49 @@ function corporaOf(objects: readonly ContextObject[], memos: GroupPartsMemos): G
   return found;
 }
 
-/** Each object's parts, read from the objects. */
+/**
+ * Each object's parts, read from the objects. One loop fills every array: a large project's candidate
+ * list changes with every question, so its parts are read afresh each compile, and one typed array
+ * filled through `Float64Array.from` with a callback cost as much as this whole loop.
+ */
 export function partsOf(objects: readonly ContextObject[], memos: GroupPartsMemos): GroupParts {
+  const size = objects.length;
+  const texts = new Array<string>(size);
+  const timestamps = new Float64Array(size);
+  const typePriorities = new Float64Array(size);
+  const halfLives = new Float64Array(size);
+  const confidences = new Float64Array(size);
+  const conditional = new Uint8Array(size);
+  const critical = new Uint8Array(size);
+  const floors = new Float64Array(size);
+  let hasWhy = false;
+  for (let i = 0; i < size; i++) {
+    const o = objects[i] as ContextObject;
+    texts[i] = o.text;
+    timestamps[i] = instant(o.ts, memos);
+    typePriorities[i] = TYPE_PRIORITY[o.objectType];
+    halfLives[i] = o.decayHalfLifeDays ?? 30;
+    confidences[i] = o.confidence;
+    conditional[i] = o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0;
+    critical[i] = isCritical(o) ? 1 : 0;
+    floors[i] = floorOf(o);
+    if (o.whyItMatters) hasWhy = true;
+  }
   return {
-    texts: new LazyCorpus(
-      objects.map((o) => o.text),
-      memos,
-    ),
-    whys: objects.some((o) => o.whyItMatters)
+    texts: new LazyCorpus(texts, memos),
+    whys: hasWhy
       ? new LazyCorpus(
           objects.map((o) => o.whyItMatters ?? ""),
           memos,
         )
       : null,
-    timestamps: Float64Array.from(objects, (o) => instant(o.ts, memos)),
-    typePriorities: Float64Array.from(objects, (o) => TYPE_PRIORITY[o.objectType]),
-    halfLives: Float64Array.from(objects, (o) => o.decayHalfLifeDays ?? 30),
-    confidences: Float64Array.from(objects, (o) => o.confidence),
-    conditional: Uint8Array.from(objects, (o) => (o.taskTypes.length > 0 || o.whyItMatters ? 1 : 0)),
-    critical: Uint8Array.from(objects, (o) => (isCritical(o) ? 1 : 0)),
-    floors: Float64Array.from(objects, floorOf),
+    timestamps,
+    typePriorities,
+    halfLives,
+    confidences,
+    conditional,
+    critical,
+    floors,
   };
 }
 

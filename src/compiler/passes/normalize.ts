@@ -95,14 +95,22 @@ export function factObject(row: FactVersion, origin: Origin): ContextObject {
   const authorityLevel = factAuthorityLevel(row);
   const derivedConfidence =
     row.sourceType === "conversation" || authorityLevel === 3 ? 0.8 : authorityLevel === 4 ? 0.6 : 1;
+  // One literal, in the order `{ ...base(origin), … }` gave its keys (base's first, each where base put
+  // it): a large project's compile meets a few hundred facts it has not normalised yet, and the spread
+  // of a temporary base, arrays included, was a third of each one's garbage.
   return {
-    ...base(origin),
-    objectId: row.id,
-    kind: "fact",
-    objectType: factObjectType(row, authorityLevel, stated),
-    key: row.key,
-    text: row.content,
-    tokens: row.tokens,
+    tenantId: origin.tenantId,
+    projectId: origin.projectId,
+    userId: row.userId,
+    sessionId: row.threadId,
+    entityIds: stated.canonical_entity_ids ?? [],
+    aliases: stated.aliases ?? [],
+    whyItMatters: stated.why_it_matters ?? null,
+    taskTypes: stated.applicable_task_types ?? [],
+    behavioralImplication: stated.behavioral_implication ?? null,
+    decayHalfLifeDays: stated.decay_rule?.half_life_days ?? HALF_LIFE_DAYS,
+    retirementRule: stated.retirement_rule ?? "archive",
+    contradiction: row.contradictionStatus,
     forms: row.summary
       ? {
           summary: row.summary,
@@ -111,11 +119,17 @@ export function factObject(row: FactVersion, origin: Origin): ContextObject {
           microTokens: row.microTokens,
         }
       : null,
+    txStart: row.txStart,
+    txEnd: row.txEnd,
+    objectId: row.id,
+    kind: "fact",
+    objectType: factObjectType(row, authorityLevel, stated),
+    key: row.key,
+    text: row.content,
+    tokens: row.tokens,
     ts: row.validFrom,
     scope: row.scope,
     scopeId: row.scopeId,
-    userId: row.userId,
-    sessionId: row.threadId,
     sourceOrigin: `fact://${row.projectId}/${encodeURIComponent(row.key)}/${row.id}`,
     sourceType: row.sourceType,
     authorityLevel,
@@ -126,21 +140,11 @@ export function factObject(row: FactVersion, origin: Origin): ContextObject {
     denyRoles: parseList(row.denyRolesJson),
     isValid: row.isValid && row.txEnd === null,
     disputed: row.contradictionStatus === "disputed" || row.contradictionStatus === "quarantined",
-    contradiction: row.contradictionStatus,
     validFrom: row.validFrom,
     validUntil: row.validUntil,
-    txStart: row.txStart,
-    txEnd: row.txEnd,
     isConstraint: row.isConstraint,
     claim: claimOf(row.valueJson),
     supersededBy: row.supersededBy,
-    entityIds: stated.canonical_entity_ids ?? [],
-    aliases: stated.aliases ?? [],
-    whyItMatters: stated.why_it_matters ?? null,
-    taskTypes: stated.applicable_task_types ?? [],
-    behavioralImplication: stated.behavioral_implication ?? null,
-    decayHalfLifeDays: stated.decay_rule?.half_life_days ?? HALF_LIFE_DAYS,
-    retirementRule: stated.retirement_rule ?? "archive",
   };
 }
 

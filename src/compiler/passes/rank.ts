@@ -69,8 +69,6 @@ function scoreOf(
 export interface RankMemos extends GroupPartsMemos {
   /** Each list split by trust (splitByTrust). */
   trustSplits: WeakMap<readonly ContextObject[], { trusted: ContextObject[]; untrusted: ContextObject[] }>;
-  /** Each object's position in its list by id (a warm thread ranks the same lists again). */
-  positions: WeakMap<readonly ContextObject[], Map<string, number>>;
 }
 
 /** Seed 001: Activate(C) ⇔ ActiveTask ∈ C.TaskTypes ∧ SemanticMatch(ActiveQuery, C.WhyItMatters). */
@@ -125,7 +123,7 @@ export function rankGroup(
   const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? whys.scores(ctx.query) : [];
-  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar, ctx.memos);
+  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar);
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
   // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
   const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
@@ -184,7 +182,6 @@ function hybridSimilarity(
   objects: readonly ContextObject[],
   relevance: readonly number[],
   similar: ReadonlyMap<string, number> | undefined,
-  memos: RankMemos,
 ): { similarity: Float64Array; nearest: Set<number> } {
   const lexical: number[] = [];
   for (let i = 0; i < relevance.length; i++) if ((relevance[i] as number) > 0) lexical.push(i);
@@ -192,11 +189,17 @@ function hybridSimilarity(
   const nearest = new Set<number>();
   const byCosine: number[] = [];
   if (similar?.size) {
-    const at = positionsOf(objects, memos);
+    // Each id's cosine goes to its last position in the list. Found by one look-up per object in the
+    // small map of nearest ids rather than by an index of the list by id: a large project's candidate
+    // list changes with every question, and indexing it cost more than ranking it.
     const cosines = new Map<number, number>();
-    for (const [id, cosine] of similar) {
-      const i = at.get(id);
-      if (i !== undefined && cosine >= MIN_VECTOR_SIMILARITY) cosines.set(i, cosine);
+    const placed = new Set<string>();
+    for (let i = objects.length - 1; i >= 0; i--) {
+      const id = (objects[i] as ContextObject).objectId;
+      const cosine = similar.get(id);
+      if (cosine === undefined || placed.has(id)) continue;
+      placed.add(id);
+      if (cosine >= MIN_VECTOR_SIMILARITY) cosines.set(i, cosine);
     }
     for (const i of cosines.keys()) {
       nearest.add(i);
@@ -213,16 +216,6 @@ function hybridSimilarity(
     if (score > 0) similarity[i] = spreadFused(score, top, EPISODE_RRF_K, depth);
   }
   return { similarity, nearest };
-}
-
-/** Each object's position in its list by id, kept per list. */
-function positionsOf(objects: readonly ContextObject[], memos: RankMemos): Map<string, number> {
-  let found = memos.positions.get(objects);
-  if (!found) {
-    found = new Map(objects.map((o, i) => [o.objectId, i]));
-    memos.positions.set(objects, found);
-  }
-  return found;
 }
 
 const TIER_ORDER: Record<PriorityTierName, number> = {

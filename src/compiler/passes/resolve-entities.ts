@@ -37,11 +37,16 @@ export function resolveEntities(objects: ContextObject[]): ContextObject[] {
 
 /** One object's entities depend on that object alone, so a warm thread resolves each object once. */
 export function resolveEntity(object: ContextObject): ContextObject {
+  return { ...object, entityIds: entityIdsOf(object) };
+}
+
+/** The entity ids resolveEntity gives an object: its own, its slot's and aliases', and its identifiers'. */
+export function entityIdsOf(object: ContextObject): string[] {
   const ids = new Set(object.entityIds);
   if (object.key) ids.add(slotEntity(object.key));
   for (const alias of object.aliases) ids.add(slotEntity(alias));
   for (const id of identifiersIn(object.claim ?? object.text)) ids.add(id);
-  return { ...object, entityIds: [...ids] };
+  return [...ids];
 }
 
 /** The neighbourhood of each entity: which objects speak about it. */

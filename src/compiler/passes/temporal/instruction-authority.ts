@@ -216,6 +216,23 @@ export function attributedInstruction(
   };
 }
 
+/** The memo table instructionOverrides reads (CompilerMemos holds it). */
+export interface InstructionMemos {
+  /**
+   * Each fact's attributed instruction, or null, with the ladder it was read against (as JSON) and the
+   * registry view that named its things (registryThings keeps one per registry): it depends on the
+   * object, the ladder and that view alone. A large project's candidates are mostly the same
+   * objects compile after compile, in a list that changes with every question, and few are
+   * attributed, so reading every value's tags again cost more than the rest of the pass. Objects are
+   * never changed once made (a changed record is normalised into a new object), and neither is an
+   * Instruction once read.
+   */
+  instructions: WeakMap<
+    ContextObject,
+    { ladder: string; things: NamedThings | undefined; instruction: Instruction | null }
+  >;
+}
+
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
 export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
 
@@ -289,10 +306,18 @@ export function instructionOverrides(
   facts: readonly ContextObject[],
   ladder: AuthorityTier[] = DEFAULT_AUTHORITY_LADDER,
   things?: NamedThings,
+  memos: InstructionMemos = { instructions: new WeakMap() },
 ): Omission[] {
-  const instructions = facts
-    .map((fact) => attributedInstruction(fact, ladder, things))
-    .filter((i): i is Instruction => i !== null);
+  const ladderKey = JSON.stringify(ladder);
+  const instructions: Instruction[] = [];
+  for (const fact of facts) {
+    let held = memos.instructions.get(fact);
+    if (held?.ladder !== ladderKey || held.things !== things) {
+      held = { ladder: ladderKey, things, instruction: attributedInstruction(fact, ladder, things) };
+      memos.instructions.set(fact, held);
+    }
+    if (held.instruction) instructions.push(held.instruction);
+  }
   if (instructions.length < 2) return [];
   const out = new Map<string, Omission>();
   for (const [i, a] of instructions.entries()) {

@@ -6,6 +6,7 @@ import type { DeadClaimsMemos } from "../../hygiene/dead-claims";
 import type { OutdatedMemos } from "../../hygiene/outdated";
 import type { RestatementMemos } from "../../hygiene/restatement";
 import type { RetiredMemos } from "../../hygiene/retired";
+import type { InstructionMemos } from "./instruction-authority";
 import type { FactSettlement } from "./settlement";
 
 /** The memo tables pass 4 reads, its own and hygiene's (CompilerMemos holds them). */
@@ -14,7 +15,8 @@ export interface TemporalMemos
     RestatementMemos,
     RetiredMemos,
     OutdatedMemos,
-    ClaimsAgainstMemos {
+    ClaimsAgainstMemos,
+    InstructionMemos {
   /**
    * Whether an item speaks from a state dead before items were weighed, per dead list and item: both are
    * never changed, and a warm thread's facts' part, with its list, stands while new items arrive.

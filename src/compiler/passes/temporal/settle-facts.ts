@@ -37,7 +37,7 @@ export function settleFacts(
   }
   for (const q of settled.quarantined) removed.add(q.object.objectId);
   // Attributed instructions filed under keys that say nothing of what they are about (issue 17).
-  for (const o of instructionOverrides(keep(admitted.facts), ladder, things)) {
+  for (const o of instructionOverrides(keep(admitted.facts), ladder, things, memos)) {
     omitted.push(o);
     removed.add(o.object.objectId);
   }
@@ -47,14 +47,12 @@ export function settleFacts(
   const validFrom = new Map<string, string>();
   // Gated objects count too: a claim died when its successor became valid, even if that successor has
   // itself been replaced since.
-  for (const o of [
-    ...admitted.facts,
-    ...admitted.working,
-    ...admitted.environment,
-    ...earlier.map((e) => e.object),
-  ]) {
+  // List by list, in this order (a later id overrides), without joining them into one array first.
+  const note = (o: ContextObject) => {
     if (o.kind !== "message" && o.kind !== "state_item") validFrom.set(o.objectId, validTime(o));
-  }
+  };
+  for (const list of [admitted.facts, admitted.working, admitted.environment]) for (const o of list) note(o);
+  for (const e of earlier) note(e.object);
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
     reason: "quarantined",
