@@ -225,6 +225,28 @@ describe("mention rules", () => {
     ]);
   });
 
+  it("reads small talk's common nouns as no place, and a place's proper name as one", () => {
+    const named = (text: string) => textMentions(text, "message").map((m) => [m.name, m.type, m.strength]);
+    // A determiner or a word of place opens a second phrase: the drizzle, and an office, are not one name.
+    expect(named("any thoughts on the drizzle outside the office today?")).toEqual([]);
+    expect(named("how was the sandwich place beside our warehouse")).toEqual([]);
+    expect(named("is the parking behind the campus still free?")).toEqual([]);
+    // Common nouns in lower case before a place's head describe one: at most a weak mention.
+    expect(named("the muffins at the bakery office were stale")).toEqual([
+      ["Bakery office", "place", "weak"],
+    ]);
+    // A place named by a proper name stays one, in conversation as in a fact.
+    expect(named("I moved to our Tallinn office and ship from the Quenby Road warehouse")).toEqual([
+      ["Tallinn office", "place", "strong"],
+      ["Quenby Road warehouse", "place", "strong"],
+    ]);
+    // A qualifier in a compound is still one word ("after-hours"), and other heads keep lower-case names.
+    expect(named("page the after-hours team about the ingest pipeline")).toEqual([
+      ["After-hours team", "team", "strong"],
+      ["Ingest pipeline", "system", "strong"],
+    ]);
+  });
+
   it("reads a title beside a function, software that manages things, and markup as no person and no role", () => {
     expect(found("[Partner Success (Account Lead)]: taking this over")[0]).toMatchObject({
       text: "Partner Success",

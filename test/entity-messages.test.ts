@@ -96,6 +96,27 @@ describe("messages and tool output reach the entity registry", () => {
     expect(await registry(t.project)).toEqual([]);
   });
 
+  it("small talk about common things near a place creates no place; a place named so does", async () => {
+    const t = await newThread();
+    await t.events([
+      ...Array.from({ length: 6 }, (_, i) =>
+        message(
+          [
+            "any news on the drizzle outside the office?",
+            "is the queue behind the warehouse still long",
+            "the muffins at the bakery office were stale again",
+          ][i % 3] as string,
+          { id: `s${i}`, ts: at(i + 1) },
+        ),
+      ),
+      message("I start at our Tallinn office on Monday.", { id: "s6", ts: at(10) }),
+    ]);
+    await extracted(t.thread);
+    expect((await registry(t.project)).map((e) => [e.canonical_name, e.entity_type])).toEqual([
+      ["Tallinn office", "place"],
+    ]);
+  });
+
   it("a product's part, a title, a label, a kind and a description create nothing; a name beside them does", async () => {
     // An assistant's "your site dashboard" is advice about a kind of thing; a user's "the ingest
     // pipeline" (below) is their own.

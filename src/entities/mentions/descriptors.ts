@@ -47,12 +47,19 @@ const CASED_HEADS = Object.keys(DESCRIPTOR_HEADS)
 /** Words that link phrases, never part of a name: "the launch of Project Atlas" is no "launch of" project. */
 // An article inside the words ("our community a service") means they are two phrases, not one.
 const LINKING = "of|for|to|in|on|at|with|from|and|or|by|about|is|are|was|were|as|than|like|into|via|a|an";
+/**
+ * Determiners and words of place that open a second phrase ("the weather near the office" is the weather,
+ * and an office): never inside one name. Matched as whole words only, so "after-hours" or "over-the-top"
+ * can still qualify a head.
+ */
+const APART =
+  "the|our|my|your|their|his|her|its|this|that|these|those|near|nearby|beside|behind|across|around|outside|inside|opposite|beyond|toward|towards|through|past|over|under|above|below|between";
 
 /** With a determiner, any words qualify the head ("the payments team"); without one, capitalised words only. */
 // Within one sentence: the qualifier's words are on the head's line and none ends one ("Submit Form.\nThe
 // Project" is no project).
 export const DESCRIPTOR_AFTER_DETERMINER = new RegExp(
-  `\\b(?:the|our|my|your|their)\\s+((?:(?!(?:${LINKING})\\b)[A-Za-z0-9](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${HEADS})\\b`,
+  `\\b(?:the|our|my|your|their)\\s+((?:(?!(?:${LINKING})\\b)(?!(?:${APART})(?![\\w-]))[A-Za-z0-9](?:[\\w.-]*[\\w-])?[ \\t]+){1,3}?)(${HEADS})\\b`,
   "gi",
 );
 // Not the second half of a compound ("CI/CD pipeline" is no "CD pipeline").

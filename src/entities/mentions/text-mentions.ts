@@ -209,7 +209,8 @@ function descriptors(scan: Scan): void {
  * Whether a descriptor in conversation names something plainly enough to create an entity: "the Kestrel
  * service", "the payments team", "the ingest pipeline". Conversation describes more than it names, so it
  * is weak there when
- * - it is a group in common words ("the support group", "a study group"): a gathering, not a team;
+ * - it is a group in common words ("the support group", "a study group"): a gathering, not a team,
+ *   or a place in common words ("the weather office"): a description, not a place's name;
  * - its qualifier is a technology's styling: camel case, a dotted domain or acronyms only ("the GitHub
  *   repo", "the Render.com dashboard", "the CI pipeline"), or its head is an acronym ("the Tindle CLI"):
  *   a tool's part rather than the user's own thing (teams aside: "the QA team");
@@ -231,6 +232,9 @@ function describedPlainly(
   const words = described.qualifier.split(/\s+/);
   const capitalised = words.some((w) => /^\p{Lu}/u.test(w));
   if (/\bgroup$/i.test(described.name)) return capitalised;
+  // A place is named by a proper name ("our Lisbon office", "the Harrow Street warehouse"); common nouns
+  // in lower case before its head describe one ("the weather office", "the coffee warehouse").
+  if (described.type === "place") return capitalised;
   if (described.type === "team") return true;
   // The head in capitals ("the Tindle CLI") is a product's part, as "Formspree API" is.
   const head = written.split(/\s+/).at(-1) as string;
