@@ -289,6 +289,21 @@ describe("GET /entities", () => {
     expect((await call("GET", "/entities/no-such-entity")).status).toBe(404);
   });
 
+  it("refuses a name filter that normalises to nothing, naming query.name", async () => {
+    const t = await newThread();
+    await t.events([fact("office", "the Lisbon office", { id: "f1" })]);
+    for (const name of ["---", "%25", "%20.%20"]) {
+      const res = await call("GET", `/entities?project_id=${t.project}&name=${name}`);
+      expect(res.status, name).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual(["query.name"]);
+    }
+    // Punctuation around a name is still a name.
+    expect((await entities(t.project, "&name=--lisbon--")).map((e) => e.canonical_name)).toEqual([
+      "Lisbon office",
+    ]);
+  });
+
   it("lists only the facts the viewer may see on an entity's page", async () => {
     const t = await newThread({ user_id: "u1", user_name: "Ada", authority: "employee" });
     await t.events([

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ENTITY_EVENTS, ENTITY_STATUSES, ENTITY_TYPES, REVIEW_STATUSES } from "../../domain/entities";
+import { normalizeName } from "../../entities/names";
 import { decodePosition } from "../../http/cursor";
 import { shortText, slugId } from "./common";
 import { StoredFact, ViewerQuery } from "./facts";
@@ -53,6 +54,8 @@ export const EntityListQuery = z.object({
   project_id: projectParam,
   type: EntityType.optional(),
   name: shortText(200)
+    // Punctuation alone ("---", "%") normalises to nothing, which would match every entity.
+    .refine((v) => normalizeName(v) !== "", "must hold a letter or a digit")
     .optional()
     .openapi({ description: "Entities any of whose names starts with this, compared normalised." }),
   status: EntityStatus.optional().openapi({ description: "Active and pending entities when absent." }),
