@@ -304,6 +304,24 @@ describe("GET /entities", () => {
     ]);
   });
 
+  it("says a limit out of range is out of range, however many digits it has", async () => {
+    for (const path of [
+      "/entities?limit=1000",
+      "/entities/review?limit=1000",
+      "/entities/review?limit=501",
+      "/entities/some-entity/messages?limit=123456789",
+      "/entities?limit=0",
+    ]) {
+      const res = await call("GET", path);
+      expect(res.status, path).toBe(400);
+      expect(res.json.errors, path).toEqual([{ field: "query.limit", message: "must be between 1 and 500" }]);
+    }
+    for (const path of ["/entities?limit=ten", "/entities/review?limit=-5", "/entities?limit=2.5"]) {
+      const res = await call("GET", path);
+      expect(res.json.errors, path).toEqual([{ field: "query.limit", message: "must be a whole number" }]);
+    }
+  });
+
   it("lists only the facts the viewer may see on an entity's page", async () => {
     const t = await newThread({ user_id: "u1", user_name: "Ada", authority: "employee" });
     await t.events([

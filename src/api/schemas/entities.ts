@@ -17,7 +17,7 @@ export const EntityStatus = z.enum(ENTITY_STATUSES).openapi("EntityStatus");
 const pageLimit = z
   .string()
   .superRefine((v, ctx) => {
-    if (!/^\d{1,3}$/.test(v)) ctx.addIssue({ code: "custom", message: "must be a whole number" });
+    if (!/^\d+$/.test(v)) ctx.addIssue({ code: "custom", message: "must be a whole number" });
     else if (Number(v) < 1 || Number(v) > MAX_ENTITY_PAGE) {
       ctx.addIssue({ code: "custom", message: `must be between 1 and ${MAX_ENTITY_PAGE}` });
     }
