@@ -322,6 +322,37 @@ describe("GET /entities", () => {
     }
   });
 
+  it("refuses a cursor issued for another list: other filters, or another list altogether", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("office", "the Lisbon office", { id: "f1" }),
+      fact("office_2", "the Tallinn office", { id: "f2" }),
+      fact("office_3", "the Oporto office", { id: "f3" }),
+      fact("team", "the billing squad", { id: "f4" }),
+    ]);
+    const first = await call("GET", `/entities?project_id=${t.project}&type=place&limit=1`);
+    expect(first.status).toBe(200);
+    const cursor = first.json.next_cursor as string;
+    expect(cursor).toBeTruthy();
+    // The same list goes on.
+    const next = await call("GET", `/entities?project_id=${t.project}&type=place&limit=1&cursor=${cursor}`);
+    expect(next.status, JSON.stringify(next.json)).toBe(200);
+    expect(next.json.entities).toHaveLength(1);
+    for (const other of [
+      `/entities?project_id=${t.project}&type=team&limit=1&cursor=${cursor}`,
+      `/entities?project_id=${t.project}&limit=1&cursor=${cursor}`,
+      `/entities?project_id=${t.project}&type=place&name=tallinn&limit=1&cursor=${cursor}`,
+      `/entities?project_id=${t.project}&type=place&status=merged&limit=1&cursor=${cursor}`,
+      `/entities?type=place&limit=1&cursor=${cursor}`,
+      `/entities/review?project_id=${t.project}&cursor=${cursor}`,
+    ]) {
+      const res = await call("GET", other);
+      expect(res.status, other).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual(["query.cursor"]);
+    }
+  });
+
   it("lists only the facts the viewer may see on an entity's page", async () => {
     const t = await newThread({ user_id: "u1", user_name: "Ada", authority: "employee" });
     await t.events([

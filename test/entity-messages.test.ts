@@ -399,6 +399,30 @@ describe("an entity's messages page through every reference", () => {
     expect(detail.messages).toEqual(expected.slice(0, 100));
   });
 
+  it("a cursor of one entity's messages is refused on another's", async () => {
+    const t = await newThread();
+    await t.events(
+      Array.from({ length: 3 }, (_, i) =>
+        tool(`the Wrenfield service and the Osterley service answered check ${i}`, {
+          id: `c${i}`,
+          ts: at(i + 1),
+        }),
+      ),
+    );
+    await extracted(t.thread);
+    const list = await registry(t.project);
+    const [a, b] = ["Wrenfield service", "Osterley service"].map((n) => named(list, n) as EntityView);
+    const first = await call("GET", `/entities/${a?.id}/messages?limit=1`);
+    expect(first.status).toBe(200);
+    const cursor = first.json.next_cursor as string;
+    expect(cursor).toBeTruthy();
+    expect((await call("GET", `/entities/${a?.id}/messages?limit=1&cursor=${cursor}`)).status).toBe(200);
+    const foreign = await call("GET", `/entities/${b?.id}/messages?limit=1&cursor=${cursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.contentType).toContain("application/problem+json");
+    expect(foreign.json.errors.map((e: { field: string }) => e.field)).toEqual(["query.cursor"]);
+  });
+
   it("a bad limit or cursor is a 400 naming it; an unknown entity is a 404", async () => {
     const t = await newThread();
     await t.events([tool("the Wrenfield service is up", { id: "w1", ts: at(1) })]);

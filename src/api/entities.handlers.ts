@@ -4,12 +4,13 @@ import { decideReview, EditRefused, mergeEntities, splitEntity } from "../entiti
 import { EntityRepository } from "../entities/entity-repository";
 import type { EntityRow } from "../entities/entity-schema";
 import { entityView, historyView, reviewView } from "../entities/entity-views";
+import { normalizeName } from "../entities/names";
 import type { Env } from "../env";
 import { type AnnounceTo, announceRevision } from "../facts/fact-announcements";
 import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
 import { type FactGate, mayView } from "../facts/fact-visibility";
-import { decodePosition, encodePosition } from "../http/cursor";
+import { decodePosition, encodePosition, listIdentity } from "../http/cursor";
 import { ProblemError } from "../http/problem";
 import { validationHook } from "../http/validation-hook";
 import type { TenantVariables } from "../tenancy/authenticate";
@@ -72,6 +73,7 @@ async function pageAcross<T>(
   read: (repository: EntityRepository, limit: number) => Promise<T[]>,
   position: (row: T) => string[],
   limit: number,
+  list: string,
 ): Promise<{ rows: { row: T; repository: EntityRepository }[]; nextCursor: string | null }> {
   const pages = await Promise.all(
     repositories.map(async (repository) =>
@@ -79,14 +81,17 @@ async function pageAcross<T>(
     ),
   );
   const merged = pages.flat().sort((a, b) => compareTuples(position(a.row), position(b.row)));
-  return cut(merged, limit, (r) => position(r.row));
+  return cut(merged, limit, (r) => position(r.row), list);
 }
 
-/** A page from `limit` + 1 rows read in the cursor's order: the first `limit`, and the cursor after them. */
-function cut<T>(read: T[], limit: number, position: (row: T) => string[]) {
+/**
+ * A page from `limit` + 1 rows read in the cursor's order: the first `limit`, and the cursor after them,
+ * bound to its list (`listIdentity`).
+ */
+function cut<T>(read: T[], limit: number, position: (row: T) => string[], list: string) {
   const rows = read.slice(0, limit);
   const last = rows.at(-1);
-  return { rows, nextCursor: read.length > limit && last ? encodePosition(position(last)) : null };
+  return { rows, nextCursor: read.length > limit && last ? encodePosition([...position(last), list]) : null };
 }
 
 const messageRefView = (m: { threadId: string; messageId: string; mention: string }) => ({
@@ -95,13 +100,24 @@ const messageRefView = (m: { threadId: string; messageId: string; mention: strin
   mention: m.mention,
 });
 
-/** The position a list's cursor names (validated by the query schema), as the list's own fields. */
+/**
+ * The position a list's cursor names (its shape validated by the query schema), as the list's own
+ * fields; a cursor issued for another list (another entity, other filters) is a 400 naming it.
+ */
 function positionOf<T>(
   cursor: string | undefined,
+  list: string,
   fields: (parts: [string, string, string]) => T,
 ): T | undefined {
-  const parts = cursor ? decodePosition(cursor, 3) : undefined;
-  return parts ? fields(parts as [string, string, string]) : undefined;
+  const parts = cursor ? decodePosition(cursor, 4) : undefined;
+  if (!parts) return undefined;
+  if (parts[3] !== list) {
+    const message = "was not issued for this list (the same entity and filters)";
+    throw new ProblemError(400, "Invalid request", "Invalid field(s): query.cursor", [
+      { field: "query.cursor", message },
+    ]);
+  }
+  return fields(parts as [string, string, string]);
 }
 
 /** The one row an id names across the databases asked: 404 when none, 409 when several projects have it. */
@@ -191,7 +207,14 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(listEntities, async (c) => {
     const query = c.req.valid("query");
     const tenant = c.get("tenant");
-    const after = positionOf(query.cursor, ([projectId, name, id]) => ({ projectId, name, id }));
+    const list = listIdentity([
+      "entities",
+      query.project_id,
+      query.type,
+      query.name === undefined ? undefined : normalizeName(query.name),
+      query.status,
+    ]);
+    const after = positionOf(query.cursor, list, ([projectId, name, id]) => ({ projectId, name, id }));
     const statuses: EntityStatus[] = query.status ? [query.status] : ["active", "pending"];
     const filter = { projectId: query.project_id, type: query.type, name: query.name, statuses };
     const page = await pageAcross(
@@ -199,6 +222,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       (repository, limit) => repository.page(filter, after, limit),
       (row) => [row.projectId, row.canonicalName, row.id],
       query.limit ? Number(query.limit) : DEFAULT_ENTITY_PAGE,
+      list,
     );
     const views = await Promise.all(
       [...new Set(page.rows.map((r) => r.repository))].map(async (repository) => {
@@ -216,13 +240,19 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(listReviews, async (c) => {
     const query = c.req.valid("query");
     const tenant = c.get("tenant");
-    const after = positionOf(query.cursor, ([projectId, createdAt, id]) => ({ projectId, createdAt, id }));
     const filter = { projectId: query.project_id, status: query.status ?? ("open" as const) };
+    const list = listIdentity(["reviews", filter.projectId, filter.status]);
+    const after = positionOf(query.cursor, list, ([projectId, createdAt, id]) => ({
+      projectId,
+      createdAt,
+      id,
+    }));
     const page = await pageAcross(
       await repositoriesFor(tenant, query.project_id),
       (repository, limit) => repository.reviewPage(filter, after, limit),
       (row) => [row.projectId, row.createdAt, row.id],
       query.limit ? Number(query.limit) : DEFAULT_ENTITY_PAGE,
+      list,
     );
     const reviews = await Promise.all(
       page.rows.map(async ({ row, repository }) =>
@@ -261,7 +291,8 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const query = c.req.valid("query");
     const repositories = await repositoriesFor(c.get("tenant"), query.project_id);
     const { row, repository } = await locate(repositories, (r) => r.find(id, query.project_id), "Entity", id);
-    const after = positionOf(query.cursor, ([threadId, seq, mention]) => ({
+    const list = listIdentity(["messages", row.projectId, row.id]);
+    const after = positionOf(query.cursor, list, ([threadId, seq, mention]) => ({
       threadId,
       seq: Number(seq),
       mention,
@@ -271,7 +302,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       repository.messageLinks(row.projectId, row.id, limit + 1, after),
       repository.messageCount(row.projectId, row.id),
     ]);
-    const page = cut(read, limit, (m) => [m.threadId, String(m.seq), m.mention]);
+    const page = cut(read, limit, (m) => [m.threadId, String(m.seq), m.mention], list);
     return c.json(
       { messages: page.rows.map(messageRefView), message_count: count, next_cursor: page.nextCursor },
       200,

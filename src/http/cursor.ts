@@ -24,3 +24,18 @@ export function decodePosition(cursor: string, length: number): string[] | undef
     return undefined;
   }
 }
+
+/**
+ * The identity of a list a cursor pages through: what selects its rows (a path's id, the filters), as a
+ * short hash. A cursor carries it after its position, so a cursor of one list is refused on another
+ * (another entity's messages, other filters) instead of paging from a position that means nothing
+ * there. A guard against mistakes, not a secret: FNV-1a over the parts as JSON.
+ */
+export function listIdentity(parts: readonly (string | undefined)[]): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(JSON.stringify(parts.map((p) => p ?? null)))) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}

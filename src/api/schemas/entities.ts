@@ -25,17 +25,23 @@ const pageLimit = z
   .optional()
   .openapi({ description: `Per page, at most ${MAX_ENTITY_PAGE}; ${DEFAULT_ENTITY_PAGE} by default.` });
 
-/** A cursor holding a position of `length` strings (each part as `valid` says). */
+/**
+ * A cursor holding a position of `length` strings (each part as `valid` says) and the identity of the
+ * list it was issued for, which the handler compares with the request's own (`listIdentity`).
+ */
 const cursorOf = (length: number, valid: (parts: string[]) => boolean = () => true) =>
   z
     .string()
     .max(2000)
     .refine((v) => {
-      const parts = decodePosition(v, length);
+      const parts = decodePosition(v, length + 1);
       return parts !== undefined && valid(parts);
     }, "is not a cursor this API issued")
     .optional()
-    .openapi({ description: "`next_cursor` of the previous page, with the same filters." });
+    .openapi({
+      description:
+        "`next_cursor` of the previous page, with the same entity and filters (another list's cursor is a 400).",
+    });
 
 const projectParam = slugId()
   .optional()
