@@ -409,6 +409,19 @@ describe("merge, split and review", () => {
     expect((await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id })).status).toBe(409);
   });
 
+  it("refuses a review decision with an unknown key, naming the key", async () => {
+    const res = await call("POST", "/entities/review/no-such-review", { decision: "accept", reson: "same" });
+    expect(res.status).toBe(400);
+    expect(res.contentType).toContain("application/problem+json");
+    expect(res.json.errors).toEqual([{ field: "reson", message: "is not a known field" }]);
+    // The same body, spelt right, is valid: the review is then looked up.
+    const spelt = await call("POST", "/entities/review/no-such-review", {
+      decision: "accept",
+      reason: "same",
+    });
+    expect(spelt.status).toBe(404);
+  });
+
   it("refuses a merge with itself, an unknown entity or a missing field, naming the field", async () => {
     const t = await newThread();
     await t.events([fact("vendor", "Quarry Holdings", { id: "v1" })]);

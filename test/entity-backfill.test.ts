@@ -247,6 +247,17 @@ describe("POST /threads/:thread/entities/backfill", () => {
       expect(res.contentType).toContain("application/problem+json");
       expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual([field]);
     }
+    // An unknown key is named itself.
+    const misspelt = await backfill(t.thread, { lmit: 10 });
+    expect([misspelt.status, misspelt.json.errors]).toEqual([
+      400,
+      [{ field: "lmit", message: "is not a known field" }],
+    ]);
+    // No body at all asks for the defaults, as `{}` does; a body that is not JSON is still refused.
+    const empty = await call("POST", `/threads/${t.thread}/entities/backfill`);
+    expect(empty.status, JSON.stringify(empty.json)).toBe(200);
+    expect(empty.json).toMatchObject({ done: true, queued: false });
+    expect((await call("POST", `/threads/${t.thread}/entities/backfill`, "{limit:")).status).toBe(400);
     const unknown = await backfill("no-such-thread");
     expect(unknown.status).toBe(404);
     expect(unknown.contentType).toContain("application/problem+json");

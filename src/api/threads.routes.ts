@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { emptyBodyAsObject } from "../http/empty-body";
 import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import { ContextBody, ContextResponse } from "./schemas/context";
 import { MentionBackfillBody, MentionBackfillResult } from "./schemas/entities";
@@ -131,9 +132,11 @@ export const postMentionBackfill = createRoute({
   summary:
     "Operator: read the mentions of messages extracted before they were read, and bind weak mentions of names an entity took since",
   security,
+  // Every field is optional, so no body at all asks for the defaults, as `{}` does.
+  middleware: [emptyBodyAsObject] as const,
   request: {
     params: ThreadParams,
-    body: { content: { "application/json": { schema: MentionBackfillBody } }, required: true },
+    body: { content: { "application/json": { schema: MentionBackfillBody } }, required: false },
   },
   responses: {
     200: json(MentionBackfillResult, "What this call read and added; call again while `done` is false"),

@@ -32,10 +32,13 @@ export function problemResponse(c: Context, problem: ProblemError): Response {
 }
 
 export function fieldErrors(error: ZodError, prefix: string): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),
-    message: issue.message,
-  }));
+  const field = (path: readonly PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join(".");
+  return error.issues.flatMap((issue) =>
+    // An unknown key is named itself ("reson", not the object holding it), one error per key.
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: "is not a known field" }))
+      : [{ field: field(issue.path), message: issue.message }],
+  );
 }
 
 /**

@@ -220,6 +220,8 @@ export const ReviewDecisionBody = z
     }),
     reason: shortText(500).optional(),
   })
+  // An unknown key is a mistake to report (a misspelt "reason"), as on the back-fill's body.
+  .strict()
   .openapi("EntityReviewDecision");
 
 export const ReviewDecisionResult = z
