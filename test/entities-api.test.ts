@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ask, call, fact, newThread } from "./helpers";
+import { ask, call, fact, message, newThread, until } from "./helpers";
 
 /**
  * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
@@ -351,6 +351,30 @@ describe("GET /entities", () => {
       expect(res.contentType).toContain("application/problem+json");
       expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual(["query.cursor"]);
     }
+  });
+
+  it("says when an entity's facts were read without a viewer, while its messages are listed to all", async () => {
+    const t = await newThread({ user_id: "u1", user_name: "Ada", authority: "employee" });
+    await t.events([
+      fact("project_kite_budget", "$9,000", { id: "k1" }),
+      message("Is Project Kite still on budget?", { id: "m1" }),
+    ]);
+    await until(
+      () => call("GET", `/threads/${t.thread}/extractions`),
+      (res) => res.json?.watermark?.pending_messages === 0,
+    );
+    const kite = named(await entities(t.project), "Project Kite");
+    const anonymous = await call("GET", `/entities/${kite.id}`);
+    expect(anonymous.status).toBe(200);
+    // The thread user's own fact needs their eyes; the page says its facts were filtered.
+    expect(anonymous.json.facts).toEqual([]);
+    expect(anonymous.json.facts_filtered).toBe(true);
+    expect(anonymous.json.messages.map((m: { mention: string }) => m.mention)).toEqual(["project kite"]);
+    const own = await detail(kite.id);
+    expect(own.facts_filtered).toBe(false);
+    expect(own.facts.map((f: { id: string }) => f.id)).toEqual(["k1"]);
+    const byRole = await call("GET", `/entities/${kite.id}?roles=hr`);
+    expect(byRole.json.facts_filtered).toBe(false);
   });
 
   it("lists only the facts the viewer may see on an entity's page", async () => {

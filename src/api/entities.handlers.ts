@@ -172,8 +172,18 @@ async function summary(repository: EntityRepository, row: EntityRow) {
   return entityView(row, await repository.aliases(row.projectId, row.id));
 }
 
-/** An entity with its aliases, the facts that refer to it (as far as the viewer may see), history and reviews. */
-async function detail(repository: EntityRepository, row: EntityRow, gate: FactGate) {
+/**
+ * An entity with its aliases, the facts that refer to it (as far as the viewer may see), history and
+ * reviews. Facts are gated by the viewer and messages are not (a reference says which message names the
+ * entity, not what it says), so a page read without a viewer says its facts were (`facts_filtered`):
+ * an empty `facts` beside a long `messages` is then no sign the entity has no facts.
+ */
+async function detail(
+  repository: EntityRepository,
+  row: EntityRow,
+  viewer: { gate: FactGate; anonymous: boolean },
+) {
+  const { gate } = viewer;
   const { projectId, id } = row;
   const [aliases, links, messages, messageCount, history, reviews] = await Promise.all([
     repository.aliases(projectId, id),
@@ -196,12 +206,19 @@ async function detail(repository: EntityRepository, row: EntityRow, gate: FactGa
     ...entityView(row, aliases),
     facts: facts.filter((f) => mayView(f, gate)).map((f) => viewFor(f, gate)),
     facts_truncated: links.length > ENTITY_FACTS,
+    facts_filtered: viewer.anonymous,
     messages: messages.map(messageRefView),
     message_count: messageCount,
     history: history.map(historyView),
     reviews: reviews.map((r) => reviewView(r, names)),
   };
 }
+
+/** The viewer an entity's page reads its facts as; anonymous when the request names none. */
+const entityViewer = (tenant: Tenant, query: { as_user?: string; roles?: string }) => ({
+  gate: viewerGate(tenant, query),
+  anonymous: query.as_user === undefined && query.roles === undefined,
+});
 
 export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(listEntities, async (c) => {
@@ -284,7 +301,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant");
     const repositories = await repositoriesFor(tenant, query.project_id);
     const { row, repository } = await locate(repositories, (r) => r.find(id, query.project_id), "Entity", id);
-    return c.json((await detail(repository, row, viewerGate(tenant, query))) as never, 200);
+    return c.json((await detail(repository, row, entityViewer(tenant, query))) as never, 200);
   })
   .openapi(listEntityMessages, async (c) => {
     const { id } = c.req.valid("param");
@@ -321,7 +338,7 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     );
     await announceEdit(c.env, tenant, repository, row.projectId);
     const [merged] = await repository.find(id, row.projectId);
-    return c.json((await detail(repository, merged ?? row, viewerGate(tenant, query))) as never, 200);
+    return c.json((await detail(repository, merged ?? row, entityViewer(tenant, query))) as never, 200);
   })
   .openapi(splitEntityRoute, async (c) => {
     const { id } = c.req.valid("param");

@@ -133,17 +133,25 @@ export const EntityMessageRef = z
   .object({
     thread_id: z.string(),
     message_id: z.string(),
-    mention: z.string().openapi({ description: "The name the message used, normalised." }),
+    mention: z.string().openapi({
+      description:
+        "The name the message used, in its normal form (lower case, accents and punctuation dropped, a leading determiner dropped): `kestrel service`.",
+    }),
   })
   .openapi("EntityMessageRef");
 
 const MessageCount = z.number().int().openapi({ description: "Every message reference the entity has." });
 
 export const EntityDetail = EntityView.extend({
-  facts: z
-    .array(StoredFact)
-    .openapi({ description: "Fact versions that refer to the entity, as far as the viewer may see." }),
+  facts: z.array(StoredFact).openapi({
+    description:
+      "Fact versions that refer to the entity (the newest 100), as far as the viewer (`as_user`, `roles`) may see: without one, only shared facts every project member may see, so a thread user's own facts need `as_user`. `messages` are not filtered by viewer.",
+  }),
   facts_truncated: z.boolean(),
+  facts_filtered: z.boolean().openapi({
+    description:
+      "True when the request named no viewer (`as_user`, `roles`): `facts` then holds only what every project member may see, and may be empty while the entity has facts.",
+  }),
   messages: z.array(EntityMessageRef).openapi({
     description:
       "Messages and tool output that refer to the entity (the first 100: by thread, newest first in each); `GET /entities/{id}/messages` pages through them all.",
