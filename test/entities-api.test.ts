@@ -419,6 +419,54 @@ describe("merge, split and review", () => {
     expect(again.status).toBe(409);
   });
 
+  it("keeps a review open when its candidate is merged away, and accepting it then merges the pending node into the survivor", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("account_owner", "Ottilie Brannock", { id: "o1" }),
+      fact("billing_owner", "Ottilie Brannock-Hale", { id: "o2" }),
+    ]);
+    await t.events([fact("refund_contact", "Ottilie Brannick", { id: "r1" })]);
+    const [review] = await reviews(t.project);
+    expect(review).toMatchObject({ entity_name: "Ottilie Brannick", candidate_name: "Ottilie Brannock" });
+    if (!review) throw new Error("expected a review");
+    const hale = named(await entities(t.project), "Ottilie Brannock-Hale");
+    const merged = await call("POST", `/entities/${hale.id}/merge`, { entity_id: review.candidate_id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    // The question the review asks (is Brannick that person?) is still open, about the survivor now;
+    // the review still names the candidate it was opened against.
+    const open = await reviews(t.project);
+    expect(open.map((r) => [r.id, r.status, r.candidate_id])).toEqual([
+      [review.id, "open", review.candidate_id],
+    ]);
+    expect((await detail(review.entity_id)).status).toBe("pending");
+    const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+    expect(accepted.json.review.status).toBe("accepted");
+    expect(accepted.json.entity.id).toBe(hale.id);
+    expect(await detail(review.entity_id)).toMatchObject({ status: "merged", merged_into: hale.id });
+    const survivor = await detail(hale.id);
+    expect(survivor.facts.map((f: { id: string }) => f.id)).toEqual(["o1", "o2", "r1"]);
+    expect(survivor.aliases.map((a: { alias: string }) => a.alias)).toContain("Ottilie Brannick");
+    expect(survivor.history.find((h: { event: string }) => h.event === "review_accepted")).toMatchObject({
+      other_entity_id: review.entity_id,
+    });
+  });
+
+  it("closes a review when its pending node absorbs its candidate: the merge answered it", async () => {
+    const t = await newThread();
+    await t.events([fact("account_owner", "Ottilie Brannock", { id: "o1" })]);
+    await t.events([fact("refund_contact", "Ottilie Brannick", { id: "r1" })]);
+    const [review] = await reviews(t.project);
+    if (!review) throw new Error("expected a review");
+    const merged = await call("POST", `/entities/${review.entity_id}/merge`, {
+      entity_id: review.candidate_id,
+    });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.status).toBe("active");
+    expect(await reviews(t.project)).toEqual([]);
+    expect((await reviews(t.project, "closed")).map((r) => r.id)).toEqual([review.id]);
+  });
+
   it("rejects a review: the pending node becomes an entity of its own", async () => {
     const t = await newThread();
     await t.events([

@@ -266,7 +266,7 @@ export const editId = (at: string) => `${at}:${crypto.randomUUID()}`;
 /**
  * `absorbed` becomes part of `survivor`: its aliases, terms, fact and message references move over, entities
  * merged into it point at the survivor, its metadata fills what the survivor lacks, and open reviews
- * about it close (they asked a question the merge has answered).
+ * of it as the pending node close (they asked a question the merge has answered).
  */
 export function mergeWrites(
   db: DrizzleD1Database,
@@ -347,6 +347,11 @@ export function mergeWrites(
       .update(entities)
       .set({ mergedInto: survivorId })
       .where(and(eq(entities.projectId, projectId), eq(entities.mergedInto, absorbedId))),
+    // A review whose pending node is absorbed asked a question the merge has answered, and so did one
+    // between the survivor and the absorbed entity. A review whose candidate is absorbed still asks
+    // whether its pending node is that candidate, now part of the survivor: it stays open, naming the
+    // candidate it was opened against (the history stays as it was), and its decision follows the
+    // candidate to the survivor (entity-operations.ts, `decideReview`).
     db
       .update(entityReviews)
       .set({ status: "closed", decidedAt: at, reason: `merged into ${survivorId}` })
@@ -354,7 +359,21 @@ export function mergeWrites(
         and(
           eq(entityReviews.projectId, projectId),
           eq(entityReviews.status, "open"),
-          sql`(${entityReviews.entityId} = ${absorbedId} OR ${entityReviews.candidateId} = ${absorbedId})`,
+          sql`(${entityReviews.entityId} = ${absorbedId}
+            OR (${entityReviews.entityId} = ${survivorId} AND ${entityReviews.candidateId} = ${absorbedId}))`,
+        ),
+      ),
+    // A pending survivor whose reviews the merge closed was judged by a person: it is an entity now.
+    db
+      .update(entities)
+      .set({ status: "active", updatedAt: at })
+      .where(
+        and(
+          eq(entities.projectId, projectId),
+          eq(entities.id, survivorId),
+          eq(entities.status, "pending"),
+          sql`NOT EXISTS (SELECT 1 FROM ${entityReviews} r WHERE r.project_id = ${projectId}
+            AND r.entity_id = ${survivorId} AND r.status = 'open')`,
         ),
       ),
     history(db, projectId, {

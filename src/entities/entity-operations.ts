@@ -146,7 +146,7 @@ export async function decideReview(
     return review.entityId;
   }
   const candidate = await currentEntity(repository, review.projectId, review.candidateId);
-  if (!candidate || candidate.status === "merged")
+  if (!candidate || candidate.status === "merged" || candidate.id === review.entityId)
     throw conflict(`The candidate of review '${review.id}' is gone.`);
   await mergeEntities(repository, candidate, review.entityId, {
     review: { ...review, candidateId: candidate.id },
