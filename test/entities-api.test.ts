@@ -388,6 +388,44 @@ describe("merge, split and review", () => {
     expect([everything.status, everything.json.errors[0].field]).toEqual([400, "aliases"]);
   });
 
+  it("refuses a split whose canonical name the entity keeps or another entity goes by, naming canonical_name", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("owner", "Priya Raman", { id: "p1" }),
+      fact("vendor", "Quarry Holdings", { id: "v1" }),
+    ]);
+    await t.events([fact("reviewer", "Priya Ramen", { id: "p2" })]);
+    const [review] = await reviews(t.project);
+    expect(review).toMatchObject({ entity_name: "Priya Ramen", candidate_name: "Priya Raman" });
+    if (!review) throw new Error("expected a review");
+    expect((await call("POST", `/entities/review/${review.id}`, { decision: "accept" })).status).toBe(200);
+    const priya = review.candidate_id;
+    for (const name of ["Priya Raman", "priya  RAMAN", "Quarry Holdings"]) {
+      const res = await call("POST", `/entities/${priya}/split`, {
+        aliases: ["Priya Ramen"],
+        canonical_name: name,
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual(["canonical_name"]);
+    }
+    // Nothing moved: one Priya Raman, still with both names and both facts.
+    const list = await entities(t.project);
+    expect(list.filter((e) => e.canonical_name === "Priya Raman")).toHaveLength(1);
+    expect((await detail(priya)).facts.map((f: { id: string }) => f.id)).toEqual(["p1", "p2"]);
+    // A name of the moved aliases, or one no entity goes by, is the new entity's.
+    const split = await call("POST", `/entities/${priya}/split`, {
+      aliases: ["Priya Ramen"],
+      canonical_name: "Priya Ramen-Okafor",
+    });
+    expect(split.status, JSON.stringify(split.json)).toBe(201);
+    expect(split.json.created.canonical_name).toBe("Priya Ramen-Okafor");
+    expect(split.json.entity.canonical_name).toBe("Priya Raman");
+    // A later mention of the name binds to the one entity that goes by it.
+    await t.events([fact("approver", "Priya Raman", { id: "p3" })]);
+    expect((await detail(priya)).facts.map((f: { id: string }) => f.id)).toEqual(["p1", "p3"]);
+  });
+
   it("accepts a review: the pending node is merged into its candidate, with its facts and name", async () => {
     const t = await newThread();
     await t.events([fact("owner", "Marisol Reed", { id: "o1" })]);

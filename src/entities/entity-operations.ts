@@ -103,12 +103,26 @@ export async function splitEntity(
     : entity.canonicalName;
   const moved = aliases.filter((a) => norms.includes(a.norm));
   const name = request.canonical_name ?? (moved[0]?.alias as string);
+  // A name of the moved aliases goes with them; any other name must be no one's yet (this entity's
+  // kept names included), or a later mention of it would find two entities of one name and bind to neither.
+  const norm = normalizeName(name);
+  if (!norms.includes(norm)) {
+    const holders = await repository.holdersOf(entity.projectId, norm);
+    if (holders.length > 0) {
+      const whose = holders.includes(entity.id) ? `entity '${entity.id}' keeps it` : `'${holders[0]}' has it`;
+      throw new EditRefused(
+        "invalid",
+        `must be one of the moved aliases or a name no entity goes by (${whose})`,
+        "canonical_name",
+      );
+    }
+  }
   const id = crypto.randomUUID();
   const created = {
     id,
     name,
     type: request.entity_type ?? entity.entityType,
-    aliases: [{ alias: name, norm: normalizeName(name), source: "canonical" as const }],
+    aliases: [{ alias: name, norm, source: "canonical" as const }],
   };
   const at = new Date().toISOString();
   await runGuarded(

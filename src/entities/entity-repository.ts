@@ -258,6 +258,25 @@ export class EntityRepository {
       .orderBy(asc(entityAliases.addedAt), asc(entityAliases.norm));
   }
 
+  /** The entities of the project, merged ones aside, that go by a name (by its normal form). */
+  async holdersOf(projectId: string, norm: string): Promise<string[]> {
+    const rows = await this.db
+      .selectDistinct({ id: entityAliases.entityId })
+      .from(entityAliases)
+      .innerJoin(
+        entities,
+        and(eq(entities.projectId, entityAliases.projectId), eq(entities.id, entityAliases.entityId)),
+      )
+      .where(
+        and(
+          eq(entityAliases.projectId, projectId),
+          eq(entityAliases.norm, norm),
+          sql`${entities.status} <> 'merged'`,
+        ),
+      );
+    return rows.map((r) => r.id);
+  }
+
   /** The aliases of several entities at once (a page of them), in one statement. */
   async aliasesFor(keys: readonly { projectId: string; id: string }[]): Promise<EntityAliasRow[]> {
     if (keys.length === 0) return [];

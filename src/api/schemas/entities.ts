@@ -181,9 +181,10 @@ export const SplitBody = z
     aliases: z.array(shortText(500)).min(1).max(100).openapi({
       description: "Aliases of this entity that move to a new one, with the facts that used them.",
     }),
-    canonical_name: shortText(500)
-      .optional()
-      .openapi({ description: "The new entity's name; the first alias by default." }),
+    canonical_name: shortText(500).optional().openapi({
+      description:
+        "The new entity's name; the first alias by default. One of the moved aliases, or a name no entity of the project goes by (this one's kept names included).",
+    }),
     entity_type: EntityType.optional().openapi({
       description: "The new entity's type; this one's by default.",
     }),
