@@ -328,10 +328,17 @@ describe("merge, split and review", () => {
       "Quarry Holdings",
     ]);
     expect(merged.json.facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2"]);
+    // A team and an organisation are related kinds: they merge, and the history records the types.
     expect(merged.json.history[0]).toMatchObject({
       event: "absorbed",
       other_entity_id: qh.id,
-      detail: { reason: "same company" },
+      detail: {
+        reason: "same company",
+        aliases: ["QH Group"],
+        facts: 1,
+        messages: 0,
+        type_change: { survivor: "organization", absorbed: "team", now: "organization" },
+      },
     });
     const absorbed = await detail(qh.id);
     expect(absorbed).toMatchObject({ status: "merged", merged_into: quarry.id, aliases: [], facts: [] });
@@ -358,6 +365,74 @@ describe("merge, split and review", () => {
     expect([unknown.status, unknown.json.errors[0].field]).toEqual([404, "entity_id"]);
     const missing = await call("POST", `/entities/${quarry.id}/merge`, {});
     expect([missing.status, missing.json.errors[0].field]).toEqual([400, "entity_id"]);
+  });
+
+  it("refuses to merge entities of two types unless allow_type_change is given, and records the change", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("owner", "Marisol Reed", { id: "o1" }),
+      fact("ingest", "the Kestrel service drops batches", { id: "k1" }),
+    ]);
+    const list = await entities(t.project);
+    const reed = named(list, "Marisol Reed");
+    const kestrel = named(list, "Kestrel service");
+    expect([reed.entity_type, kestrel.entity_type]).toEqual(["person", "system"]);
+    const refused = await call("POST", `/entities/${reed.id}/merge`, { entity_id: kestrel.id });
+    expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+    expect(refused.contentType).toContain("application/problem+json");
+    expect(refused.json.errors.map((e: { field: string }) => e.field)).toEqual(["entity_id"]);
+    expect(refused.json.detail).toContain("allow_type_change");
+    expect((await detail(kestrel.id)).status).toBe("active");
+    const notFlag = await call("POST", `/entities/${reed.id}/merge`, {
+      entity_id: kestrel.id,
+      allow_type_change: "yes",
+    });
+    expect([notFlag.status, notFlag.json.errors[0].field]).toEqual([400, "allow_type_change"]);
+    const forced = await call("POST", `/entities/${reed.id}/merge?as_user=u1`, {
+      entity_id: kestrel.id,
+      allow_type_change: true,
+    });
+    expect(forced.status, JSON.stringify(forced.json)).toBe(200);
+    expect(forced.json.entity_type).toBe("person");
+    expect(forced.json.facts.map((f: { id: string }) => f.id)).toEqual(["k1", "o1"]);
+    expect(forced.json.history[0]).toMatchObject({
+      event: "absorbed",
+      detail: {
+        facts: 1,
+        messages: 0,
+        type_change: { survivor: "person", absorbed: "system", now: "person" },
+      },
+    });
+  });
+
+  it("merges a typed entity into an untyped one: the survivor takes the type, and the history says so", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("vendor", "Quarry Holdings", { id: "v1" }),
+      fact("ledger", "Bluefin Ledger", { id: "b1" }),
+    ]);
+    const list = await entities(t.project);
+    const quarry = named(list, "Quarry Holdings");
+    const bluefin = named(list, "Bluefin Ledger");
+    expect([quarry.entity_type, bluefin.entity_type]).toEqual(["organization", "other"]);
+    const merged = await call("POST", `/entities/${bluefin.id}/merge`, { entity_id: quarry.id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.entity_type).toBe("organization");
+    expect(merged.json.history[0].detail.type_change).toEqual({
+      survivor: "other",
+      absorbed: "organization",
+      now: "organization",
+    });
+    // An untyped entity that a typed mention binds takes its type, and the history says so too.
+    await t.events([fact("ledger_vendor", "Zephyr Quill", { id: "z1" })]);
+    const zephyr = named(await entities(t.project), "Zephyr Quill");
+    expect(zephyr.entity_type).toBe("other");
+    await t.events([fact("ledger_owner", "Zephyr Quill <zephyr@quill.io>", { id: "z2" })]);
+    const typed = await detail(zephyr.id);
+    expect(typed.entity_type).toBe("person");
+    expect(typed.history.filter((h: { event: string }) => h.event === "retyped")).toMatchObject([
+      { detail: { from: "other", to: "person" } },
+    ]);
   });
 
   it("splits aliases, with the facts that used them, into a new entity", async () => {

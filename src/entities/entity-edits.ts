@@ -182,6 +182,16 @@ export function resolutionWrites(
   }
   for (const { entityId, type } of plan.retyped) {
     out.push(
+      // Written before the update, and only while the entity is untyped: the history says what changed.
+      db
+        .insert(entityHistory)
+        .select(
+          sql`SELECT ${projectId}, ${`${entityId}:retyped:${type}`}, ${entityId}, 'retyped', NULL,
+            ${JSON.stringify({ from: "other", to: type })}, ${at}
+            WHERE EXISTS (SELECT 1 FROM ${entities} e WHERE e.project_id = ${projectId}
+              AND e.id = ${entityId} AND e.entity_type = 'other')`,
+        )
+        .onConflictDoNothing(),
       db
         .update(entities)
         .set({ entityType: type, updatedAt: at })
@@ -263,6 +273,16 @@ export function messageReferenceWrites(
 /** Ids for history rows written by the routes: unique, and ordered by time within one millisecond too. */
 export const editId = (at: string) => `${at}:${crypto.randomUUID()}`;
 
+/** What a merge's history rows say: the names, facts and messages that moved, and any change of type. */
+export interface MergeDetail {
+  aliases: string[];
+  facts: number;
+  messages: number;
+  review?: string;
+  reason?: string;
+  type_change?: { survivor: EntityType; absorbed: EntityType; now: EntityType };
+}
+
 /**
  * `absorbed` becomes part of `survivor`: its aliases, terms, fact and message references move over, entities
  * merged into it point at the survivor, its metadata fills what the survivor lacks, and open reviews
@@ -272,8 +292,8 @@ export function mergeWrites(
   db: DrizzleD1Database,
   projectId: string,
   survivor: { id: string },
-  absorbed: { id: string; metadataJson: string },
-  detail: { aliases: string[]; facts: number; review?: string; reason?: string },
+  absorbed: { id: string; metadataJson: string; entityType: EntityType },
+  detail: MergeDetail,
   at: string,
 ): Batch {
   const survivorId = survivor.id;
@@ -294,6 +314,9 @@ export function mergeWrites(
       .update(entities)
       .set({
         metadataJson: sql`json_patch(${absorbed.metadataJson}, ${entities.metadataJson})`,
+        // An untyped survivor takes the absorbed entity's type, as an untyped entity takes a bound mention's.
+        entityType: sql`CASE WHEN ${entities.entityType} = 'other' THEN ${absorbed.entityType}
+          ELSE ${entities.entityType} END`,
         updatedAt: at,
       })
       .where(

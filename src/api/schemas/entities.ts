@@ -173,6 +173,10 @@ export const MergeBody = z
       .max(200)
       .openapi({ description: "The entity merged into this one; it keeps its id, with status `merged`." }),
     reason: shortText(500).optional(),
+    allow_type_change: z.boolean().optional().openapi({
+      description:
+        "Merge two entities of other types (a person and a system): refused with a 409 naming `entity_id` without it. An untyped entity (`other`) merges with any type and the survivor takes the type; a change of type is recorded in the history.",
+    }),
   })
   .openapi("EntityMerge");
 
