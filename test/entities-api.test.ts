@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ask, call, fact, newThread } from "./helpers";
+import { ask, call, fact, KEYS, newThread } from "./helpers";
 
 /**
  * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
@@ -433,6 +433,24 @@ describe("merge, split and review", () => {
     expect(typed.history.filter((h: { event: string }) => h.event === "retyped")).toMatchObject([
       { detail: { from: "other", to: "person" } },
     ]);
+  });
+
+  it("answers a body not sent as JSON to a merge, split or review with a 415 problem", async () => {
+    const { quarry, qh } = await twoCompanies();
+    for (const path of [
+      `/entities/${quarry.id}/merge`,
+      `/entities/${quarry.id}/split`,
+      "/entities/review/r1",
+    ]) {
+      const res = await SELF.fetch(`https://tenure.test/v1/tenants/acme${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEYS.acme}`, "content-type": "text/plain" },
+        body: JSON.stringify({ entity_id: qh.id, aliases: ["QH Group"], decision: "accept" }),
+      });
+      expect(res.status, path).toBe(415);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+    }
+    expect((await detail(qh.id)).status).toBe("active");
   });
 
   it("splits aliases, with the facts that used them, into a new entity", async () => {
