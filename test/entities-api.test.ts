@@ -570,6 +570,10 @@ describe("merge, split and review", () => {
       [review.id, "open", review.candidate_id],
     ]);
     expect((await detail(review.entity_id)).status).toBe("pending");
+    // The survivor's page lists the review it now answers.
+    expect((await detail(hale.id)).reviews.map((r: Review) => [r.id, r.status])).toEqual([
+      [review.id, "open"],
+    ]);
     const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
     expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
     expect(accepted.json.review.status).toBe("accepted");

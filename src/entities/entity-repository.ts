@@ -351,7 +351,10 @@ export class EntityRepository {
       .limit(limit);
   }
 
-  /** Reviews the entity is part of, as the pending node or as the candidate, open ones first. */
+  /**
+   * Reviews the entity is part of, as the pending node or as the candidate (itself, or one merged into
+   * it since: such a review's decision is about it now), open ones first.
+   */
   async reviewsOf(projectId: string, entityId: string): Promise<EntityReviewRow[]> {
     return this.db
       .select()
@@ -359,7 +362,9 @@ export class EntityRepository {
       .where(
         and(
           eq(entityReviews.projectId, projectId),
-          sql`(${entityReviews.entityId} = ${entityId} OR ${entityReviews.candidateId} = ${entityId})`,
+          sql`(${entityReviews.entityId} = ${entityId} OR ${entityReviews.candidateId} = ${entityId}
+            OR EXISTS (SELECT 1 FROM ${entities} m WHERE m.project_id = ${projectId}
+              AND m.id = ${entityReviews.candidateId} AND m.merged_into = ${entityId}))`,
         ),
       )
       .orderBy(sql`${entityReviews.status} <> 'open'`, desc(entityReviews.createdAt))
