@@ -304,15 +304,32 @@ describe("GET /entities", () => {
   });
 });
 
+/** A thread with two facts, and the two entities (by name) they registered apart. */
+async function twoEntities(a: [key: string, value: string, id: string, name: string], b: typeof a) {
+  const t = await newThread();
+  await t.events([fact(a[0], a[1], { id: a[2] }), fact(b[0], b[1], { id: b[2] })]);
+  const list = await entities(t.project);
+  return { t, first: named(list, a[3]), second: named(list, b[3]) };
+}
+
 /** A thread whose facts name two companies, registered apart: Quarry Holdings and QH Group. */
 async function twoCompanies() {
+  const { t, first, second } = await twoEntities(
+    ["vendor", "Quarry Holdings", "v1", "Quarry Holdings"],
+    ["supplier", "QH Group", "v2", "QH Group"],
+  );
+  return { t, quarry: first, qh: second };
+}
+
+/** A thread whose second write names a near miss of a name of its first: the one open review between them. */
+async function nearMiss(first: unknown[], second: unknown[], names: [pending: string, candidate: string]) {
   const t = await newThread();
-  await t.events([
-    fact("vendor", "Quarry Holdings", { id: "v1" }),
-    fact("supplier", "QH Group", { id: "v2" }),
-  ]);
-  const list = await entities(t.project);
-  return { t, quarry: named(list, "Quarry Holdings"), qh: named(list, "QH Group") };
+  await t.events(first);
+  await t.events(second);
+  const [review] = await reviews(t.project);
+  expect(review).toMatchObject({ entity_name: names[0], candidate_name: names[1] });
+  if (!review) throw new Error("expected a review");
+  return { t, review };
 }
 
 describe("merge, split and review", () => {
@@ -368,14 +385,10 @@ describe("merge, split and review", () => {
   });
 
   it("refuses to merge entities of two types unless allow_type_change is given, and records the change", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("owner", "Marisol Reed", { id: "o1" }),
-      fact("ingest", "the Kestrel service drops batches", { id: "k1" }),
-    ]);
-    const list = await entities(t.project);
-    const reed = named(list, "Marisol Reed");
-    const kestrel = named(list, "Kestrel service");
+    const { first: reed, second: kestrel } = await twoEntities(
+      ["owner", "Marisol Reed", "o1", "Marisol Reed"],
+      ["ingest", "the Kestrel service drops batches", "k1", "Kestrel service"],
+    );
     expect([reed.entity_type, kestrel.entity_type]).toEqual(["person", "system"]);
     const refused = await call("POST", `/entities/${reed.id}/merge`, { entity_id: kestrel.id });
     expect(refused.status, JSON.stringify(refused.json)).toBe(409);
@@ -406,14 +419,14 @@ describe("merge, split and review", () => {
   });
 
   it("merges a typed entity into an untyped one: the survivor takes the type, and the history says so", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("vendor", "Quarry Holdings", { id: "v1" }),
-      fact("ledger", "Bluefin Ledger", { id: "b1" }),
-    ]);
-    const list = await entities(t.project);
-    const quarry = named(list, "Quarry Holdings");
-    const bluefin = named(list, "Bluefin Ledger");
+    const {
+      t,
+      first: quarry,
+      second: bluefin,
+    } = await twoEntities(
+      ["vendor", "Quarry Holdings", "v1", "Quarry Holdings"],
+      ["ledger", "Bluefin Ledger", "b1", "Bluefin Ledger"],
+    );
     expect([quarry.entity_type, bluefin.entity_type]).toEqual(["organization", "other"]);
     const merged = await call("POST", `/entities/${bluefin.id}/merge`, { entity_id: quarry.id });
     expect(merged.status, JSON.stringify(merged.json)).toBe(200);
@@ -482,15 +495,11 @@ describe("merge, split and review", () => {
   });
 
   it("refuses a split whose canonical name the entity keeps or another entity goes by, naming canonical_name", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("owner", "Priya Raman", { id: "p1" }),
-      fact("vendor", "Quarry Holdings", { id: "v1" }),
-    ]);
-    await t.events([fact("reviewer", "Priya Ramen", { id: "p2" })]);
-    const [review] = await reviews(t.project);
-    expect(review).toMatchObject({ entity_name: "Priya Ramen", candidate_name: "Priya Raman" });
-    if (!review) throw new Error("expected a review");
+    const { t, review } = await nearMiss(
+      [fact("owner", "Priya Raman", { id: "p1" }), fact("vendor", "Quarry Holdings", { id: "v1" })],
+      [fact("reviewer", "Priya Ramen", { id: "p2" })],
+      ["Priya Ramen", "Priya Raman"],
+    );
     expect((await call("POST", `/entities/review/${review.id}`, { decision: "accept" })).status).toBe(200);
     const priya = review.candidate_id;
     for (const name of ["Priya Raman", "priya  RAMAN", "Quarry Holdings"]) {
@@ -551,15 +560,14 @@ describe("merge, split and review", () => {
   });
 
   it("keeps a review open when its candidate is merged away, and accepting it then merges the pending node into the survivor", async () => {
-    const t = await newThread();
-    await t.events([
-      fact("account_owner", "Ottilie Brannock", { id: "o1" }),
-      fact("billing_owner", "Ottilie Brannock-Hale", { id: "o2" }),
-    ]);
-    await t.events([fact("refund_contact", "Ottilie Brannick", { id: "r1" })]);
-    const [review] = await reviews(t.project);
-    expect(review).toMatchObject({ entity_name: "Ottilie Brannick", candidate_name: "Ottilie Brannock" });
-    if (!review) throw new Error("expected a review");
+    const { t, review } = await nearMiss(
+      [
+        fact("account_owner", "Ottilie Brannock", { id: "o1" }),
+        fact("billing_owner", "Ottilie Brannock-Hale", { id: "o2" }),
+      ],
+      [fact("refund_contact", "Ottilie Brannick", { id: "r1" })],
+      ["Ottilie Brannick", "Ottilie Brannock"],
+    );
     const hale = named(await entities(t.project), "Ottilie Brannock-Hale");
     const merged = await call("POST", `/entities/${hale.id}/merge`, { entity_id: review.candidate_id });
     expect(merged.status, JSON.stringify(merged.json)).toBe(200);
@@ -588,11 +596,11 @@ describe("merge, split and review", () => {
   });
 
   it("closes a review when its pending node absorbs its candidate: the merge answered it", async () => {
-    const t = await newThread();
-    await t.events([fact("account_owner", "Ottilie Brannock", { id: "o1" })]);
-    await t.events([fact("refund_contact", "Ottilie Brannick", { id: "r1" })]);
-    const [review] = await reviews(t.project);
-    if (!review) throw new Error("expected a review");
+    const { t, review } = await nearMiss(
+      [fact("account_owner", "Ottilie Brannock", { id: "o1" })],
+      [fact("refund_contact", "Ottilie Brannick", { id: "r1" })],
+      ["Ottilie Brannick", "Ottilie Brannock"],
+    );
     const merged = await call("POST", `/entities/${review.entity_id}/merge`, {
       entity_id: review.candidate_id,
     });
