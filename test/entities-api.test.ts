@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ask, call, fact, message, newThread, until } from "./helpers";
+import { ask, call, fact, KEYS, message, newThread, until } from "./helpers";
 
 /**
  * Issue 17 item 4: the entity registry through the public API. Facts are resolved before they are
@@ -392,15 +392,32 @@ describe("GET /entities", () => {
   });
 });
 
+/** A thread with two facts, and the two entities (by name) they registered apart. */
+async function twoEntities(a: [key: string, value: string, id: string, name: string], b: typeof a) {
+  const t = await newThread();
+  await t.events([fact(a[0], a[1], { id: a[2] }), fact(b[0], b[1], { id: b[2] })]);
+  const list = await entities(t.project);
+  return { t, first: named(list, a[3]), second: named(list, b[3]) };
+}
+
 /** A thread whose facts name two companies, registered apart: Quarry Holdings and QH Group. */
 async function twoCompanies() {
+  const { t, first, second } = await twoEntities(
+    ["vendor", "Quarry Holdings", "v1", "Quarry Holdings"],
+    ["supplier", "QH Group", "v2", "QH Group"],
+  );
+  return { t, quarry: first, qh: second };
+}
+
+/** A thread whose second write names a near miss of a name of its first: the one open review between them. */
+async function nearMiss(first: unknown[], second: unknown[], names: [pending: string, candidate: string]) {
   const t = await newThread();
-  await t.events([
-    fact("vendor", "Quarry Holdings", { id: "v1" }),
-    fact("supplier", "QH Group", { id: "v2" }),
-  ]);
-  const list = await entities(t.project);
-  return { t, quarry: named(list, "Quarry Holdings"), qh: named(list, "QH Group") };
+  await t.events(first);
+  await t.events(second);
+  const [review] = await reviews(t.project);
+  expect(review).toMatchObject({ entity_name: names[0], candidate_name: names[1] });
+  if (!review) throw new Error("expected a review");
+  return { t, review };
 }
 
 describe("merge, split and review", () => {
@@ -416,10 +433,17 @@ describe("merge, split and review", () => {
       "Quarry Holdings",
     ]);
     expect(merged.json.facts.map((f: { id: string }) => f.id)).toEqual(["v1", "v2"]);
+    // A team and an organisation are related kinds: they merge, and the history records the types.
     expect(merged.json.history[0]).toMatchObject({
       event: "absorbed",
       other_entity_id: qh.id,
-      detail: { reason: "same company" },
+      detail: {
+        reason: "same company",
+        aliases: ["QH Group"],
+        facts: 1,
+        messages: 0,
+        type_change: { survivor: "organization", absorbed: "team", now: "organization" },
+      },
     });
     const absorbed = await detail(qh.id);
     expect(absorbed).toMatchObject({ status: "merged", merged_into: quarry.id, aliases: [], facts: [] });
@@ -461,6 +485,88 @@ describe("merge, split and review", () => {
     expect([missing.status, missing.json.errors[0].field]).toEqual([400, "entity_id"]);
   });
 
+  it("refuses to merge entities of two types unless allow_type_change is given, and records the change", async () => {
+    const { first: reed, second: kestrel } = await twoEntities(
+      ["owner", "Marisol Reed", "o1", "Marisol Reed"],
+      ["ingest", "the Kestrel service drops batches", "k1", "Kestrel service"],
+    );
+    expect([reed.entity_type, kestrel.entity_type]).toEqual(["person", "system"]);
+    const refused = await call("POST", `/entities/${reed.id}/merge`, { entity_id: kestrel.id });
+    expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+    expect(refused.contentType).toContain("application/problem+json");
+    expect(refused.json.errors.map((e: { field: string }) => e.field)).toEqual(["entity_id"]);
+    expect(refused.json.detail).toContain("allow_type_change");
+    expect((await detail(kestrel.id)).status).toBe("active");
+    const notFlag = await call("POST", `/entities/${reed.id}/merge`, {
+      entity_id: kestrel.id,
+      allow_type_change: "yes",
+    });
+    expect([notFlag.status, notFlag.json.errors[0].field]).toEqual([400, "allow_type_change"]);
+    const forced = await call("POST", `/entities/${reed.id}/merge?as_user=u1`, {
+      entity_id: kestrel.id,
+      allow_type_change: true,
+    });
+    expect(forced.status, JSON.stringify(forced.json)).toBe(200);
+    expect(forced.json.entity_type).toBe("person");
+    expect(forced.json.facts.map((f: { id: string }) => f.id)).toEqual(["k1", "o1"]);
+    expect(forced.json.history[0]).toMatchObject({
+      event: "absorbed",
+      detail: {
+        facts: 1,
+        messages: 0,
+        type_change: { survivor: "person", absorbed: "system", now: "person" },
+      },
+    });
+  });
+
+  it("merges a typed entity into an untyped one: the survivor takes the type, and the history says so", async () => {
+    const {
+      t,
+      first: quarry,
+      second: bluefin,
+    } = await twoEntities(
+      ["vendor", "Quarry Holdings", "v1", "Quarry Holdings"],
+      ["ledger", "Bluefin Ledger", "b1", "Bluefin Ledger"],
+    );
+    expect([quarry.entity_type, bluefin.entity_type]).toEqual(["organization", "other"]);
+    const merged = await call("POST", `/entities/${bluefin.id}/merge`, { entity_id: quarry.id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.entity_type).toBe("organization");
+    expect(merged.json.history[0].detail.type_change).toEqual({
+      survivor: "other",
+      absorbed: "organization",
+      now: "organization",
+    });
+    // An untyped entity that a typed mention binds takes its type, and the history says so too.
+    await t.events([fact("ledger_vendor", "Zephyr Quill", { id: "z1" })]);
+    const zephyr = named(await entities(t.project), "Zephyr Quill");
+    expect(zephyr.entity_type).toBe("other");
+    await t.events([fact("ledger_owner", "Zephyr Quill <zephyr@quill.io>", { id: "z2" })]);
+    const typed = await detail(zephyr.id);
+    expect(typed.entity_type).toBe("person");
+    expect(typed.history.filter((h: { event: string }) => h.event === "retyped")).toMatchObject([
+      { detail: { from: "other", to: "person" } },
+    ]);
+  });
+
+  it("answers a body not sent as JSON to a merge, split or review with a 415 problem", async () => {
+    const { quarry, qh } = await twoCompanies();
+    for (const path of [
+      `/entities/${quarry.id}/merge`,
+      `/entities/${quarry.id}/split`,
+      "/entities/review/r1",
+    ]) {
+      const res = await SELF.fetch(`https://tenure.test/v1/tenants/acme${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEYS.acme}`, "content-type": "text/plain" },
+        body: JSON.stringify({ entity_id: qh.id, aliases: ["QH Group"], decision: "accept" }),
+      });
+      expect(res.status, path).toBe(415);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+    }
+    expect((await detail(qh.id)).status).toBe("active");
+  });
+
   it("splits aliases, with the facts that used them, into a new entity", async () => {
     const { quarry, qh } = await twoCompanies();
     await call("POST", `/entities/${quarry.id}/merge`, { entity_id: qh.id });
@@ -487,6 +593,40 @@ describe("merge, split and review", () => {
     expect([notAlias.status, notAlias.json.errors[0].field]).toEqual([400, "aliases.1"]);
     const everything = await call("POST", `/entities/${quarry.id}/split`, { aliases: ["Quarry Holdings"] });
     expect([everything.status, everything.json.errors[0].field]).toEqual([400, "aliases"]);
+  });
+
+  it("refuses a split whose canonical name the entity keeps or another entity goes by, naming canonical_name", async () => {
+    const { t, review } = await nearMiss(
+      [fact("owner", "Priya Raman", { id: "p1" }), fact("vendor", "Quarry Holdings", { id: "v1" })],
+      [fact("reviewer", "Priya Ramen", { id: "p2" })],
+      ["Priya Ramen", "Priya Raman"],
+    );
+    expect((await call("POST", `/entities/review/${review.id}`, { decision: "accept" })).status).toBe(200);
+    const priya = review.candidate_id;
+    for (const name of ["Priya Raman", "priya  RAMAN", "Quarry Holdings"]) {
+      const res = await call("POST", `/entities/${priya}/split`, {
+        aliases: ["Priya Ramen"],
+        canonical_name: name,
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(400);
+      expect(res.contentType).toContain("application/problem+json");
+      expect(res.json.errors.map((e: { field: string }) => e.field)).toEqual(["canonical_name"]);
+    }
+    // Nothing moved: one Priya Raman, still with both names and both facts.
+    const list = await entities(t.project);
+    expect(list.filter((e) => e.canonical_name === "Priya Raman")).toHaveLength(1);
+    expect((await detail(priya)).facts.map((f: { id: string }) => f.id)).toEqual(["p1", "p2"]);
+    // A name of the moved aliases, or one no entity goes by, is the new entity's.
+    const split = await call("POST", `/entities/${priya}/split`, {
+      aliases: ["Priya Ramen"],
+      canonical_name: "Priya Ramen-Okafor",
+    });
+    expect(split.status, JSON.stringify(split.json)).toBe(201);
+    expect(split.json.created.canonical_name).toBe("Priya Ramen-Okafor");
+    expect(split.json.entity.canonical_name).toBe("Priya Raman");
+    // A later mention of the name binds to the one entity that goes by it.
+    await t.events([fact("approver", "Priya Raman", { id: "p3" })]);
+    expect((await detail(priya)).facts.map((f: { id: string }) => f.id)).toEqual(["p1", "p3"]);
   });
 
   it("accepts a review: the pending node is merged into its candidate, with its facts and name", async () => {
@@ -518,6 +658,57 @@ describe("merge, split and review", () => {
     expect(await reviews(t.project)).toEqual([]);
     const again = await call("POST", `/entities/review/${review.id}`, { decision: "reject" });
     expect(again.status).toBe(409);
+  });
+
+  it("keeps a review open when its candidate is merged away, and accepting it then merges the pending node into the survivor", async () => {
+    const { t, review } = await nearMiss(
+      [
+        fact("account_owner", "Ottilie Brannock", { id: "o1" }),
+        fact("billing_owner", "Ottilie Brannock-Hale", { id: "o2" }),
+      ],
+      [fact("refund_contact", "Ottilie Brannick", { id: "r1" })],
+      ["Ottilie Brannick", "Ottilie Brannock"],
+    );
+    const hale = named(await entities(t.project), "Ottilie Brannock-Hale");
+    const merged = await call("POST", `/entities/${hale.id}/merge`, { entity_id: review.candidate_id });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    // The question the review asks (is Brannick that person?) is still open, about the survivor now;
+    // the review still names the candidate it was opened against.
+    const open = await reviews(t.project);
+    expect(open.map((r) => [r.id, r.status, r.candidate_id])).toEqual([
+      [review.id, "open", review.candidate_id],
+    ]);
+    expect((await detail(review.entity_id)).status).toBe("pending");
+    // The survivor's page lists the review it now answers.
+    expect((await detail(hale.id)).reviews.map((r: Review) => [r.id, r.status])).toEqual([
+      [review.id, "open"],
+    ]);
+    const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+    expect(accepted.json.review.status).toBe("accepted");
+    expect(accepted.json.entity.id).toBe(hale.id);
+    expect(await detail(review.entity_id)).toMatchObject({ status: "merged", merged_into: hale.id });
+    const survivor = await detail(hale.id);
+    expect(survivor.facts.map((f: { id: string }) => f.id)).toEqual(["o1", "o2", "r1"]);
+    expect(survivor.aliases.map((a: { alias: string }) => a.alias)).toContain("Ottilie Brannick");
+    expect(survivor.history.find((h: { event: string }) => h.event === "review_accepted")).toMatchObject({
+      other_entity_id: review.entity_id,
+    });
+  });
+
+  it("closes a review when its pending node absorbs its candidate: the merge answered it", async () => {
+    const { t, review } = await nearMiss(
+      [fact("account_owner", "Ottilie Brannock", { id: "o1" })],
+      [fact("refund_contact", "Ottilie Brannick", { id: "r1" })],
+      ["Ottilie Brannick", "Ottilie Brannock"],
+    );
+    const merged = await call("POST", `/entities/${review.entity_id}/merge`, {
+      entity_id: review.candidate_id,
+    });
+    expect(merged.status, JSON.stringify(merged.json)).toBe(200);
+    expect(merged.json.status).toBe("active");
+    expect(await reviews(t.project)).toEqual([]);
+    expect((await reviews(t.project, "closed")).map((r) => r.id)).toEqual([review.id]);
   });
 
   it("rejects a review: the pending node becomes an entity of its own", async () => {

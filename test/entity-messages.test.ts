@@ -333,6 +333,12 @@ describe("merge and split carry message references", () => {
       ["k1", "kestrel service"],
     ]);
     expect((await page(pipeline.id)).messages).toEqual([]);
+    // The history counts what moved: the names, the facts and the message references.
+    expect(merged.json.history[0]).toMatchObject({
+      event: "absorbed",
+      other_entity_id: pipeline.id,
+      detail: { aliases: ["Ingest pipeline"], facts: 0, messages: 1 },
+    });
 
     const ctx = await t.context({ query: "Is the Kestrel service healthy?", budget_tokens: 1500 });
     expect(ctx.status, JSON.stringify(ctx.json)).toBe(200);

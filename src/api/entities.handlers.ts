@@ -154,7 +154,7 @@ function refusal(error: unknown): never {
   throw new ProblemError(
     status,
     title,
-    error.field ? `Invalid field(s): ${error.field}` : error.message,
+    error.field && error.reason !== "conflict" ? `Invalid field(s): ${error.field}` : error.message,
     errors,
   );
 }
@@ -333,9 +333,10 @@ export const entityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const tenant = c.get("tenant");
     const repositories = await repositoriesFor(tenant, projectId);
     const { row, repository } = await locate(repositories, (r) => r.find(id, projectId), "Entity", id);
-    await mergeEntities(repository, row, body.entity_id, body.reason ? { reason: body.reason } : {}).catch(
-      refusal,
-    );
+    await mergeEntities(repository, row, body.entity_id, {
+      ...(body.reason ? { reason: body.reason } : {}),
+      allowTypeChange: body.allow_type_change === true,
+    }).catch(refusal);
     await announceEdit(c.env, tenant, repository, row.projectId);
     const [merged] = await repository.find(id, row.projectId);
     return c.json((await detail(repository, merged ?? row, entityViewer(tenant, query))) as never, 200);

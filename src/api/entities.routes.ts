@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
+import { bodyErrors, invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import {
   EntityDetail,
   EntityDetailQuery,
@@ -24,8 +24,16 @@ const errors = { 400: invalidInput, 401: unauthorized };
 const lookupErrors = {
   ...errors,
   404: problem("No such entity (or review)"),
-  409: problem("The id exists in several projects (pass project_id), or another request changed it first"),
+  409: problem("The id exists in several projects (pass project_id)"),
 };
+/** An edit's answers besides its own: the lookup's, its conflicts, and a JSON body's. */
+const editErrors = (conflicts: string) => ({
+  ...lookupErrors,
+  409: problem(
+    `The id exists in several projects (pass project_id), ${conflicts}, or another request changed it first`,
+  ),
+  ...bodyErrors,
+});
 
 export const listEntities = createRoute({
   method: "get",
@@ -54,7 +62,7 @@ export const decideReviewRoute = createRoute({
   request: { params: EntityParams, query: EntityDetailQuery, ...body(ReviewDecisionBody) },
   responses: {
     200: json(ReviewDecisionResult, "The decided review and the entity it resolves to"),
-    ...lookupErrors,
+    ...editErrors("the review was decided already (or its candidate is gone)"),
   },
 });
 
@@ -84,7 +92,12 @@ export const mergeEntity = createRoute({
   summary: "Merge another entity of the same project into this one (it is kept, with status `merged`)",
   security,
   request: { params: EntityParams, query: EntityDetailQuery, ...body(MergeBody) },
-  responses: { 200: json(EntityDetail, "The entity after the merge"), ...lookupErrors },
+  responses: {
+    200: json(EntityDetail, "The entity after the merge"),
+    ...editErrors(
+      "either entity was merged already, the other is of an unrelated type (`entity_id`; pass `allow_type_change`)",
+    ),
+  },
 });
 
 export const splitEntityRoute = createRoute({
@@ -93,5 +106,8 @@ export const splitEntityRoute = createRoute({
   summary: "Move some of this entity's aliases, and the facts that used them, to a new entity",
   security,
   request: { params: EntityParams, query: ProjectQuery, ...body(SplitBody) },
-  responses: { 201: json(SplitResult, "This entity and the new one"), ...lookupErrors },
+  responses: {
+    201: json(SplitResult, "This entity and the new one"),
+    ...editErrors("the entity was merged"),
+  },
 });

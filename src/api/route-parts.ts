@@ -18,3 +18,9 @@ export const invalidInput = problem("Invalid input; `errors` names each offendin
 export const unauthorized = problem(
   "Missing or wrong tenant key, or unknown tenant (the two are not told apart)",
 );
+
+/** What a route that takes a JSON body may also answer (src/http/body-limits.ts, the JSON validator). */
+export const bodyErrors = {
+  413: problem("The body is over the size limit (MAX_BODY_BYTES, 8 MiB by default)"),
+  415: problem("The body is not sent as application/json"),
+};

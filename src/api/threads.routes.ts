@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { emptyBodyAsObject } from "../http/empty-body";
-import { invalidInput, json, problem, security, unauthorized } from "./route-parts";
+import { bodyErrors, invalidInput, json, problem, security, unauthorized } from "./route-parts";
 import { ContextBody, ContextResponse } from "./schemas/context";
 import { MentionBackfillBody, MentionBackfillResult } from "./schemas/entities";
 import { IngestBody, IngestResult } from "./schemas/events";
@@ -20,11 +20,6 @@ const errors = {
   400: invalidInput,
   401: unauthorized,
   404: problem("Unknown thread"),
-};
-/** What a route that takes a JSON body may also answer. */
-const bodyErrors = {
-  413: problem("The body is over the size limit (MAX_BODY_BYTES, 8 MiB by default)"),
-  415: problem("The body is not sent as application/json"),
 };
 
 export const putThread = createRoute({

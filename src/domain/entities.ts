@@ -86,6 +86,7 @@ export const ENTITY_EVENTS = [
   "split",
   "review_accepted",
   "review_rejected",
+  "retyped",
 ] as const;
 export type EntityEvent = (typeof ENTITY_EVENTS)[number];
 

@@ -182,6 +182,16 @@ export function resolutionWrites(
   }
   for (const { entityId, type } of plan.retyped) {
     out.push(
+      // Written before the update, and only while the entity is untyped: the history says what changed.
+      db
+        .insert(entityHistory)
+        .select(
+          sql`SELECT ${projectId}, ${`${entityId}:retyped:${type}`}, ${entityId}, 'retyped', NULL,
+            ${JSON.stringify({ from: "other", to: type })}, ${at}
+            WHERE EXISTS (SELECT 1 FROM ${entities} e WHERE e.project_id = ${projectId}
+              AND e.id = ${entityId} AND e.entity_type = 'other')`,
+        )
+        .onConflictDoNothing(),
       db
         .update(entities)
         .set({ entityType: type, updatedAt: at })
@@ -263,17 +273,27 @@ export function messageReferenceWrites(
 /** Ids for history rows written by the routes: unique, and ordered by time within one millisecond too. */
 export const editId = (at: string) => `${at}:${crypto.randomUUID()}`;
 
+/** What a merge's history rows say: the names, facts and messages that moved, and any change of type. */
+export interface MergeDetail {
+  aliases: string[];
+  facts: number;
+  messages: number;
+  review?: string;
+  reason?: string;
+  type_change?: { survivor: EntityType; absorbed: EntityType; now: EntityType };
+}
+
 /**
  * `absorbed` becomes part of `survivor`: its aliases, terms, fact and message references move over, entities
  * merged into it point at the survivor, its metadata fills what the survivor lacks, and open reviews
- * about it close (they asked a question the merge has answered).
+ * of it as the pending node close (they asked a question the merge has answered).
  */
 export function mergeWrites(
   db: DrizzleD1Database,
   projectId: string,
   survivor: { id: string },
-  absorbed: { id: string; metadataJson: string },
-  detail: { aliases: string[]; facts: number; review?: string; reason?: string },
+  absorbed: { id: string; metadataJson: string; entityType: EntityType },
+  detail: MergeDetail,
   at: string,
 ): Batch {
   const survivorId = survivor.id;
@@ -294,6 +314,9 @@ export function mergeWrites(
       .update(entities)
       .set({
         metadataJson: sql`json_patch(${absorbed.metadataJson}, ${entities.metadataJson})`,
+        // An untyped survivor takes the absorbed entity's type, as an untyped entity takes a bound mention's.
+        entityType: sql`CASE WHEN ${entities.entityType} = 'other' THEN ${absorbed.entityType}
+          ELSE ${entities.entityType} END`,
         updatedAt: at,
       })
       .where(
@@ -347,6 +370,11 @@ export function mergeWrites(
       .update(entities)
       .set({ mergedInto: survivorId })
       .where(and(eq(entities.projectId, projectId), eq(entities.mergedInto, absorbedId))),
+    // A review whose pending node is absorbed asked a question the merge has answered, and so did one
+    // between the survivor and the absorbed entity. A review whose candidate is absorbed still asks
+    // whether its pending node is that candidate, now part of the survivor: it stays open, naming the
+    // candidate it was opened against (the history stays as it was), and its decision follows the
+    // candidate to the survivor (entity-operations.ts, `decideReview`).
     db
       .update(entityReviews)
       .set({ status: "closed", decidedAt: at, reason: `merged into ${survivorId}` })
@@ -354,7 +382,21 @@ export function mergeWrites(
         and(
           eq(entityReviews.projectId, projectId),
           eq(entityReviews.status, "open"),
-          sql`(${entityReviews.entityId} = ${absorbedId} OR ${entityReviews.candidateId} = ${absorbedId})`,
+          sql`(${entityReviews.entityId} = ${absorbedId}
+            OR (${entityReviews.entityId} = ${survivorId} AND ${entityReviews.candidateId} = ${absorbedId}))`,
+        ),
+      ),
+    // A pending survivor whose reviews the merge closed was judged by a person: it is an entity now.
+    db
+      .update(entities)
+      .set({ status: "active", updatedAt: at })
+      .where(
+        and(
+          eq(entities.projectId, projectId),
+          eq(entities.id, survivorId),
+          eq(entities.status, "pending"),
+          sql`NOT EXISTS (SELECT 1 FROM ${entityReviews} r WHERE r.project_id = ${projectId}
+            AND r.entity_id = ${survivorId} AND r.status = 'open')`,
         ),
       ),
     history(db, projectId, {

@@ -1,8 +1,9 @@
 import type { EntityType } from "../domain/entities";
-import { decideReviewWrites, isStaleEdit, mergeWrites, splitWrites } from "./entity-edits";
+import { decideReviewWrites, isStaleEdit, type MergeDetail, mergeWrites, splitWrites } from "./entity-edits";
 import type { EntityRepository } from "./entity-repository";
 import type { EntityReviewRow, EntityRow } from "./entity-schema";
 import { normalizeName } from "./names";
+import { TYPE_FACTOR, typeFactor } from "./resolution/score";
 
 /**
  * Merge, split and review decisions: read what the edit concerns, check it, and write it as one guarded
@@ -49,7 +50,13 @@ export async function mergeEntities(
   repository: EntityRepository,
   survivor: EntityRow,
   absorbedId: string,
-  extra: { reason?: string; review?: EntityReviewRow; decision?: string | null } = {},
+  extra: {
+    reason?: string;
+    review?: EntityReviewRow;
+    decision?: string | null;
+    /** Merge two entities typed apart (a person and a system): refused without it. */
+    allowTypeChange?: boolean;
+  } = {},
 ): Promise<void> {
   const projectId = survivor.projectId;
   if (absorbedId === survivor.id) throw new EditRefused("invalid", "must name another entity", "entity_id");
@@ -60,16 +67,33 @@ export async function mergeEntities(
     if (row.status === "merged")
       throw conflict(`Entity '${row.id}' was already merged into '${row.mergedInto}'.`);
   }
-  const [aliases, links] = await Promise.all([
+  // Entities of unrelated kinds are most likely two things of one name (a person and the system named
+  // after them): a false merge costs more than a missed one, so it takes an explicit override. Related
+  // kinds (a team and its organisation) and an untyped entity ('other', no kind yet) merge as resolution
+  // would score them (resolution/score.ts, `typeFactor`).
+  const [survivorType, absorbedType] = [survivor.entityType, absorbed.entityType];
+  if (typeFactor(survivorType, absorbedType) === TYPE_FACTOR.other && !extra.allowTypeChange)
+    throw new EditRefused(
+      "conflict",
+      `is a ${absorbedType} and entity '${survivor.id}' a ${survivorType}; pass allow_type_change: true to merge them`,
+      "entity_id",
+    );
+  const [aliases, links, messages] = await Promise.all([
     repository.aliases(projectId, absorbed.id),
     repository.factLinks(projectId, absorbed.id, 1000),
+    repository.messageCount(projectId, absorbed.id),
   ]);
   const at = new Date().toISOString();
-  const detail = {
+  const now = survivorType === "other" ? absorbedType : survivorType;
+  const detail: MergeDetail = {
     aliases: aliases.map((a) => a.alias),
     facts: links.length,
+    messages,
     ...(extra.reason ? { reason: extra.reason } : {}),
     ...(extra.review ? { review: extra.review.id } : {}),
+    ...(survivorType !== absorbedType
+      ? { type_change: { survivor: survivorType, absorbed: absorbedType, now } }
+      : {}),
   };
   const deciding = extra.review
     ? decideReviewWrites(repository.db, projectId, extra.review, "accepted", extra.decision ?? null, at)
@@ -103,12 +127,26 @@ export async function splitEntity(
     : entity.canonicalName;
   const moved = aliases.filter((a) => norms.includes(a.norm));
   const name = request.canonical_name ?? (moved[0]?.alias as string);
+  // A name of the moved aliases goes with them; any other name must be no one's yet (this entity's
+  // kept names included), or a later mention of it would find two entities of one name and bind to neither.
+  const norm = normalizeName(name);
+  if (!norms.includes(norm)) {
+    const holders = await repository.holdersOf(entity.projectId, norm);
+    if (holders.length > 0) {
+      const whose = holders.includes(entity.id) ? `entity '${entity.id}' keeps it` : `'${holders[0]}' has it`;
+      throw new EditRefused(
+        "invalid",
+        `must be one of the moved aliases or a name no entity goes by (${whose})`,
+        "canonical_name",
+      );
+    }
+  }
   const id = crypto.randomUUID();
   const created = {
     id,
     name,
     type: request.entity_type ?? entity.entityType,
-    aliases: [{ alias: name, norm: normalizeName(name), source: "canonical" as const }],
+    aliases: [{ alias: name, norm, source: "canonical" as const }],
   };
   const at = new Date().toISOString();
   await runGuarded(
@@ -146,9 +184,12 @@ export async function decideReview(
     return review.entityId;
   }
   const candidate = await currentEntity(repository, review.projectId, review.candidateId);
-  if (!candidate || candidate.status === "merged")
+  if (!candidate || candidate.status === "merged" || candidate.id === review.entityId)
     throw conflict(`The candidate of review '${review.id}' is gone.`);
+  // Accepting is a person's answer about this very pair, whatever their types (the merge's history
+  // records a change of type).
   await mergeEntities(repository, candidate, review.entityId, {
+    allowTypeChange: true,
     review: { ...review, candidateId: candidate.id },
     decision: reason,
     ...(reason ? { reason } : {}),

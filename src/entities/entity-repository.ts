@@ -258,6 +258,25 @@ export class EntityRepository {
       .orderBy(asc(entityAliases.addedAt), asc(entityAliases.norm));
   }
 
+  /** The entities of the project, merged ones aside, that go by a name (by its normal form). */
+  async holdersOf(projectId: string, norm: string): Promise<string[]> {
+    const rows = await this.db
+      .selectDistinct({ id: entityAliases.entityId })
+      .from(entityAliases)
+      .innerJoin(
+        entities,
+        and(eq(entities.projectId, entityAliases.projectId), eq(entities.id, entityAliases.entityId)),
+      )
+      .where(
+        and(
+          eq(entityAliases.projectId, projectId),
+          eq(entityAliases.norm, norm),
+          sql`${entities.status} <> 'merged'`,
+        ),
+      );
+    return rows.map((r) => r.id);
+  }
+
   /** The aliases of several entities at once (a page of them), in one statement. */
   async aliasesFor(keys: readonly { projectId: string; id: string }[]): Promise<EntityAliasRow[]> {
     if (keys.length === 0) return [];
@@ -332,7 +351,10 @@ export class EntityRepository {
       .limit(limit);
   }
 
-  /** Reviews the entity is part of, as the pending node or as the candidate, open ones first. */
+  /**
+   * Reviews the entity is part of, as the pending node or as the candidate (itself, or one merged into
+   * it since: such a review's decision is about it now), open ones first.
+   */
   async reviewsOf(projectId: string, entityId: string): Promise<EntityReviewRow[]> {
     return this.db
       .select()
@@ -340,7 +362,9 @@ export class EntityRepository {
       .where(
         and(
           eq(entityReviews.projectId, projectId),
-          sql`(${entityReviews.entityId} = ${entityId} OR ${entityReviews.candidateId} = ${entityId})`,
+          sql`(${entityReviews.entityId} = ${entityId} OR ${entityReviews.candidateId} = ${entityId}
+            OR EXISTS (SELECT 1 FROM ${entities} m WHERE m.project_id = ${projectId}
+              AND m.id = ${entityReviews.candidateId} AND m.merged_into = ${entityId}))`,
         ),
       )
       .orderBy(sql`${entityReviews.status} <> 'open'`, desc(entityReviews.createdAt))

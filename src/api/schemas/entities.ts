@@ -190,6 +190,10 @@ export const MergeBody = z
       .max(200)
       .openapi({ description: "The entity merged into this one; it keeps its id, with status `merged`." }),
     reason: shortText(500).optional(),
+    allow_type_change: z.boolean().optional().openapi({
+      description:
+        "Merge two entities of other types (a person and a system): refused with a 409 naming `entity_id` without it. An untyped entity (`other`) merges with any type and the survivor takes the type; a change of type is recorded in the history.",
+    }),
   })
   .openapi("EntityMerge");
 
@@ -198,9 +202,10 @@ export const SplitBody = z
     aliases: z.array(shortText(500)).min(1).max(100).openapi({
       description: "Aliases of this entity that move to a new one, with the facts that used them.",
     }),
-    canonical_name: shortText(500)
-      .optional()
-      .openapi({ description: "The new entity's name; the first alias by default." }),
+    canonical_name: shortText(500).optional().openapi({
+      description:
+        "The new entity's name; the first alias by default. One of the moved aliases, or a name no entity of the project goes by (this one's kept names included).",
+    }),
     entity_type: EntityType.optional().openapi({
       description: "The new entity's type; this one's by default.",
     }),
