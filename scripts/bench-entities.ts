@@ -1,11 +1,18 @@
-// `npm run bench:entities [-- --file cases.json] [--bind 0.95] [--review 0.70] [--verbose]`
+// `npm run bench:entities [-- --file cases.json] [--bind 0.95] [--review 0.70] [--verbose]
+//                         [--authority] [--data DIR]`
 //
 // Merge precision and recall of entity resolution (src/entities) over a small labelled set
 // (test/fixtures/entity-resolution.json: aliases, abbreviations, role descriptions, partial names,
 // typos and near-miss names that must not merge), at seed 001's thresholds unless given others. A
 // merge is a mention bound to an existing entity at or above the bind threshold; a review is a pending
 // node. Offline and deterministic; figures only, no assertions.
-import { readFileSync } from "node:fs";
+// With --authority it then prints, beside them, the StateBench `authority_hierarchy` track on the dev and
+// train splits (issue 17's measure: the share of queries whose context holds a lower authority's overridden
+// value), each replayed by `bench:statebench --track authority_hierarchy` on a local dev server of its own.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_ENTITY_THRESHOLDS } from "../src/domain/entities";
 import { type CaseFile, runCases } from "./lib/entity-cases";
@@ -51,6 +58,41 @@ if (args.includes("--verbose")) {
   for (const r of figures.results) {
     console.log(
       `${r.decision.padEnd(7)} ${String(r.score ?? "").padEnd(6)} ${r.mention} → ${r.entity ?? "-"} (expect ${r.expect ?? "none"})`,
+    );
+  }
+}
+
+/** The `authority_hierarchy` track of one StateBench split, replayed by bench:statebench. */
+interface TrackFigures {
+  queries: number;
+  leaks: number;
+  leak_rate: number;
+  recall: number;
+}
+
+function authorityTrack(file: string): TrackFigures | string {
+  const out = join(mkdtempSync(join(tmpdir(), "tenure-entities-")), "statebench.json");
+  const script = fileURLToPath(new URL("./bench-statebench.mjs", import.meta.url));
+  const run = spawnSync(process.execPath, [script, file, "--track", "authority_hierarchy", "--json", out], {
+    encoding: "utf8",
+  });
+  if (run.status !== 0 || !existsSync(out)) return `bench:statebench failed (exit ${run.status})`;
+  const report = JSON.parse(readFileSync(out, "utf8")) as { tracks: Record<string, TrackFigures> };
+  return report.tracks.authority_hierarchy ?? "no authority_hierarchy track in the split";
+}
+
+if (args.includes("--authority")) {
+  const data = option("--data") ?? fileURLToPath(new URL("../../shared/data", import.meta.url));
+  console.log("\nauthority_hierarchy (StateBench, lower authority's overridden value in the context)");
+  console.log("split     queries  leaks  leak rate  must-mention recall");
+  for (const split of ["dev", "train"]) {
+    const found = authorityTrack(join(data, "statebench", `${split}.jsonl`));
+    if (typeof found === "string") {
+      console.log(`${split.padEnd(8)}  ${found}`);
+      continue;
+    }
+    console.log(
+      `${split.padEnd(8)}  ${String(found.queries).padStart(7)}  ${String(found.leaks).padStart(5)}  ${found.leak_rate.toFixed(3).padStart(9)}  ${found.recall.toFixed(3).padStart(19)}`,
     );
   }
 }
