@@ -162,10 +162,11 @@ export class FactCandidateCache {
       const named = from.registry && entities ? entities.decodeHeld(from.registry) : undefined;
       const entityIds = (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);
       const known = this.knownRows(from);
+      const heldIds = newest.map((r) => r.id);
       const asked = replicated({
         revision: base ? base.revision : this.announced,
         terms: [...searched],
-        heldIds: newest.map((r) => r.id),
+        heldIds,
         knownIds: [...known.keys()],
         knownAt: from.revision,
         outside,
@@ -176,7 +177,7 @@ export class FactCandidateCache {
         rows: asked.then((answer) => answer?.rows),
         named: named !== undefined,
         known,
-        asked: { entityIds, heldIds: newest.map((r) => r.id), outside },
+        asked: { entityIds, heldIds, outside },
       };
     } else {
       near = index.nearest();
