@@ -41,6 +41,7 @@ const ALARM_CATCH_UP_PAGES = 10;
 export class ProjectIndexObject extends DurableObject<Env> implements ProjectIndexRpc {
   private readonly vectors: SqliteVectorIndex;
   private readonly replica: FactReplica;
+  private bound: { tenant: string; project: string } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -163,20 +164,29 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       .map((m) => ({ id: m.id, score: m.score }));
   }
 
+  /**
+   * The tenant and project the object is bound to, once bound: a binding never changes, so it is read
+   * from storage once per instance rather than on every call.
+   */
   private owner(): { tenant: string; project: string } | undefined {
-    return this.ctx.storage.sql
+    this.bound ??= this.ctx.storage.sql
       .exec<{ tenant: string; project: string }>(
         "SELECT tenant, project FROM project_index_owner WHERE id = 1",
       )
       .toArray()[0];
+    return this.bound;
   }
 
   /** Binds the object to the first tenant and project that use it, and refuses any other. */
   private own(tenant: string, projectId: string): void {
-    const sql = this.ctx.storage.sql;
     const held = this.owner();
     if (!held) {
-      sql.exec("INSERT INTO project_index_owner (id, tenant, project) VALUES (1, ?, ?)", tenant, projectId);
+      this.ctx.storage.sql.exec(
+        "INSERT INTO project_index_owner (id, tenant, project) VALUES (1, ?, ?)",
+        tenant,
+        projectId,
+      );
+      this.bound = { tenant, project: projectId };
       return;
     }
     if (held.tenant !== tenant || held.project !== projectId) {
