@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import type { ProjectIndexObject } from "../src/project-index/project-index-object";
 import { fact, newThread, until } from "./helpers";
 
 /**
@@ -46,4 +47,21 @@ describe("facts found through the project's vector index", () => {
     expect(other.json.context).not.toContain("spare keys");
     expect(other.json.trace.candidates.facts.similar).toBe(0);
   }, 60_000);
+});
+
+describe("the project index object's binding", () => {
+  it("answers the tenant and project it was first called for, and refuses any other, then and later", async () => {
+    const { env, runInDurableObject } = await import("cloudflare:test");
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`binding-${crypto.randomUUID()}`));
+    const vector = Array.from({ length: 8 }, (_, i) => (i === 0 ? 1 : 0));
+    await runInDurableObject(stub, async (index: ProjectIndexObject) => {
+      await index.upsert("acme", "atlas", "ns", [{ id: "f1", values: vector, user: "" }]);
+      const ids = async () => (await index.nearest("acme", "atlas", "ns", vector, "u1", 5)).map((n) => n.id);
+      expect(await ids()).toEqual(["f1"]);
+      await expect(index.nearest("other", "atlas", "ns", vector, "u1", 5)).rejects.toThrow(/another tenant/);
+      await expect(index.nearest("acme", "hermes", "ns", vector, "u1", 5)).rejects.toThrow(/another tenant/);
+      // The binding kept in memory is the stored one: the right caller is still answered after a refusal.
+      expect(await ids()).toEqual(["f1"]);
+    });
+  });
 });
