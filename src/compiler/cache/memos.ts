@@ -79,6 +79,7 @@ export class CompilerMemos
   readonly deadBases = new WeakMap<FactSettlement, { earlier: Omission[]; basis: DeadBasis }>();
   readonly messageVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
   readonly instructions: InstructionMemos["instructions"] = new WeakMap();
+  ladderKey: string | undefined = undefined;
 
   // Pass 3, gates.
   readonly clockBounds = new WeakMap<readonly ContextObject[], ClockBounds>();

@@ -231,6 +231,12 @@ export interface InstructionMemos {
     ContextObject,
     { ladder: string; things: NamedThings | undefined; instruction: Instruction | null }
   >;
+  /**
+   * The ladder as JSON last read, the string every entry above was made with since: a ladder that
+   * reads the same is compared to each entry's by identity rather than character by character (some
+   * 800 characters, for every candidate fact of every compile).
+   */
+  ladderKey?: string;
 }
 
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
@@ -308,7 +314,9 @@ export function instructionOverrides(
   things?: NamedThings,
   memos: InstructionMemos = { instructions: new WeakMap() },
 ): Omission[] {
-  const ladderKey = JSON.stringify(ladder);
+  let ladderKey = JSON.stringify(ladder);
+  if (ladderKey === memos.ladderKey) ladderKey = memos.ladderKey;
+  else memos.ladderKey = ladderKey;
   const instructions: Instruction[] = [];
   for (const fact of facts) {
     let held = memos.instructions.get(fact);
