@@ -166,6 +166,44 @@ describe("pass 5 carries a list's parts over from a close recent list", () => {
   });
 });
 
+describe("pass 5 reads a list that begins with a kept run of objects from that run's parts", () => {
+  it("equals building them from the objects, whatever follows the run", () => {
+    fc.assert(
+      fc.property(
+        fc.array(objectArb, { minLength: 40, maxLength: 60 }),
+        fc.array(fc.array(objectArb, { minLength: 0, maxLength: 30 }), { minLength: 3, maxLength: 6 }),
+        (held, tails) => {
+          // A fresh memo, so the run is met first here: noted by the second list, read from the third on.
+          const own = new CompilerMemos();
+          for (const [step, tail] of tails.entries()) {
+            const list = [...held, ...tail];
+            const read = groupParts(list, own);
+            const fresh = partsOf(list, own);
+            expect(plainParts(read)).toEqual(plainParts(fresh));
+            const texts = corpusOf(
+              list.map((o) => o.text),
+              own,
+            );
+            for (const query of queries) {
+              expect(read.texts.scores(query)).toEqual(corpusScores(query, texts));
+              if (fresh.whys) {
+                const whys = corpusOf(
+                  list.map((o) => o.whyItMatters ?? ""),
+                  own,
+                );
+                expect(read.whys?.scores(query)).toEqual(corpusScores(query, whys));
+              }
+            }
+            if (step >= 2)
+              expect(own.prefixes.some((p) => p.objects.length >= held.length && p.read)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe("listEdits", () => {
   it("aligns two lists by identity: kept entries are the same, in order, and every other entry is added or dropped", () => {
     fc.assert(

@@ -11,7 +11,7 @@ import type { CompressMemos, StandingClaims } from "../passes/compress";
 import type { EmitFormatMemos } from "../passes/emit-format";
 import type { PassageIndex } from "../passes/excerpt";
 import type { ClockBounds, GateMemos } from "../passes/gate";
-import type { GroupParts } from "../passes/group-parts";
+import type { GroupParts, PrefixParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
 import type { RankMemos } from "../passes/rank";
 import type { Redacted, SafeguardMemos } from "../passes/safeguard";
@@ -89,6 +89,7 @@ export class CompilerMemos
   readonly instants: TextMemos["instants"];
   readonly partsByList = new WeakMap<readonly ContextObject[], GroupParts>();
   readonly recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
+  readonly prefixes: PrefixParts[] = [];
   readonly trustSplits = new WeakMap<
     readonly ContextObject[],
     { trusted: ContextObject[]; untrusted: ContextObject[] }
