@@ -28,6 +28,7 @@ import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
  */
 export class TextMemos {
   readonly figures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.figures);
+  readonly asideFreeFigures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.asideFreeFigures);
   readonly documents = new BoundedMap<string, Document>(MEMO_LIMITS.documents);
   readonly instants = new BoundedMap<string, number>(MEMO_LIMITS.instants);
   readonly bullets = new BoundedMap<string, string>(MEMO_LIMITS.bullets);
@@ -57,6 +58,7 @@ export class CompilerMemos
   // Hygiene: dead claims and what texts say of them (src/compiler/hygiene/).
   readonly lowerClaims = new WeakMap<ContextObject, string>();
   readonly figures: TextMemos["figures"];
+  readonly asideFreeFigures: TextMemos["asideFreeFigures"];
   readonly deadFigures = new WeakMap<DeadClaim[], Set<string>>();
   readonly ownFigures = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
   readonly claimIndexes = new WeakMap<DeadClaim[], ClaimIndex>();
@@ -115,6 +117,7 @@ export class CompilerMemos
 
   constructor(readonly text: TextMemos = new TextMemos()) {
     this.figures = text.figures;
+    this.asideFreeFigures = text.asideFreeFigures;
     this.documents = text.documents;
     this.instants = text.instants;
     this.bullets = text.bullets;
