@@ -1,13 +1,14 @@
 import type { ContextObject, Omission } from "../context-object";
 import type { ClaimIndex } from "../hygiene/claim-index";
 import type { ClaimsAgainst } from "../hygiene/claims-against";
-import type { DeadBasis } from "../hygiene/dead-basis";
+import type { DeadBasis, LiveClaimTexts } from "../hygiene/dead-basis";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import type { LiveClaims } from "../hygiene/live-claims";
 import type { Rewordable } from "../hygiene/reworded";
 import type { Succession } from "../hygiene/succession";
 import type { Document } from "../lexical";
-import type { CompressMemos, StandingClaims } from "../passes/compress";
+import { LeadingRun } from "../list-edits";
+import type { Claims, CompressMemos, StandingClaims } from "../passes/compress";
 import type { EmitFormatMemos } from "../passes/emit-format";
 import type { PassageIndex } from "../passes/excerpt";
 import type { ClockBounds, GateMemos } from "../passes/gate";
@@ -15,7 +16,7 @@ import type { GroupParts, PrefixParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
 import type { RankMemos } from "../passes/rank";
 import type { Redacted, SafeguardMemos } from "../passes/safeguard";
-import type { InstructionMemos } from "../passes/temporal/instruction-authority";
+import type { InstructionMemos, RunInstructions } from "../passes/temporal/instruction-authority";
 import type { TemporalMemos } from "../passes/temporal/memos";
 import type { FactSettlement } from "../passes/temporal/settlement";
 import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
@@ -75,6 +76,7 @@ export class CompilerMemos
   readonly maskedTexts = new WeakMap<DeadClaim[], BoundedMap<string, string>>();
   readonly claimsAgainst = new WeakMap<DeadClaim[], ClaimsAgainst>();
   readonly slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
+  readonly liveRuns = new LeadingRun<ContextObject, LiveClaimTexts>();
 
   // Pass 4, temporal validity (src/compiler/passes/temporal/).
   readonly itemVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
@@ -82,6 +84,7 @@ export class CompilerMemos
   readonly messageVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
   readonly instructions: InstructionMemos["instructions"] = new WeakMap();
   ladderKey: string | undefined = undefined;
+  readonly instructionRuns = new LeadingRun<ContextObject, RunInstructions>();
 
   // Pass 3, gates.
   readonly clockBounds = new WeakMap<readonly ContextObject[], ClockBounds>();
@@ -101,6 +104,7 @@ export class CompilerMemos
   readonly normalizedClaims = new WeakMap<ContextObject, string>();
   readonly claimSharing = new WeakMap<object, Set<ContextObject>>();
   readonly standingClaims = new WeakMap<ContextObject[], StandingClaims>();
+  readonly claimRuns = new LeadingRun<ContextObject, Claims>();
   readonly bullets: TextMemos["bullets"];
   readonly undatedForms = new WeakMap<(text: string) => number, BoundedMap<string, UndatedForm>>();
   readonly days: TextMemos["days"];

@@ -8,6 +8,7 @@ import {
   distinctive,
   lowerClaim,
   spokenInOf,
+  type ValidFrom,
 } from "./dead-claim";
 import { ASIDE, FIGURE_PRESENT, type FigureMemos, figuresOf } from "./figures";
 
@@ -30,7 +31,7 @@ export interface DeadClaimsMemos extends ClaimMemos, FigureMemos, ClaimIndexMemo
 export function deadClaims(
   omitted: Omission[],
   live: ContextObject[],
-  validFrom: Map<string, string>,
+  validFrom: ValidFrom,
   memos: DeadClaimsMemos,
 ): DeadClaim[] {
   const liveClaims = new Set<string>();

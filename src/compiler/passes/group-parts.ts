@@ -2,7 +2,7 @@ import type { ObjectTypeName } from "../../domain/objects";
 import type { BoundedMap } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
 import { type Corpus, corpusAfter, corpusOf, LazyCorpus, type LexicalMemos } from "../lexical";
-import { type ListEdits, listEdits } from "../list-edits";
+import { beginsWith, type ListEdits, listEdits, MIN_RUN, sharedStart } from "../list-edits";
 
 /**
  * Pass 5's query-independent reading of a group of objects (GroupParts), kept per list and carried over
@@ -88,8 +88,6 @@ export interface GroupParts {
 const RECENT_LISTS = 12;
 /** Prefixes kept: one per list a compile ranks. */
 const PREFIXES = 6;
-/** A shorter run shared with a recent list is not worth indexing apart. */
-const MIN_PREFIX = 32;
 
 function corporaOf(objects: readonly ContextObject[], memos: GroupPartsMemos): GroupParts {
   let found = memos.partsByList.get(objects);
@@ -173,7 +171,7 @@ const whysOf = (objects: readonly ContextObject[], hasWhy: boolean, memos: Group
 /**
  * partsOf(objects) for a list that begins with a kept prefix (PrefixParts): the prefix's entries are
  * copied and the index of its texts is handed to the scorer, so only the objects after it are read. A
- * run of at least MIN_PREFIX objects this list shares with the start of a recent one is kept as a new
+ * run of at least MIN_RUN objects this list shares with the start of a recent one is kept as a new
  * prefix, read when a later list begins with it too (a run met once is not worth indexing).
  * Undefined when no kept prefix begins the list.
  */
@@ -184,7 +182,7 @@ function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos
     for (const { objects: previous } of memos.recentParts) {
       longest = Math.max(longest, sharedStart(previous, objects));
     }
-    if (longest >= MIN_PREFIX) {
+    if (longest >= MIN_RUN) {
       memos.prefixes.unshift({ objects: objects.slice(0, longest) });
       if (memos.prefixes.length > PREFIXES) memos.prefixes.pop();
     }
@@ -206,17 +204,6 @@ function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos
     whys: whysOf(objects, read.hasWhy || rest.hasWhy, memos),
   };
 }
-
-/** How many objects two lists begin with in common. */
-function sharedStart(a: readonly ContextObject[], b: readonly ContextObject[]): number {
-  const most = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < most && a[i] === b[i]) i++;
-  return i;
-}
-
-const beginsWith = (list: readonly ContextObject[], start: readonly ContextObject[]) =>
-  list.length >= start.length && sharedStart(list, start) === start.length;
 
 const floorOf = (o: ContextObject) =>
   o.forms ? Math.min(o.tokens, o.forms.summaryTokens, o.forms.microTokens) : o.tokens;

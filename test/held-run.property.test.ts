@@ -1,0 +1,183 @@
+import fc from "fast-check";
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { CompileCache } from "../src/compiler/cache/compile-cache";
+import { compileContext } from "../src/compiler/compile";
+import type { CompileInput } from "../src/compiler/compile-input";
+import { LeadingRun, MIN_RUN } from "../src/compiler/list-edits";
+import type { MessageRecord, StateItemRecord } from "../src/compiler/types";
+import type { FactVersion } from "../src/domain/fact-version";
+import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
+import { factRow } from "./support/context-objects";
+
+/**
+ * A large project's candidate facts begin with the same held newest versions compile after compile,
+ * followed by the question's own rows, fresh objects each time. Passes read that run once (LeadingRun):
+ * standing claims, slots, live claims, valid times and attributed instructions. Whatever the rows after
+ * it say (the run's slots filled again, its claims restated, its values superseded, instructions that
+ * override its own), a thread's warm cache must give the envelope of a compile without one.
+ */
+
+const fact = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
+  const content = `${key}: ${value}`;
+  return Object.freeze(
+    factRow({ id, key, valueJson: JSON.stringify(value), content, tokens: countTokens(content), ...extra }),
+  );
+};
+
+const at = (i: number) => new Date(Date.parse("2025-01-01T00:00:00.000Z") + i * 60_000).toISOString();
+const values = [
+  "$50,000",
+  "$80,000 (25% requires 3-year contract)",
+  "Tacoma",
+  "[VP] Vera (VP Sales): Maximum discount is 15%",
+  "[Manager] Mark (Sales Manager): Give this customer a 25% discount",
+  "Redis in eu-west-1",
+  "Tacoma warehouse (lease $50,000 a year)",
+];
+const keys = ["budget", "warehouse", "discount", "cache", "owner"];
+
+/** The held run: current versions, newest first, some filling one slot (more than MIN_RUN stand). */
+const terms = "Invoices are paid within 30 days of receipt";
+const held = [
+  fact("terms", "payment_terms", terms, { validFrom: at(1001), txStart: at(1001) }),
+  ...Array.from({ length: 2 * MIN_RUN + 16 }, (_, i) =>
+    fact(`h${i}`, `${keys[i % keys.length]}_${i % 13}`, values[i % values.length] as string, {
+      validFrom: at(1000 - i),
+      txStart: at(1000 - i),
+    }),
+  ),
+];
+/** Values only the question's rows state: superseded, they are dead, with figures some held facts state. */
+const older = [
+  "$60,000 (25% requires 3-year contract)",
+  "Seattle at $12,000 a month",
+  "Budget of $50,000 for Q1 hiring",
+];
+
+/** A turn restating a value, at some time: a dead one is masked in what was said after it died. */
+const message = (id: string, ts: string, content: string): MessageRecord => {
+  const line = `[${ts}] Ada (user): ${content}`;
+  return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
+};
+
+/** A state item stating what a held fact states: the later of the two is a duplicate. */
+const item = (uid: string, text: string): StateItemRecord => {
+  const line = `- [decision] ${text}`;
+  return {
+    item: {
+      uid,
+      text,
+      status: "active",
+      type_tag: "decision",
+      topic_tags: ["budget"],
+      refs: [],
+      confidence: "high",
+      replaced_by: null,
+      supersession_evidence: null,
+      conflict: false,
+      pinned: false,
+      source: "rules",
+      created_at: at(500),
+      last_seen_at: at(500),
+      scope: "global",
+      scope_id: null,
+      classification: "public",
+      allow_roles: [],
+    },
+    line,
+    tokens: countTokens(line),
+  };
+};
+
+const tailRow = fc.record({
+  key: fc.constantFrom(...keys.map((k) => `${k}_${1}`), ...keys.map((k) => `${k}_${3}`), "other"),
+  value: fc.constantFrom(...values, ...older),
+  age: fc.nat({ max: 900 }),
+  supersedes: fc.option(fc.nat({ max: held.length - 2 }), { nil: undefined }),
+  said: fc.option(fc.nat({ max: 1100 }), { nil: undefined }),
+});
+
+const base: CompileInput = {
+  query: "what is the budget?",
+  budgetTokens: 600,
+  factsShare: 0.7,
+  now: "2025-06-01T00:00:00.000Z",
+  threadId: "t1",
+  tenantId: "t",
+  projectId: "p",
+  identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
+  environment: {},
+  ladder,
+  facts: [],
+  working: [],
+  environmentFacts: [],
+  items: [],
+  statedClaims: new Map(),
+  messages: [],
+  countTokens,
+};
+
+describe("a held run of facts read once per run", () => {
+  it("gives every compile of a warm thread the envelope of an uncached compile", () => {
+    const questions = [
+      "what is the budget?",
+      "where is the warehouse",
+      "what discount applies",
+      "who owns the cache",
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.array(tailRow, { maxLength: 8 }), { minLength: 3, maxLength: 6 }), (steps) => {
+        const cache = new CompileCache();
+        for (const [step, tail] of steps.entries()) {
+          // The question's rows: older versions, some superseded by a held one (history of its slot).
+          const rows = tail.map((r, i) =>
+            fact(`q${step}_${i}`, r.key, r.value, {
+              validFrom: at(r.age),
+              txStart: at(r.age),
+              ...(r.supersedes === undefined
+                ? {}
+                : { isValid: false, supersededBy: `h${r.supersedes}`, txEnd: at(1000 - r.supersedes) }),
+            }),
+          );
+          const messages = tail.flatMap((r, i) =>
+            r.said === undefined
+              ? []
+              : [message(`m${step}_${i}`, at(r.said), `We settled on ${r.value} for ${r.key}`)],
+          );
+          const input = {
+            ...base,
+            query: questions[step % questions.length] as string,
+            facts: [...held, ...rows],
+            messages: messages.sort((a, b) => a.ts.localeCompare(b.ts)),
+            items: [item("i1", terms)],
+          };
+          expect(compileContext({ ...input, cache })).toEqual(compileContext(input));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("LeadingRun", () => {
+  it("keeps the start two lists share, and reads it once a later list begins with it too", () => {
+    const run = new LeadingRun<number, number>();
+    const start = Array.from({ length: MIN_RUN }, (_, i) => i);
+    let reads = 0;
+    const read = (entries: readonly number[]) => {
+      reads++;
+      return entries.length;
+    };
+    expect(run.of([...start, 100], read)).toBeUndefined();
+    // Shared with the last list: noted, not yet read.
+    expect(run.of([...start, 200], read)).toBeUndefined();
+    expect(run.of([...start, 300, 301], read)).toEqual({ length: MIN_RUN, value: MIN_RUN });
+    expect(run.of([...start], read)).toEqual({ length: MIN_RUN, value: MIN_RUN });
+    expect(reads).toBe(1);
+    // A list that does not begin with it drops it; a shorter shared start is no run.
+    expect(run.of([-1, ...start], read)).toBeUndefined();
+    expect(run.of([-1, ...start.slice(0, 4)], read)).toBeUndefined();
+    expect(run.of([-1, ...start.slice(0, 4), 9], read)).toBeUndefined();
+  });
+});
