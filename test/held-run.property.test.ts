@@ -160,6 +160,24 @@ describe("a held run of facts read once per run", () => {
   });
 });
 
+describe("a held run of records resolved once per run", () => {
+  it("is resolved afresh when the thread's origin changes", () => {
+    const cache = new CompileCache();
+    const wider = [
+      ...ladder,
+      { ...(ladder[0] as (typeof ladder)[number]), name: "chair", rank: 100, words: [] },
+    ];
+    for (const [step, steps] of [[base.ladder], [base.ladder], [base.ladder], [wider], [wider]].entries()) {
+      const input = {
+        ...base,
+        ladder: steps[0] as typeof ladder,
+        facts: [...held, fact(`q${step}`, "other", values[step % values.length] as string)],
+      };
+      expect(compileContext({ ...input, cache })).toEqual(compileContext(input));
+    }
+  });
+});
+
 describe("LeadingRun", () => {
   it("keeps the start two lists share, and reads it once a later list begins with it too", () => {
     const run = new LeadingRun<number, number>();
