@@ -5,10 +5,9 @@ import { CompileCache } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
 import { LeadingRun, MIN_RUN } from "../src/compiler/list-edits";
-import type { MessageRecord, StateItemRecord } from "../src/compiler/types";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import { factRow } from "./support/context-objects";
+import { compileInput, factRow, stateItemRecord, userTurn } from "./support/context-objects";
 
 /**
  * A large project's candidate facts begin with the same held newest versions compile after compile,
@@ -56,39 +55,11 @@ const older = [
 ];
 
 /** A turn restating a value, at some time: a dead one is masked in what was said after it died. */
-const message = (id: string, ts: string, content: string): MessageRecord => {
-  const line = `[${ts}] Ada (user): ${content}`;
-  return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
-};
+const message = userTurn;
 
 /** A state item stating what a held fact states: the later of the two is a duplicate. */
-const item = (uid: string, text: string): StateItemRecord => {
-  const line = `- [decision] ${text}`;
-  return {
-    item: {
-      uid,
-      text,
-      status: "active",
-      type_tag: "decision",
-      topic_tags: ["budget"],
-      refs: [],
-      confidence: "high",
-      replaced_by: null,
-      supersession_evidence: null,
-      conflict: false,
-      pinned: false,
-      source: "rules",
-      created_at: at(500),
-      last_seen_at: at(500),
-      scope: "global",
-      scope_id: null,
-      classification: "public",
-      allow_roles: [],
-    },
-    line,
-    tokens: countTokens(line),
-  };
-};
+const item = (uid: string, text: string) =>
+  stateItemRecord(uid, text, { refs: [], created_at: at(500), last_seen_at: at(500) });
 
 const tailRow = fc.record({
   key: fc.constantFrom(...keys.map((k) => `${k}_${1}`), ...keys.map((k) => `${k}_${3}`), "other"),
@@ -98,25 +69,7 @@ const tailRow = fc.record({
   said: fc.option(fc.nat({ max: 1100 }), { nil: undefined }),
 });
 
-const base: CompileInput = {
-  query: "what is the budget?",
-  budgetTokens: 600,
-  factsShare: 0.7,
-  now: "2025-06-01T00:00:00.000Z",
-  threadId: "t1",
-  tenantId: "t",
-  projectId: "p",
-  identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
-  environment: {},
-  ladder,
-  facts: [],
-  working: [],
-  environmentFacts: [],
-  items: [],
-  statedClaims: new Map(),
-  messages: [],
-  countTokens,
-};
+const base: CompileInput = compileInput({ budgetTokens: 600, environment: {} });
 
 describe("a held run of facts read once per run", () => {
   it("gives every compile of a warm thread the envelope of an uncached compile", () => {
