@@ -5,6 +5,7 @@ import { CompileCache } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
 import { LeadingRun, MIN_RUN } from "../src/compiler/list-edits";
+import type { StatedClaims } from "../src/compiler/types";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { compileInput, factRow, stateItemRecord, userTurn } from "./support/context-objects";
@@ -104,6 +105,20 @@ describe("a held run of facts read once per run", () => {
             facts: [...held, ...rows],
             messages: messages.sort((a, b) => a.ts.localeCompare(b.ts)),
             items: [item("i1", terms)],
+            // What extraction read from each turn: the value it stated for its slot, which a held fact
+            // valid since may have replaced.
+            statedClaims: new Map<string, StatedClaims>(
+              tail.flatMap((r, i) =>
+                r.said === undefined
+                  ? []
+                  : [
+                      [
+                        `m${step}_${i}`,
+                        { ts: at(r.said), claims: [{ key: r.key, value: r.value }] },
+                      ] as const,
+                    ],
+              ),
+            ),
           };
           expect(compileContext({ ...input, cache })).toEqual(compileContext(input));
         }

@@ -4,6 +4,7 @@ import type { ClaimsAgainst } from "../hygiene/claims-against";
 import type { DeadBasis, LiveClaimTexts } from "../hygiene/dead-basis";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import type { LiveClaims } from "../hygiene/live-claims";
+import type { SlotIndex } from "../hygiene/outdated";
 import type { Rewordable } from "../hygiene/reworded";
 import type { Succession } from "../hygiene/succession";
 import type { Document } from "../lexical";
@@ -75,7 +76,8 @@ export class CompilerMemos
   readonly rewordables = new WeakMap<DeadClaim[], Map<string, Rewordable[]>>();
   readonly maskedTexts = new WeakMap<DeadClaim[], BoundedMap<string, string>>();
   readonly claimsAgainst = new WeakMap<DeadClaim[], ClaimsAgainst>();
-  readonly slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
+  readonly slotIndexes = new WeakMap<ContextObject[], SlotIndex>();
+  readonly slotIndexRuns = new LeadingRun<ContextObject, Map<string, ContextObject>>();
   readonly liveRuns = new LeadingRun<ContextObject, LiveClaimTexts>();
 
   // Pass 4, temporal validity (src/compiler/passes/temporal/).
