@@ -21,16 +21,15 @@ export function settleFacts(
 ): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
-  const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
+  // With nothing removed, as in most compiles, a list is kept as it is rather than copied object by
+  // object (lists are never changed once made).
+  const keep = (list: ContextObject[]) =>
+    removed.size ? list.filter((o) => !removed.has(o.objectId)) : list;
 
   const stale = staleSignals(admitted.environment, memo);
   const staleIds = new Set(stale.map((s) => s.object.objectId));
-  const settled = reconcile(
-    [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
-      (o) => !staleIds.has(o.objectId),
-    ),
-    memo,
-  );
+  const keyed = [...admitted.facts, ...admitted.working, ...admitted.environment];
+  const settled = reconcile(staleIds.size ? keyed.filter((o) => !staleIds.has(o.objectId)) : keyed, memo);
   for (const o of [...stale, ...settled.displaced]) {
     omitted.push(o);
     removed.add(o.object.objectId);
