@@ -33,7 +33,7 @@ export interface GroupPartsMemos extends LexicalMemos {
  */
 export interface PrefixParts {
   objects: readonly ContextObject[];
-  read?: { parts: Omit<GroupParts, "texts" | "whys">; corpus: Corpus; hasWhy: boolean };
+  read?: { parts: Omit<GroupParts, "texts" | "whys">; texts: string[]; corpus: Corpus; hasWhy: boolean };
 }
 
 /** Seed 004's type priority of each object type. */
@@ -191,12 +191,12 @@ function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos
   if (!prefix.read) {
     const texts = new Array<string>(prefix.objects.length);
     const { parts, hasWhy } = readParts(prefix.objects, texts, memos);
-    prefix.read = { parts, corpus: corpusOf(texts, memos), hasWhy };
+    prefix.read = { parts, texts, corpus: corpusOf(texts, memos), hasWhy };
   }
   const { read } = prefix;
   const start = prefix.objects.length;
-  const texts = new Array<string>(objects.length);
-  for (let i = 0; i < start; i++) texts[i] = (objects[i] as ContextObject).text;
+  // The prefix's texts as read, without touching its objects; readParts appends the rest's in order.
+  const texts = read.texts.slice();
   const rest = readParts(objects, texts, memos, start, read.parts);
   return {
     ...rest.parts,
