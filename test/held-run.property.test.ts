@@ -41,12 +41,21 @@ const keys = ["budget", "warehouse", "discount", "cache", "owner"];
 const terms = "Invoices are paid within 30 days of receipt";
 const held = [
   fact("terms", "payment_terms", terms, { validFrom: at(1001), txStart: at(1001) }),
+  // A held version a standing gate holds back: replaced since.
+  fact("old", "budget_0", "$40,000", { isValid: false, supersededBy: "h0", txEnd: at(1000) }),
   ...Array.from({ length: 2 * MIN_RUN + 16 }, (_, i) =>
     fact(`h${i}`, `${keys[i % keys.length]}_${i % 13}`, values[i % values.length] as string, {
       validFrom: at(1000 - i),
       txStart: at(1000 - i),
     }),
   ),
+];
+/** The held run with versions the clock holds back as well: one expired, one not valid yet. */
+const clocked = [
+  ...held.slice(0, 2),
+  fact("ended", "promo", "Spring promo at 10% off", { validUntil: at(999) }),
+  fact("later", "launch", "Launch in Lisbon", { validFrom: "2025-09-01T00:00:00.000Z" }),
+  ...held.slice(2),
 ];
 /** Values only the question's rows state: superseded, they are dead, with figures some held facts state. */
 const older = [
@@ -81,48 +90,53 @@ describe("a held run of facts read once per run", () => {
       "who owns the cache",
     ];
     fc.assert(
-      fc.property(fc.array(fc.array(tailRow, { maxLength: 8 }), { minLength: 3, maxLength: 6 }), (steps) => {
-        const cache = new CompileCache();
-        for (const [step, tail] of steps.entries()) {
-          // The question's rows: older versions, some superseded by a held one (history of its slot).
-          const rows = tail.map((r, i) =>
-            fact(`q${step}_${i}`, r.key, r.value, {
-              validFrom: at(r.age),
-              txStart: at(r.age),
-              ...(r.supersedes === undefined
-                ? {}
-                : { isValid: false, supersededBy: `h${r.supersedes}`, txEnd: at(1000 - r.supersedes) }),
-            }),
-          );
-          const messages = tail.flatMap((r, i) =>
-            r.said === undefined
-              ? []
-              : [message(`m${step}_${i}`, at(r.said), `We settled on ${r.value} for ${r.key}`)],
-          );
-          const input = {
-            ...base,
-            query: questions[step % questions.length] as string,
-            facts: [...held, ...rows],
-            messages: messages.sort((a, b) => a.ts.localeCompare(b.ts)),
-            items: [item("i1", terms)],
-            // What extraction read from each turn: the value it stated for its slot, which a held fact
-            // valid since may have replaced.
-            statedClaims: new Map<string, StatedClaims>(
-              tail.flatMap((r, i) =>
-                r.said === undefined
-                  ? []
-                  : [
-                      [
-                        `m${step}_${i}`,
-                        { ts: at(r.said), claims: [{ key: r.key, value: r.value }] },
-                      ] as const,
-                    ],
+      fc.property(
+        fc.array(fc.array(tailRow, { maxLength: 8 }), { minLength: 3, maxLength: 6 }),
+        fc.boolean(),
+        (steps, clock) => {
+          const cache = new CompileCache();
+          const run = clock ? clocked : held;
+          for (const [step, tail] of steps.entries()) {
+            // The question's rows: older versions, some superseded by a held one (history of its slot).
+            const rows = tail.map((r, i) =>
+              fact(`q${step}_${i}`, r.key, r.value, {
+                validFrom: at(r.age),
+                txStart: at(r.age),
+                ...(r.supersedes === undefined
+                  ? {}
+                  : { isValid: false, supersededBy: `h${r.supersedes}`, txEnd: at(1000 - r.supersedes) }),
+              }),
+            );
+            const messages = tail.flatMap((r, i) =>
+              r.said === undefined
+                ? []
+                : [message(`m${step}_${i}`, at(r.said), `We settled on ${r.value} for ${r.key}`)],
+            );
+            const input = {
+              ...base,
+              query: questions[step % questions.length] as string,
+              facts: [...run, ...rows],
+              messages: messages.sort((a, b) => a.ts.localeCompare(b.ts)),
+              items: [item("i1", terms)],
+              // What extraction read from each turn: the value it stated for its slot, which a held fact
+              // valid since may have replaced.
+              statedClaims: new Map<string, StatedClaims>(
+                tail.flatMap((r, i) =>
+                  r.said === undefined
+                    ? []
+                    : [
+                        [
+                          `m${step}_${i}`,
+                          { ts: at(r.said), claims: [{ key: r.key, value: r.value }] },
+                        ] as const,
+                      ],
+                ),
               ),
-            ),
-          };
-          expect(compileContext({ ...input, cache })).toEqual(compileContext(input));
-        }
-      }),
+            };
+            expect(compileContext({ ...input, cache })).toEqual(compileContext(input));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

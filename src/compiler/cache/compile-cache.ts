@@ -253,12 +253,34 @@ export class CompileCache {
    * and the omissions of those it holds, in list order. Kept per list (lists from `sameList` come
    * back while their objects do); `split` is called when this list was not split for this caller.
    */
-  standingSplit(callerKey: string, list: ContextObject[], split: () => StandingSplit): StandingSplit {
-    const lists = this.standingFor(callerKey).lists;
-    let found = lists.get(list);
+  standingSplit(
+    callerKey: string,
+    list: ContextObject[],
+    split: (objects: readonly ContextObject[]) => StandingSplit,
+    name = "",
+  ): StandingSplit {
+    const verdicts = this.standingFor(callerKey);
+    let found = verdicts.lists.get(list);
     if (!found) {
-      found = split();
-      lists.set(list, found);
+      // The run of held objects lists of this name begin with is split once for this caller; a new
+      // list is split after it (the same verdicts in the same order).
+      let runs = verdicts.runs.get(name);
+      if (!runs) {
+        runs = new LeadingRun();
+        verdicts.runs.set(name, runs);
+      }
+      const run = runs.of(list, split);
+      if (run) {
+        const rest = split(list.slice(run.length));
+        found = {
+          open: run.value.open.concat(rest.open),
+          held: run.value.held.concat(rest.held),
+          start: run.value.open,
+        };
+      } else {
+        found = split(list);
+      }
+      verdicts.lists.set(list, found);
     }
     return found;
   }
@@ -456,6 +478,8 @@ function freshRuns(): Record<Kind, LeadingRun<unknown, HeldRun>> {
 export interface StandingSplit {
   open: ContextObject[];
   held: Omission[];
+  /** A kept list `open` begins with (the open objects of a held run), when there is one. */
+  start?: readonly ContextObject[];
 }
 
 function freshVerdicts(key: string) {
@@ -463,7 +487,9 @@ function freshVerdicts(key: string) {
     key,
     // By object, let go with it: the objects are what the tables above bound.
     table: new WeakMap<ContextObject, Omission | null>(),
-    lists: new WeakMap<ContextObject[], StandingSplit>(),
+    lists: new WeakMap<readonly ContextObject[], StandingSplit>(),
+    /** Per kind of list, the run its lists begin with, split (see standingSplit). */
+    runs: new Map<string, LeadingRun<ContextObject, StandingSplit>>(),
   };
 }
 
