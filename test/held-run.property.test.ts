@@ -43,6 +43,8 @@ const held = [
   fact("terms", "payment_terms", terms, { validFrom: at(1001), txStart: at(1001) }),
   // A held version a standing gate holds back: replaced since.
   fact("old", "budget_0", "$40,000", { isValid: false, supersededBy: "h0", txEnd: at(1000) }),
+  // What a tool reported: untrusted, ranked and packed apart.
+  fact("tool", "lookup", "The warehouse lookup returned Tacoma", { sourceType: "tool" }),
   ...Array.from({ length: 2 * MIN_RUN + 16 }, (_, i) =>
     fact(`h${i}`, `${keys[i % keys.length]}_${i % 13}`, values[i % values.length] as string, {
       validFrom: at(1000 - i),
@@ -118,6 +120,13 @@ describe("a held run of facts read once per run", () => {
               facts: [...run, ...rows],
               messages: messages.sort((a, b) => a.ts.localeCompare(b.ts)),
               items: [item("i1", terms)],
+              // The vector index's nearest: held facts and the question's own, by cosine.
+              similar: new Map([
+                [`h${(step * 7) % 40}`, 0.72],
+                ["h41", 0.55],
+                [`q${step}_0`, 0.61],
+                ["terms", 0.3],
+              ]),
               // What extraction read from each turn: the value it stated for its slot, which a held fact
               // valid since may have replaced.
               statedClaims: new Map<string, StatedClaims>(

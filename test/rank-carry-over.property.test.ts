@@ -85,11 +85,15 @@ function plainCorpus(corpus: Corpus | null | undefined) {
   };
 }
 
-/** The per-object arrays; the lexical scorers are compared by their scores and indexes instead. */
+/**
+ * The per-object arrays; the lexical scorers are compared by their scores and indexes instead, and a
+ * kept prefix's places by where its objects stand (prefixPlaces).
+ */
 function plainParts(parts: GroupParts) {
   return {
     ...parts,
     texts: undefined,
+    prefix: undefined,
     whys: parts.whys === null,
     timestamps: [...parts.timestamps],
     typePriorities: [...parts.typePriorities],
@@ -194,8 +198,14 @@ describe("pass 5 reads a list that begins with a kept run of objects from that r
                 expect(read.whys?.scores(query)).toEqual(corpusScores(query, whys));
               }
             }
-            if (step >= 2)
+            if (step >= 2) {
               expect(own.prefixes.some((p) => p.objects.length >= held.length && p.read)).toBe(true);
+              // Each id of the prefix at the last place the list holds it within the prefix.
+              const prefix = read.prefix;
+              expect(prefix?.length).toBeGreaterThanOrEqual(held.length);
+              const last = new Map(list.slice(0, prefix?.length).map((o, at) => [o.objectId, at]));
+              expect(new Map(prefix?.lastAt)).toEqual(last);
+            }
           }
         },
       ),

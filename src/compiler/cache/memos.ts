@@ -15,7 +15,7 @@ import type { PassageIndex } from "../passes/excerpt";
 import type { ClockBounds, GateMemos } from "../passes/gate";
 import type { GroupParts, PrefixParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
-import type { RankMemos } from "../passes/rank";
+import type { RankMemos, TrustSplit } from "../passes/rank";
 import type { Redacted, SafeguardMemos } from "../passes/safeguard";
 import type { InstructionMemos, RunInstructions } from "../passes/temporal/instruction-authority";
 import type { TemporalMemos } from "../passes/temporal/memos";
@@ -97,10 +97,8 @@ export class CompilerMemos
   readonly partsByList = new WeakMap<readonly ContextObject[], GroupParts>();
   readonly recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
   readonly prefixes: PrefixParts[] = [];
-  readonly trustSplits = new WeakMap<
-    readonly ContextObject[],
-    { trusted: ContextObject[]; untrusted: ContextObject[] }
-  >();
+  readonly trustSplits = new WeakMap<readonly ContextObject[], TrustSplit>();
+  readonly trustRuns = new LeadingRun<ContextObject, TrustSplit>();
 
   // Pass 7, compression and packing.
   readonly normalizedClaims = new WeakMap<ContextObject, string>();

@@ -33,7 +33,13 @@ export interface GroupPartsMemos extends LexicalMemos {
  */
 export interface PrefixParts {
   objects: readonly ContextObject[];
-  read?: { parts: Omit<GroupParts, "texts" | "whys">; texts: string[]; corpus: Corpus; hasWhy: boolean };
+  read?: {
+    parts: Omit<GroupParts, "texts" | "whys" | "prefix">;
+    texts: string[];
+    corpus: Corpus;
+    hasWhy: boolean;
+    lastAt: Map<string, number>;
+  };
 }
 
 /** Seed 004's type priority of each object type. */
@@ -82,6 +88,8 @@ export interface GroupParts {
   critical: Uint8Array;
   /** The fewest tokens any of the object's detail levels costs (Ranked.floor). */
   floors: Float64Array;
+  /** When the list begins with a kept prefix (PrefixParts): its length, and each id's last place in it. */
+  prefix?: { length: number; lastAt: ReadonlyMap<string, number> };
 }
 
 /** A compile ranks six lists; two compiles' worth are kept to carry parts over from. */
@@ -191,7 +199,9 @@ function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos
   if (!prefix.read) {
     const texts = new Array<string>(prefix.objects.length);
     const { parts, hasWhy } = readParts(prefix.objects, texts, memos);
-    prefix.read = { parts, texts, corpus: corpusOf(texts, memos), hasWhy };
+    const lastAt = new Map<string, number>();
+    for (const [at, object] of prefix.objects.entries()) lastAt.set(object.objectId, at);
+    prefix.read = { parts, texts, corpus: corpusOf(texts, memos), hasWhy, lastAt };
   }
   const { read } = prefix;
   const start = prefix.objects.length;
@@ -202,6 +212,7 @@ function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos
     ...rest.parts,
     texts: new LazyCorpus(texts, memos, undefined, read.corpus),
     whys: whysOf(objects, read.hasWhy || rest.hasWhy, memos),
+    prefix: { length: start, lastAt: read.lastAt },
   };
 }
 
