@@ -3,10 +3,9 @@ import { describe, expect, it } from "vitest";
 import { CompileCache, OBJECT_LIMIT } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
-import type { MessageRecord, StateItemRecord } from "../src/compiler/types";
+import type { MessageRecord } from "../src/compiler/types";
 import type { FactVersion } from "../src/domain/fact-version";
-import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import { factRow, origin } from "./support/context-objects";
+import { compileInput, factRow, origin, stateItemRecord, userTurn } from "./support/context-objects";
 
 const row = (id: string, key: string, value: string, extra: Partial<FactVersion> = {}) => {
   const content = `${key}: ${value}`;
@@ -20,64 +19,16 @@ const row = (id: string, key: string, value: string, extra: Partial<FactVersion>
   });
 };
 
-const message = (id: string, ts: string, content: string): MessageRecord => {
-  const line = `[${ts}] Ada (user): ${content}`;
-  return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
-};
+const message = userTurn;
 /** A turn of someone else in the thread: what it restates is weighed as any text but the caller's own. */
 const assistantTurn = (id: string, ts: string, content: string): MessageRecord => {
   const line = `[${ts}] assistant: ${content}`;
   return { id, ts, role: "assistant", speaker: null, content, line, tokens: countTokens(line) };
 };
 
-const item = (uid: string, text: string, extra: Partial<StateItemRecord["item"]> = {}): StateItemRecord => {
-  const line = `- [decision] ${text}`;
-  return {
-    item: {
-      uid,
-      text,
-      status: "active",
-      type_tag: "decision",
-      topic_tags: ["budget"],
-      refs: ["m1"],
-      confidence: "high",
-      replaced_by: null,
-      supersession_evidence: null,
-      conflict: false,
-      pinned: false,
-      source: "rules",
-      created_at: "2025-01-02T00:00:00.000Z",
-      last_seen_at: "2025-01-02T00:00:00.000Z",
-      scope: "global",
-      scope_id: null,
-      classification: "public",
-      allow_roles: [],
-      ...extra,
-    },
-    line,
-    tokens: countTokens(line),
-  };
-};
+const item = stateItemRecord;
 
-const base: CompileInput = {
-  query: "what is the budget?",
-  budgetTokens: 400,
-  factsShare: 0.7,
-  now: "2025-06-01T00:00:00.000Z",
-  threadId: "t1",
-  tenantId: "t",
-  projectId: "p",
-  identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
-  environment: { region: "eu-west-1" },
-  ladder,
-  facts: [],
-  working: [],
-  environmentFacts: [],
-  items: [],
-  statedClaims: new Map(),
-  messages: [],
-  countTokens,
-};
+const base: CompileInput = compileInput();
 
 /** Each step as storage would return it: fresh records, some of them changed since the last step. */
 /** The step after which f9 and m3 are gated as not permitted. */

@@ -14,7 +14,7 @@ import { messageHygiene } from "../src/compiler/passes/temporal/settle-transcrip
 import { callerFrom, isPermitted } from "../src/compiler/permissions";
 import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
 import { readMarkers } from "../src/facts/markers";
-import { contextObject, factRow } from "./support/context-objects";
+import { compileInput, contextObject, factRow } from "./support/context-objects";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
 const memos = new CompilerMemos();
@@ -306,23 +306,11 @@ describe("outdated messages", () => {
 });
 
 describe("compile pipeline", () => {
-  const base = {
+  const base = compileInput({
     query: "budget",
     budgetTokens: 200,
-    factsShare: 0.7,
-    now: "2025-06-01T00:00:00.000Z",
-    threadId: "t1",
-    tenantId: "t",
-    projectId: "p",
-    identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
     environment: { timezone: "UTC", deadline: "two weeks away" },
-    ladder,
-    working: [],
-    items: [],
-    statedClaims: new Map(),
-    messages: [],
-    countTokens,
-  };
+  });
   const row = (id: string, content: string) =>
     factRow({ id, key: id, valueJson: "1", content, tokens: countTokens(content), memoryType: "user" });
 

@@ -85,11 +85,15 @@ function plainCorpus(corpus: Corpus | null | undefined) {
   };
 }
 
-/** The per-object arrays; the lexical scorers are compared by their scores and indexes instead. */
+/**
+ * The per-object arrays; the lexical scorers are compared by their scores and indexes instead, and a
+ * kept prefix's places by where its objects stand (prefixPlaces).
+ */
 function plainParts(parts: GroupParts) {
   return {
     ...parts,
     texts: undefined,
+    prefix: undefined,
     whys: parts.whys === null,
     timestamps: [...parts.timestamps],
     typePriorities: [...parts.typePriorities],
@@ -163,6 +167,50 @@ describe("pass 5 carries a list's parts over from a close recent list", () => {
     expect(after.texts.index?.lengths.slice(1)).toEqual(before.texts.index?.lengths);
     expect(after.texts.index?.postings.get("budget")?.docs).toEqual(list.map((_, i) => i + 1));
     expect(groupParts([...grown], memos)).toBe(after);
+  });
+});
+
+describe("pass 5 reads a list that begins with a kept run of objects from that run's parts", () => {
+  it("equals building them from the objects, whatever follows the run", () => {
+    fc.assert(
+      fc.property(
+        fc.array(objectArb, { minLength: 40, maxLength: 60 }),
+        fc.array(fc.array(objectArb, { minLength: 0, maxLength: 30 }), { minLength: 3, maxLength: 6 }),
+        (held, tails) => {
+          // A fresh memo, so the run is met first here: noted by the second list, read from the third on.
+          const own = new CompilerMemos();
+          for (const [step, tail] of tails.entries()) {
+            const list = [...held, ...tail];
+            const read = groupParts(list, own);
+            const fresh = partsOf(list, own);
+            expect(plainParts(read)).toEqual(plainParts(fresh));
+            const texts = corpusOf(
+              list.map((o) => o.text),
+              own,
+            );
+            for (const query of queries) {
+              expect(read.texts.scores(query)).toEqual(corpusScores(query, texts));
+              if (fresh.whys) {
+                const whys = corpusOf(
+                  list.map((o) => o.whyItMatters ?? ""),
+                  own,
+                );
+                expect(read.whys?.scores(query)).toEqual(corpusScores(query, whys));
+              }
+            }
+            if (step >= 2) {
+              expect(own.prefixes.some((p) => p.objects.length >= held.length && p.read)).toBe(true);
+              // Each id of the prefix at the last place the list holds it within the prefix.
+              const prefix = read.prefix;
+              expect(prefix?.length).toBeGreaterThanOrEqual(held.length);
+              const last = new Map(list.slice(0, prefix?.length).map((o, at) => [o.objectId, at]));
+              expect(new Map(prefix?.lastAt)).toEqual(last);
+            }
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import type {
   ExtractionOutput,
   StateItem,
 } from "../src/items/types";
+import { stateItemRecord } from "./support/context-objects";
 
 const ts = (i: number) => new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString();
 
@@ -141,26 +142,12 @@ describe("slot facts", () => {
   });
 
   it("references an existing item by uid when the change names what it replaces", () => {
-    const existing: StateItem = {
-      uid: "d_abc123abc123",
-      text: "Use Redis for caching",
-      status: "active",
-      type_tag: "decision",
+    const existing: StateItem = stateItemRecord("d_abc123abc123", "Use Redis for caching", {
       topic_tags: ["caching"],
       refs: ["old1"],
-      confidence: "high",
-      replaced_by: null,
-      supersession_evidence: null,
-      conflict: false,
-      pinned: false,
-      source: "rules",
       created_at: ts(0),
       last_seen_at: ts(0),
-      scope: "global",
-      scope_id: null,
-      classification: "public",
-      allow_roles: [],
-    };
+    }).item;
     const out = run(["Let's switch to Memcached instead of Redis."], { existing: [existing] });
     expect(out.items[0]?.supersedes).toBe("d_abc123abc123");
     // Without replacement language the reconciler decides: no claim is made.

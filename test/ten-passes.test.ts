@@ -19,8 +19,7 @@ import { identifiersIn, resolveEntities } from "../src/compiler/passes/resolve-e
 import { checkTemporal } from "../src/compiler/passes/temporal/check-temporal";
 import { reconcileSlot } from "../src/compiler/passes/temporal/slot-reconciliation";
 import { detailForms, truncateToTokens } from "../src/detail-forms/detail-forms";
-import { DEFAULT_AUTHORITY_LADDER as ladder } from "../src/facts/authority";
-import { factRow, contextObject as object } from "./support/context-objects";
+import { compileInput, factRow, contextObject as object } from "./support/context-objects";
 
 /** The compiler's memos, shared by the tests of this file as module-level tables once were. */
 const memos = new CompilerMemos();
@@ -534,35 +533,27 @@ describe("passes 9 and 10: order and emit", () => {
   });
 
   it("reports tier, ladder step and detail for every compiled object", () => {
-    const out = compileContext({
-      query: "budget",
-      budgetTokens: 500,
-      factsShare: 0.7,
-      now: NOW,
-      threadId: "th",
-      tenantId: "t",
-      projectId: "p",
-      identity: { user_id: "u1" },
-      environment: {},
-      ladder,
-      facts: [
-        factRow(),
-        factRow({
-          id: "rule",
-          key: "deploys",
-          content: "deploys: never on Fridays",
-          valueJson: '"never on Fridays"',
-          sourceType: "policy",
-          isConstraint: true,
-        }),
-      ],
-      working: [],
-      environmentFacts: [],
-      items: [],
-      statedClaims: new Map(),
-      messages: [],
-      countTokens,
-    });
+    const out = compileContext(
+      compileInput({
+        query: "budget",
+        budgetTokens: 500,
+        now: NOW,
+        threadId: "th",
+        identity: { user_id: "u1" },
+        environment: {},
+        facts: [
+          factRow(),
+          factRow({
+            id: "rule",
+            key: "deploys",
+            content: "deploys: never on Fridays",
+            valueJson: '"never on Fridays"',
+            sourceType: "policy",
+            isConstraint: true,
+          }),
+        ],
+      }),
+    );
     expect(out.context.indexOf("## Rules")).toBeLessThan(out.context.indexOf("## Current facts"));
     expect(out.context).toContain("DO NOT: deploys: never on Fridays");
     expect(out.trace.compiled).toEqual([

@@ -100,18 +100,20 @@ export function compileContext(compileInput: CompileInput): Envelope {
   };
   // A list split before for this caller is gated by the clock alone; when the clock holds none of
   // its open objects, the result is the split itself, in the same order as gating one by one.
-  const admit = (objects: ContextObject[]) => {
-    // One pass over the list: a new turn's changed list is split afresh, every object looked up once.
-    const { open, held } = cache.standingSplit(caller, objects, () => {
-      const split: { open: ContextObject[]; held: Omission[] } = { open: [], held: [] };
-      for (const object of objects) {
+  const admit = (objects: ContextObject[], name: string) => {
+    // One pass over the list: a new turn's changed list is split afresh, every object looked up once
+    // (but for the run of held objects it begins with, split once: CompileCache.standingSplit).
+    const split = (list: readonly ContextObject[]) => {
+      const parts: { open: ContextObject[]; held: Omission[] } = { open: [], held: [] };
+      for (const object of list) {
         const omission = standingOf(object);
-        if (omission) split.held.push(omission);
-        else split.open.push(object);
+        if (omission) parts.held.push(omission);
+        else parts.open.push(object);
       }
-      return split;
-    });
-    if (clockHoldsNone(open, gateContext.now, memos)) {
+      return parts;
+    };
+    const { open, held, start } = cache.standingSplit(caller, objects, split, name);
+    if (clockHoldsNone(open, gateContext.now, memos, start)) {
       for (const omission of held) gated.push(omission);
       return open;
     }
@@ -127,12 +129,12 @@ export function compileContext(compileInput: CompileInput): Envelope {
     });
   };
   const admitted = {
-    facts: admit(resolved.facts),
-    working: admit(resolved.working),
-    environment: admit(resolved.environment),
-    items: admit(resolved.items),
-    messages: admit(resolved.messages),
-    episodes: admit(resolved.episodes),
+    facts: admit(resolved.facts, "facts"),
+    working: admit(resolved.working, "working"),
+    environment: admit(resolved.environment, "environment"),
+    items: admit(resolved.items, "items"),
+    messages: admit(resolved.messages, "messages"),
+    episodes: admit(resolved.episodes, "episodes"),
   };
   const admittedCount = Object.values(admitted).reduce((n, list) => n + list.length, 0);
 

@@ -186,15 +186,31 @@ export function corpusScores(query: string, corpus: Corpus, k1 = 1.2, b = 0.75):
     if (!posting) continue;
     const df = posting.docs.length;
     const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
-    for (let i = 0; i < df; i++) {
-      const d = posting.docs[i] as number;
-      const tf = posting.counts[i] as number;
-      scores[d] =
-        (scores[d] as number) +
-        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (corpus.lengths[d] as number)) / corpus.avgLength));
-    }
+    addWeights(scores, posting, idf, corpus.lengths, corpus.avgLength, k1, b);
   }
   return scores;
+}
+
+/**
+ * One query term's BM25 weight added to each document that holds it. Every scorer here adds through
+ * this one expression, term by term in query-term order, which is what keeps their scores equal to the bit.
+ */
+function addWeights(
+  scores: number[],
+  hits: { docs: readonly number[]; counts: readonly number[] },
+  idf: number,
+  lengths: readonly number[],
+  avgLength: number,
+  k1: number,
+  b: number,
+): void {
+  for (let i = 0; i < hits.docs.length; i++) {
+    const d = hits.docs[i] as number;
+    const tf = hits.counts[i] as number;
+    scores[d] =
+      (scores[d] as number) +
+      (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (lengths[d] as number)) / avgLength));
+  }
 }
 
 /**
@@ -210,7 +226,27 @@ export function directScores(
   k1 = 1.2,
   b = 0.75,
 ): number[] {
+  return prefixedScores(query, undefined, documents, memos, k1, b);
+}
+
+/**
+ * directScores over a list whose first documents are indexed (`prefix`, the index of exactly those
+ * documents in those places), the rest read directly: a large project's candidates start with the
+ * same held newest facts compile after compile, followed by the question's own. Each term's weight is
+ * added to the prefix's documents from its postings and to the rest's from their term counts, per
+ * document in query-term order, with the whole list's document frequency, length and average: the
+ * scores of directScores over the whole list, to the bit.
+ */
+export function prefixedScores(
+  query: string,
+  prefix: Corpus | undefined,
+  documents: readonly string[],
+  memos: LexicalMemos,
+  k1 = 1.2,
+  b = 0.75,
+): number[] {
   const size = documents.length;
+  const start = prefix ? prefix.lengths.length : 0;
   const queryTerms = [...new Set(terms(query))];
   // One pass over the documents finds every query term's documents and counts, in document order, as
   // the term-by-term scans did: a large project's candidate list is new with every question, so each
@@ -218,7 +254,12 @@ export function directScores(
   const hits = queryTerms.map(() => ({ docs: [] as number[], counts: [] as number[] }));
   const lengths = new Array<number>(size);
   let totalLength = 0;
-  for (let d = 0; d < size; d++) {
+  for (let d = 0; d < start; d++) {
+    const length = (prefix as Corpus).lengths[d] as number;
+    lengths[d] = length;
+    totalLength += length;
+  }
+  for (let d = start; d < size; d++) {
     const doc = documentOf(documents[d] as string, memos);
     lengths[d] = doc.length;
     totalLength += doc.length;
@@ -232,17 +273,14 @@ export function directScores(
   }
   const avgLength = totalLength / size || 1;
   const scores = new Array<number>(size).fill(0);
-  for (const { docs, counts } of hits) {
-    const df = docs.length;
+  for (let t = 0; t < queryTerms.length; t++) {
+    const posting = prefix?.postings.get(queryTerms[t] as string);
+    const rest = hits[t] as { docs: number[]; counts: number[] };
+    const df = (posting ? posting.docs.length : 0) + rest.docs.length;
     if (df === 0) continue;
     const idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
-    for (let i = 0; i < df; i++) {
-      const d = docs[i] as number;
-      const tf = counts[i] as number;
-      scores[d] =
-        (scores[d] as number) +
-        (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (lengths[d] as number)) / avgLength));
-    }
+    if (posting) addWeights(scores, posting, idf, lengths, avgLength, k1, b);
+    addWeights(scores, rest, idf, lengths, avgLength, k1, b);
   }
   return scores;
 }
@@ -255,11 +293,15 @@ export function directScores(
 export class LazyCorpus {
   private scored = false;
 
-  /** `corpus`: the list's index when it is already known (carried over from a close list). */
+  /**
+   * `corpus`: the list's index when it is already known (carried over from a close list); `prefix`: the
+   * index of the list's first documents, when known (read by the first query, see prefixedScores).
+   */
   constructor(
     private readonly documents: readonly string[],
     private readonly memos: LexicalMemos,
     private corpus?: Corpus,
+    private readonly prefix?: Corpus,
   ) {}
 
   /** The index, once built; a list carried over from this one reuses it. */
@@ -271,7 +313,7 @@ export class LazyCorpus {
     if (this.corpus) return corpusScores(query, this.corpus);
     if (!this.scored) {
       this.scored = true;
-      return directScores(query, this.documents, this.memos);
+      return prefixedScores(query, this.prefix, this.documents, this.memos);
     }
     this.corpus = corpusOf(this.documents, this.memos);
     return corpusScores(query, this.corpus);

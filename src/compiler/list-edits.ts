@@ -63,3 +63,46 @@ export function listEdits<T>(
   while (j < next.length) added.push(j++);
   return { moved, added };
 }
+
+/** How many entries two lists begin with in common, compared by identity. */
+export function sharedStart<T>(a: readonly T[], b: readonly T[]): number {
+  const most = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < most && a[i] === b[i]) i++;
+  return i;
+}
+
+/** Whether `list` begins with every entry of `start`, in order, compared by identity. */
+export const beginsWith = <T>(list: readonly T[], start: readonly T[]) =>
+  list.length >= start.length && sharedStart(list, start) === start.length;
+
+/** A shorter run shared by a pass's lists is not worth reading apart. */
+export const MIN_RUN = 32;
+
+/**
+ * The run of entries a pass's lists begin with, and what the pass worked out of it. A large project's
+ * candidate facts change with every question but begin with the same held newest versions, in the same
+ * order, until a write: a pass that reads every object of its list reads those once per run, and each
+ * list after only its own entries (lists are never mutated, so a run's value stays true). A run is the
+ * start two consecutive lists share, at least MIN_RUN entries; it is read when a later list begins with
+ * it too (a run met once is not worth reading apart), and kept while lists do. Holds one run and the
+ * pass's last list.
+ */
+export class LeadingRun<T, V> {
+  private last?: readonly T[];
+  private run?: { entries: readonly T[]; value?: V };
+
+  /** The kept run `list` begins with, with its value (`read` of the run, made once); else undefined. */
+  of(list: readonly T[], read: (run: readonly T[]) => V): { length: number; value: V } | undefined {
+    const last = this.last;
+    this.last = list;
+    const run = this.run;
+    if (run && beginsWith(list, run.entries)) {
+      run.value ??= read(run.entries);
+      return { length: run.entries.length, value: run.value };
+    }
+    const shared = last ? sharedStart(last, list) : 0;
+    this.run = shared >= MIN_RUN ? { entries: list.slice(0, shared) } : undefined;
+    return undefined;
+  }
+}

@@ -1,6 +1,10 @@
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import type { CompileInput } from "../../src/compiler/compile-input";
 import type { ContextObject } from "../../src/compiler/context-object";
 import type { Origin } from "../../src/compiler/passes/normalize";
+import type { MessageRecord, StateItemRecord } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
+import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
 
 /** A public, valid, global fact-shaped Context Object; tests override what they exercise. */
 export function contextObject(extra: Partial<ContextObject> = {}): ContextObject {
@@ -101,3 +105,67 @@ export const origin: Origin = {
   topRank: 5,
   user: { id: "u1", name: null },
 };
+
+/** A turn of Ada's (u1) as the thread hands it to the compiler, counted. */
+export function userTurn(id: string, ts: string, content: string): MessageRecord {
+  const line = `[${ts}] Ada (user): ${content}`;
+  return { id, ts, role: "user", speaker: "Ada", content, line, tokens: countTokens(line) };
+}
+
+/** An active decision as the extraction store holds it, counted; tests override what they exercise. */
+export function stateItemRecord(
+  uid: string,
+  text: string,
+  extra: Partial<StateItemRecord["item"]> = {},
+): StateItemRecord {
+  const line = `- [decision] ${text}`;
+  return {
+    item: {
+      uid,
+      text,
+      status: "active",
+      type_tag: "decision",
+      topic_tags: ["budget"],
+      refs: ["m1"],
+      confidence: "high",
+      replaced_by: null,
+      supersession_evidence: null,
+      conflict: false,
+      pinned: false,
+      source: "rules",
+      created_at: "2025-01-02T00:00:00.000Z",
+      last_seen_at: "2025-01-02T00:00:00.000Z",
+      scope: "global",
+      scope_id: null,
+      classification: "public",
+      allow_roles: [],
+      ...extra,
+    },
+    line,
+    tokens: countTokens(line),
+  };
+}
+
+/** A compile's input for Ada (u1, a manager) in thread t1 with nothing stored; tests add what they exercise. */
+export function compileInput(extra: Partial<CompileInput> = {}): CompileInput {
+  return {
+    query: "what is the budget?",
+    budgetTokens: 400,
+    factsShare: 0.7,
+    now: "2025-06-01T00:00:00.000Z",
+    threadId: "t1",
+    tenantId: "t",
+    projectId: "p",
+    identity: { user_id: "u1", user_name: "Ada", authority: "manager" },
+    environment: { region: "eu-west-1" },
+    ladder: DEFAULT_AUTHORITY_LADDER,
+    facts: [],
+    working: [],
+    environmentFacts: [],
+    items: [],
+    statedClaims: new Map(),
+    messages: [],
+    countTokens,
+    ...extra,
+  };
+}

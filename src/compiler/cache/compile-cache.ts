@@ -3,6 +3,7 @@ import { type LineCounter, memoizedCounter } from "../../tokens/segments";
 import type { ContextObject, Omission } from "../context-object";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import { DeadListKeeper } from "../hygiene/dead-list-keeper";
+import { LeadingRun } from "../list-edits";
 import { factObject, itemObject, layerObject, messageObject, type Origin } from "../passes/normalize";
 import { entityIdsOf } from "../passes/resolve-entities";
 import { FactsMemo } from "../passes/temporal/facts-memo";
@@ -88,6 +89,10 @@ export class CompileCache {
   private counter?: { count: (text: string) => number; memoized: LineCounter };
   /** Compiles begun: how recently an object was handed in. */
   private compiles = 0;
+  /** Per kind, the run of held records its lists begin with (resolvedList). */
+  private runs = freshRuns();
+  /** Bumped whenever a table lets go of an entry or replaces one: held runs then resolve afresh. */
+  private changes = 0;
 
   /** `text`: memos keyed by text alone, which the caller may share between threads (see TextMemos). */
   constructor(private readonly text: TextMemos = new TextMemos()) {
@@ -111,6 +116,8 @@ export class CompileCache {
       this.memoTables = new CompilerMemos(this.text);
       for (const kind of Object.keys(this.lists) as Kind[]) delete this.lists[kind];
       for (const kind of Object.keys(this.sources) as Kind[]) delete this.sources[kind];
+      this.runs = freshRuns();
+      this.changes++;
       this.origin = key;
     }
   }
@@ -246,12 +253,34 @@ export class CompileCache {
    * and the omissions of those it holds, in list order. Kept per list (lists from `sameList` come
    * back while their objects do); `split` is called when this list was not split for this caller.
    */
-  standingSplit(callerKey: string, list: ContextObject[], split: () => StandingSplit): StandingSplit {
-    const lists = this.standingFor(callerKey).lists;
-    let found = lists.get(list);
+  standingSplit(
+    callerKey: string,
+    list: ContextObject[],
+    split: (objects: readonly ContextObject[]) => StandingSplit,
+    name = "",
+  ): StandingSplit {
+    const verdicts = this.standingFor(callerKey);
+    let found = verdicts.lists.get(list);
     if (!found) {
-      found = split();
-      lists.set(list, found);
+      // The run of held objects lists of this name begin with is split once for this caller; a new
+      // list is split after it (the same verdicts in the same order).
+      let runs = verdicts.runs.get(name);
+      if (!runs) {
+        runs = new LeadingRun();
+        verdicts.runs.set(name, runs);
+      }
+      const run = runs.of(list, split);
+      if (run) {
+        const rest = split(list.slice(run.length));
+        found = {
+          open: run.value.open.concat(rest.open),
+          held: run.value.held.concat(rest.held),
+          start: run.value.open,
+        };
+      } else {
+        found = split(list);
+      }
+      verdicts.lists.set(list, found);
     }
     return found;
   }
@@ -265,13 +294,61 @@ export class CompileCache {
     const source = this.sources[kind];
     const list = this.lists[kind];
     if (list && source?.frozen && sameItems(source.records, records)) return list;
-    const resolved = this.sameList(kind, records.map(resolve));
+    // A large project's records change with every question but begin with the same held records: that
+    // run's objects stand while its records, deeply frozen, are the very ones it was resolved from and
+    // the table has let go of none of its entries (see HeldRun); only the records after it are resolved.
+    const run = this.runs[kind].of(records, (held) => this.heldRun(kind, held as readonly T[], resolve));
+    const held = run?.value.usable ? run.value : undefined;
+    let objects: ContextObject[];
+    if (held && held.changes === this.changes) {
+      for (const entry of held.entries) entry.used = this.compiles;
+      objects = held.objects.slice();
+      for (let i = held.objects.length; i < records.length; i++) objects.push(resolve(records[i] as T));
+    } else {
+      objects = records.map(resolve);
+      if (held) this.readRun(kind, held, objects.slice(0, held.objects.length));
+    }
+    const resolved = this.sameList(kind, objects);
+    // The records `object` found deeply frozen as it resolved them (the run's were, or it would not
+    // stand). One it did not walk (a fresh copy of a record it holds, found equal) is not walked here:
+    // a large project's question hands in a hundred such rows every compile, in a list never handed in
+    // again, and walking them cost a tenth of the compile. Should that list come again, it is resolved
+    // record by record, which walks them.
     const frozen = this.memoTables.frozenRecords;
-    this.sources[kind] = {
-      records: [...records],
-      frozen: records.every((record) => deeplyFrozen(record, frozen)),
-    };
+    let allFrozen = true;
+    for (let i = held ? held.objects.length : 0; allFrozen && i < records.length; i++) {
+      allFrozen = frozen.has(records[i] as object);
+    }
+    this.sources[kind] = { records: [...records], frozen: allFrozen };
     return resolved;
+  }
+
+  /** The run of held records a kind's lists begin with, resolved (HeldRun); unusable unless all are deeply frozen. */
+  private heldRun<T>(kind: Kind, records: readonly T[], resolve: (record: T) => ContextObject): HeldRun {
+    const found = this.memoTables.frozenRecords;
+    const run: HeldRun = { usable: false, objects: [], entries: [], changes: -1 };
+    if (!records.every((record) => deeplyFrozen(record, found))) return run;
+    run.usable = true;
+    this.readRun(kind, run, records.map(resolve));
+    return run;
+  }
+
+  /** A run's objects as just resolved, with the table entries holding them now. */
+  private readRun(kind: Kind, run: HeldRun, objects: ContextObject[]): void {
+    const table = this.objects[kind];
+    const entries: Entry<unknown>[] = [];
+    for (const object of objects) {
+      const entry = table.get(object.objectId);
+      // An object the table does not hold (one compile handed in more than it keeps): resolve each time.
+      if (entry?.object !== object) {
+        run.usable = false;
+        return;
+      }
+      entries.push(entry);
+    }
+    run.objects = objects;
+    run.entries = entries;
+    run.changes = this.changes;
   }
 
   /**
@@ -323,6 +400,7 @@ export class CompileCache {
     // Pass 2 (resolveEntity) on the object just made, which nothing else holds yet: its entity ids are
     // set in place rather than on a copy of all its fields, one object less per new record.
     if (resolve) object.entityIds = entityIdsOf(object);
+    if (hit) this.changes++;
     if (table.size >= OBJECT_LIMIT) this.evict(table);
     // A deeply frozen record is its own snapshot: it can never change.
     const kept = deeplyFrozen(record, this.memoTables.frozenRecords) ? record : snapshot(record);
@@ -338,6 +416,7 @@ export class CompileCache {
    * newest facts, its items) stay here.
    */
   private evict(table: Map<string, Entry<unknown>>): void {
+    this.changes++;
     for (const [id, entry] of table) {
       if (table.size <= (OBJECT_LIMIT * 3) / 4) return;
       if (entry.used !== this.compiles) table.delete(id);
@@ -372,10 +451,35 @@ const sameLayerVersion = (a: LayerEntry, b: LayerEntry) =>
   a.tokens === b.tokens &&
   a.content === b.content;
 
+/**
+ * The run of held records a kind's lists begin with, resolved: their objects, and the table entries
+ * holding them, marked used each compile as resolving them marks them. Usable only when every record
+ * is deeply frozen (so never changed since), and current only while `changes` is the cache's: once a
+ * table lets go of or replaces an entry, the run is resolved record by record again and re-read.
+ */
+interface HeldRun {
+  usable: boolean;
+  objects: ContextObject[];
+  entries: Entry<unknown>[];
+  changes: number;
+}
+
+function freshRuns(): Record<Kind, LeadingRun<unknown, HeldRun>> {
+  return {
+    fact: new LeadingRun(),
+    working: new LeadingRun(),
+    environment: new LeadingRun(),
+    item: new LeadingRun(),
+    message: new LeadingRun(),
+  };
+}
+
 /** Of one list, the objects no standing gate holds, and the omissions of those one does, in order. */
 export interface StandingSplit {
   open: ContextObject[];
   held: Omission[];
+  /** A kept list `open` begins with (the open objects of a held run), when there is one. */
+  start?: readonly ContextObject[];
 }
 
 function freshVerdicts(key: string) {
@@ -383,7 +487,9 @@ function freshVerdicts(key: string) {
     key,
     // By object, let go with it: the objects are what the tables above bound.
     table: new WeakMap<ContextObject, Omission | null>(),
-    lists: new WeakMap<ContextObject[], StandingSplit>(),
+    lists: new WeakMap<readonly ContextObject[], StandingSplit>(),
+    /** Per kind of list, the run its lists begin with, split (see standingSplit). */
+    runs: new Map<string, LeadingRun<ContextObject, StandingSplit>>(),
   };
 }
 

@@ -8,6 +8,8 @@
 export const MEMO_LIMITS = {
   /** Figures per text (hygiene). */
   figures: 50_000,
+  /** Figures outside its asides, per live claim (hygiene, ownFigures). */
+  asideFreeFigures: 50_000,
   /** Verdicts per dead list on texts, and per live list on values (hygiene). */
   verdicts: 50_000,
   /** Merged lists per dead list, one per set of values messages retired (hygiene, withRetired). */

@@ -1,21 +1,23 @@
 import type { ContextObject, Omission } from "../context-object";
 import type { ClaimIndex } from "../hygiene/claim-index";
 import type { ClaimsAgainst } from "../hygiene/claims-against";
-import type { DeadBasis } from "../hygiene/dead-basis";
+import type { DeadBasis, LiveClaimTexts } from "../hygiene/dead-basis";
 import type { DeadClaim } from "../hygiene/dead-claim";
 import type { LiveClaims } from "../hygiene/live-claims";
+import type { SlotIndex } from "../hygiene/outdated";
 import type { Rewordable } from "../hygiene/reworded";
 import type { Succession } from "../hygiene/succession";
 import type { Document } from "../lexical";
-import type { CompressMemos, StandingClaims } from "../passes/compress";
+import { LeadingRun } from "../list-edits";
+import type { Claims, CompressMemos, StandingClaims } from "../passes/compress";
 import type { EmitFormatMemos } from "../passes/emit-format";
 import type { PassageIndex } from "../passes/excerpt";
 import type { ClockBounds, GateMemos } from "../passes/gate";
-import type { GroupParts } from "../passes/group-parts";
+import type { GroupParts, PrefixParts } from "../passes/group-parts";
 import type { PackMemos, UndatedForm } from "../passes/pack";
-import type { RankMemos } from "../passes/rank";
+import type { RankMemos, TrustSplit } from "../passes/rank";
 import type { Redacted, SafeguardMemos } from "../passes/safeguard";
-import type { InstructionMemos } from "../passes/temporal/instruction-authority";
+import type { InstructionMemos, RunInstructions } from "../passes/temporal/instruction-authority";
 import type { TemporalMemos } from "../passes/temporal/memos";
 import type { FactSettlement } from "../passes/temporal/settlement";
 import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
@@ -28,6 +30,7 @@ import { BoundedMap, MEMO_LIMITS } from "./memo-tables";
  */
 export class TextMemos {
   readonly figures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.figures);
+  readonly asideFreeFigures = new BoundedMap<string, readonly string[]>(MEMO_LIMITS.asideFreeFigures);
   readonly documents = new BoundedMap<string, Document>(MEMO_LIMITS.documents);
   readonly instants = new BoundedMap<string, number>(MEMO_LIMITS.instants);
   readonly bullets = new BoundedMap<string, string>(MEMO_LIMITS.bullets);
@@ -57,6 +60,7 @@ export class CompilerMemos
   // Hygiene: dead claims and what texts say of them (src/compiler/hygiene/).
   readonly lowerClaims = new WeakMap<ContextObject, string>();
   readonly figures: TextMemos["figures"];
+  readonly asideFreeFigures: TextMemos["asideFreeFigures"];
   readonly deadFigures = new WeakMap<DeadClaim[], Set<string>>();
   readonly ownFigures = new WeakMap<DeadClaim[], Map<string, readonly string[]>>();
   readonly claimIndexes = new WeakMap<DeadClaim[], ClaimIndex>();
@@ -72,13 +76,17 @@ export class CompilerMemos
   readonly rewordables = new WeakMap<DeadClaim[], Map<string, Rewordable[]>>();
   readonly maskedTexts = new WeakMap<DeadClaim[], BoundedMap<string, string>>();
   readonly claimsAgainst = new WeakMap<DeadClaim[], ClaimsAgainst>();
-  readonly slotIndexes = new WeakMap<ContextObject[], Map<string, ContextObject>>();
+  readonly slotIndexes = new WeakMap<ContextObject[], SlotIndex>();
+  readonly slotIndexRuns = new LeadingRun<ContextObject, Map<string, ContextObject>>();
+  readonly liveRuns = new LeadingRun<ContextObject, LiveClaimTexts>();
 
   // Pass 4, temporal validity (src/compiler/passes/temporal/).
   readonly itemVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, DeadClaim | null>>();
   readonly deadBases = new WeakMap<FactSettlement, { earlier: Omission[]; basis: DeadBasis }>();
   readonly messageVerdicts = new WeakMap<DeadClaim[], WeakMap<ContextObject, Omission | null>>();
   readonly instructions: InstructionMemos["instructions"] = new WeakMap();
+  ladderKey: string | undefined = undefined;
+  readonly instructionRuns = new LeadingRun<ContextObject, RunInstructions>();
 
   // Pass 3, gates.
   readonly clockBounds = new WeakMap<readonly ContextObject[], ClockBounds>();
@@ -88,15 +96,15 @@ export class CompilerMemos
   readonly instants: TextMemos["instants"];
   readonly partsByList = new WeakMap<readonly ContextObject[], GroupParts>();
   readonly recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[] = [];
-  readonly trustSplits = new WeakMap<
-    readonly ContextObject[],
-    { trusted: ContextObject[]; untrusted: ContextObject[] }
-  >();
+  readonly prefixes: PrefixParts[] = [];
+  readonly trustSplits = new WeakMap<readonly ContextObject[], TrustSplit>();
+  readonly trustRuns = new LeadingRun<ContextObject, TrustSplit>();
 
   // Pass 7, compression and packing.
   readonly normalizedClaims = new WeakMap<ContextObject, string>();
   readonly claimSharing = new WeakMap<object, Set<ContextObject>>();
   readonly standingClaims = new WeakMap<ContextObject[], StandingClaims>();
+  readonly claimRuns = new LeadingRun<ContextObject, Claims>();
   readonly bullets: TextMemos["bullets"];
   readonly undatedForms = new WeakMap<(text: string) => number, BoundedMap<string, UndatedForm>>();
   readonly days: TextMemos["days"];
@@ -113,6 +121,7 @@ export class CompilerMemos
 
   constructor(readonly text: TextMemos = new TextMemos()) {
     this.figures = text.figures;
+    this.asideFreeFigures = text.asideFreeFigures;
     this.documents = text.documents;
     this.instants = text.instants;
     this.bullets = text.bullets;

@@ -20,6 +20,8 @@ export interface ClaimGroup {
 
 export interface ClaimIndex {
   byGram: Map<number, ClaimGroup[]>;
+  /** The groups of byGram, gram by gram in its order, each gram's in list order. */
+  indexed: ClaimGroup[];
   /** Claims too short to index (deadClaims never makes them, but these functions accept any list). */
   unindexed: ClaimGroup[];
   /** Claims holding a bracket, which could straddle a mask inserted by maskClaims. */
@@ -57,7 +59,7 @@ export function indexOf(claims: DeadClaim[], memos: ClaimIndexMemos): ClaimIndex
       frequency.set(gram, (frequency.get(gram) ?? 0) + 1);
     }
   }
-  const index: ClaimIndex = { byGram: new Map(), unindexed: [], bracketed: [] };
+  const index: ClaimIndex = { byGram: new Map(), indexed: [], unindexed: [], bracketed: [] };
   for (const [lower, positions] of groups) {
     if (/[[\]]/.test(lower)) index.bracketed.push(...positions);
     if (lower.length < GRAM) {
@@ -74,13 +76,44 @@ export function indexOf(claims: DeadClaim[], memos: ClaimIndexMemos): ClaimIndex
     if (list) list.push(group);
     else index.byGram.set(gram, [group]);
   }
+  for (const list of index.byGram.values()) for (const group of list) index.indexed.push(group);
   memos.claimIndexes.set(claims, index);
   return index;
 }
 
-/** The groups of claims that occur in `lower`. */
+/**
+ * Up to this many indexed groups, a text is searched for each group rather than scanned window by
+ * window: a search is one native scan, a window one look-up in the index, and a thread's dead list is
+ * mostly a few claims.
+ */
+const FEW_GROUPS = 16;
+
+/** The groups of claims that occur in `lower`, in the order the scan meets them (scannedGroups). */
 export function groupsIn(lower: string, claims: DeadClaim[], memos: ClaimIndexMemos): ClaimGroup[] {
-  const { byGram, unindexed } = indexOf(claims, memos);
+  const index = indexOf(claims, memos);
+  return index.indexed.length <= FEW_GROUPS ? searchedGroups(lower, index) : scannedGroups(lower, index);
+}
+
+/**
+ * scannedGroups by searching for each group: the scan meets a group first at its first occurrence's
+ * indexed characters (offset), and groups met at the same window share its gram, so they are met in
+ * their list's order, which a stable sort of `indexed` by that place keeps.
+ */
+export function searchedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
+  const found: ClaimGroup[] = index.unindexed.filter((group) => lower.includes(group.lower));
+  const met: { group: ClaimGroup; at: number }[] = [];
+  for (const group of index.indexed) {
+    const start = lower.indexOf(group.lower);
+    if (start !== -1) met.push({ group, at: start + group.offset });
+  }
+  met.sort((a, b) => a.at - b.at);
+  for (const { group } of met) found.push(group);
+  return found;
+}
+
+/** The groups that occur in `lower`: those too short to index first, then the others as a scan meets them. */
+export function scannedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
+  const { byGram, unindexed } = index;
   const found: ClaimGroup[] = unindexed.filter((group) => lower.includes(group.lower));
   if (byGram.size === 0) return found;
   // A rolling key: each step shifts one character in and the oldest out.

@@ -1,4 +1,5 @@
 import type { ContextObject, Omission } from "../context-object";
+import type { LeadingRun } from "../list-edits";
 import {
   type Candidate,
   type ClaimMemos,
@@ -10,6 +11,7 @@ import {
   sameSet,
   sameStrings,
   spokenInOf,
+  type ValidFrom,
 } from "./dead-claim";
 import { type DeadClaimsMemos, ownFiguresIn } from "./dead-claims";
 import { FIGURE_PRESENT, figuresOf } from "./figures";
@@ -24,9 +26,9 @@ import { FIGURE_PRESENT, figuresOf } from "./figures";
  * index, masked texts, message verdicts) carry over.
  */
 export interface DeadBasis {
-  validFrom: Map<string, string>;
+  validFrom: ValidFrom;
   /** The lower-cased claims of `live`. */
-  liveClaims: Set<string>;
+  liveClaims: { has(claim: string): boolean };
   /** Those that could state a figure. */
   figureClaims: string[];
   /** Candidates of `before` and `after` no live claim holds, each stably sorted as deadClaims sorts. */
@@ -47,7 +49,7 @@ export interface DeadBasis {
 
 const byLength = (a: Candidate, b: Candidate) => b.text.length - a.text.length;
 
-function candidatesOf(omitted: Omission[], validFrom: Map<string, string>, memos: ClaimMemos): Candidate[] {
+function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMemos): Candidate[] {
   const found: Candidate[] = [];
   for (const o of omitted) {
     const text = o.object.claim;
@@ -70,14 +72,16 @@ export function deadBasis(
   before: Omission[],
   after: Omission[],
   live: ContextObject[],
-  validFrom: Map<string, string>,
-  memos: DeadClaimsMemos,
+  validFrom: ValidFrom,
+  memos: DeadBasisMemos,
 ): DeadBasis {
-  const liveClaims = new Set<string>();
-  for (const c of live) {
-    const lower = lowerClaim(c, memos);
-    if (lower) liveClaims.add(lower);
-  }
+  // The run of held facts the live list begins with is read once (memos.liveRuns); each list after
+  // reads its own objects against it.
+  const run = memos.liveRuns.of(live, (objects) => liveClaimsOf(objects, 0, memos));
+  const own = liveClaimsOf(live, run?.length ?? 0, memos, run?.value);
+  const liveClaims = run
+    ? { has: (claim: string) => run.value.claims.has(claim) || own.claims.has(claim) }
+    : own.claims;
   const standing = (list: Omission[]) =>
     candidatesOf(list, validFrom, memos)
       .filter((c) => !liveClaims.has(c.lower))
@@ -87,11 +91,40 @@ export function deadBasis(
   return {
     validFrom,
     liveClaims,
-    figureClaims: [...liveClaims].filter((c) => FIGURE_PRESENT.test(c)),
+    figureClaims: run ? [...run.value.figureClaims, ...own.figureClaims] : own.figureClaims,
     head,
     tail,
     standing: new Set([...head, ...tail].map((c) => c.lower)),
   };
+}
+
+/** The distinct lower-cased claims of some live objects, in order, and those that could state a figure. */
+export interface LiveClaimTexts {
+  claims: Set<string>;
+  figureClaims: string[];
+}
+
+/** The memo tables deadBasis reads. */
+export interface DeadBasisMemos extends DeadClaimsMemos {
+  /** The claims of the run of objects deadBasis's live lists begin with. */
+  liveRuns: LeadingRun<ContextObject, LiveClaimTexts>;
+}
+
+/** The claims of `live` from `from` on, less those `before` (its objects before `from`) holds. */
+function liveClaimsOf(
+  live: readonly ContextObject[],
+  from: number,
+  memos: ClaimMemos,
+  before?: LiveClaimTexts,
+): LiveClaimTexts {
+  const found: LiveClaimTexts = { claims: new Set(), figureClaims: [] };
+  for (let i = from; i < live.length; i++) {
+    const lower = lowerClaim(live[i] as ContextObject, memos);
+    if (!lower || before?.claims.has(lower) || found.claims.has(lower)) continue;
+    found.claims.add(lower);
+    if (FIGURE_PRESENT.test(lower)) found.figureClaims.push(lower);
+  }
+  return found;
 }
 
 export function deadClaimsWith(

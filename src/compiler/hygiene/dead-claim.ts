@@ -17,6 +17,11 @@ export const DEAD_REASONS = new Set<OmitReasonName>([
   "not_permitted",
 ]);
 
+/** When each state object's claim became valid, by object id (a claim died when its successor did). */
+export interface ValidFrom {
+  get(objectId: string): string | undefined;
+}
+
 export interface DeadClaim {
   text: string;
   lower: string;

@@ -1,9 +1,17 @@
 import type { ContextObject } from "../context-object";
+import type { LeadingRun } from "../list-edits";
 
 /** The memo tables this file reads (CompilerMemos holds them). */
 export interface OutdatedMemos {
   /** The last object per slot key, per list of current objects. */
-  slotIndexes: WeakMap<ContextObject[], Map<string, ContextObject>>;
+  slotIndexes: WeakMap<ContextObject[], SlotIndex>;
+  /** The last object per slot key of the run of held facts the lists begin with. */
+  slotIndexRuns: LeadingRun<ContextObject, Map<string, ContextObject>>;
+}
+
+/** The last object per slot key. */
+export interface SlotIndex {
+  get(key: string): ContextObject | undefined;
 }
 
 const normalizeValue = (value: string) => value.toLowerCase().replace(/\s+/g, " ").trim();
@@ -37,13 +45,26 @@ export function outdatedMessages(
   return outdated;
 }
 
-/** The last object per slot key; kept per list, as a warm thread passes the same settled facts each time. */
-function slotsOf(current: ContextObject[], memos: OutdatedMemos): Map<string, ContextObject> {
+/**
+ * The last object per slot key; kept per list, as a warm thread passes the same settled facts each
+ * time, and per run of held facts a large project's lists begin with (the objects after it override).
+ */
+function slotsOf(current: ContextObject[], memos: OutdatedMemos): SlotIndex {
   let bySlot = memos.slotIndexes.get(current);
   if (!bySlot) {
-    bySlot = new Map();
-    for (const c of current) if (c.key && c.claim) bySlot.set(c.key, c);
+    const run = memos.slotIndexRuns.of(current, (objects) => lastBySlot(objects, 0));
+    const own = lastBySlot(current, run?.length ?? 0);
+    bySlot = run ? { get: (key) => own.get(key) ?? run.value.get(key) } : own;
     memos.slotIndexes.set(current, bySlot);
+  }
+  return bySlot;
+}
+
+function lastBySlot(objects: readonly ContextObject[], from: number): Map<string, ContextObject> {
+  const bySlot = new Map<string, ContextObject>();
+  for (let i = from; i < objects.length; i++) {
+    const c = objects[i] as ContextObject;
+    if (c.key && c.claim) bySlot.set(c.key, c);
   }
   return bySlot;
 }

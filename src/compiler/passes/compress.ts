@@ -1,5 +1,6 @@
 import type { CompiledAsName, DetailLevelName } from "../../domain/compilation";
 import type { ContextObject, Omission } from "../context-object";
+import type { LeadingRun } from "../list-edits";
 import { carriesImperative } from "./contain";
 import type { Ranked } from "./rank";
 
@@ -17,6 +18,8 @@ export interface CompressMemos {
   claimSharing: WeakMap<object, Set<ContextObject>>;
   /** Of settled facts, working set and environment, the claims they state, per list of facts. */
   standingClaims: WeakMap<ContextObject[], StandingClaims>;
+  /** The claims of the run the settled facts begin with (standingClaims). */
+  claimRuns: LeadingRun<ContextObject, Claims>;
 }
 
 function normalized(o: ContextObject, memos: CompressMemos): string {
@@ -87,7 +90,7 @@ export function sharedClaims(
     for (const o of state.items) {
       if (o.kind === "message") continue;
       const claim = normalized(o, memos);
-      const earlier = standing.first.get(claim) ?? first.get(claim);
+      const earlier = standing.firstOf(claim) ?? first.get(claim);
       if (earlier) {
         shared.add(earlier);
         shared.add(o);
@@ -103,9 +106,15 @@ export function sharedClaims(
 export interface StandingClaims {
   working: ContextObject[];
   environment: ContextObject[];
-  /** The first object stating each claim. */
-  first: Map<string, ContextObject>;
+  /** The first object stating a claim. */
+  firstOf: (claim: string) => ContextObject | undefined;
   /** The objects whose claim another of them states. */
+  shared: Set<ContextObject>;
+}
+
+/** Of some objects, the first stating each claim, and those whose claim another states. */
+export interface Claims {
+  first: Map<string, ContextObject>;
   shared: Set<ContextObject>;
 }
 
@@ -117,22 +126,47 @@ function standingClaims(
 ) {
   const known = memos.standingClaims.get(facts);
   if (known && known.working === working && known.environment === environment) return known;
-  const standing: StandingClaims = { working, environment, first: new Map(), shared: new Set() };
-  for (const list of [facts, working, environment]) {
-    for (const o of list) {
+  // The run the facts begin with is read once; each list after reads its own objects against it.
+  const run = memos.claimRuns.of(facts, (objects) => claimsOf([objects], 0, memos));
+  const own = claimsOf([facts, working, environment], run?.length ?? 0, memos, run?.value);
+  const standing: StandingClaims = {
+    working,
+    environment,
+    firstOf: run
+      ? (claim) => run.value.first.get(claim) ?? own.first.get(claim)
+      : (claim) => own.first.get(claim),
+    shared: own.shared,
+  };
+  memos.standingClaims.set(facts, standing);
+  return standing;
+}
+
+/**
+ * The claims of the lists' objects, the first list read from `from` on: those before it are `before`'s
+ * (its first objects come first, and its shared ones are shared still).
+ */
+function claimsOf(
+  lists: readonly (readonly ContextObject[])[],
+  from: number,
+  memos: CompressMemos,
+  before?: Claims,
+): Claims {
+  const claims: Claims = { first: new Map(), shared: new Set(before?.shared) };
+  for (const [i, list] of lists.entries()) {
+    for (let j = i === 0 ? from : 0; j < list.length; j++) {
+      const o = list[j] as ContextObject;
       if (o.kind === "message") continue;
       const claim = normalized(o, memos);
-      const earlier = standing.first.get(claim);
+      const earlier = before?.first.get(claim) ?? claims.first.get(claim);
       if (earlier) {
-        standing.shared.add(earlier);
-        standing.shared.add(o);
+        claims.shared.add(earlier);
+        claims.shared.add(o);
       } else {
-        standing.first.set(claim, o);
+        claims.first.set(claim, o);
       }
     }
   }
-  memos.standingClaims.set(facts, standing);
-  return standing;
+  return claims;
 }
 
 const NEGATION = /^(?:never|do not|don't|must not|cannot|can't|no)\b\s*/i;

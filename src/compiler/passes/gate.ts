@@ -63,22 +63,49 @@ export interface GateMemos {
   clockBounds: WeakMap<readonly ContextObject[], ClockBounds>;
 }
 
-/** Whether clockGate holds back none of the objects at `now`: the same answer as asking each one. */
-export function clockHoldsNone(objects: readonly ContextObject[], now: string, memos: GateMemos): boolean {
+/**
+ * Whether clockGate holds back none of the objects at `now`: the same answer as asking each one.
+ * `start`, a kept list the objects begin with, has its bounds kept: only the objects after it are read.
+ */
+export function clockHoldsNone(
+  objects: readonly ContextObject[],
+  now: string,
+  memos: GateMemos,
+  start?: readonly ContextObject[],
+): boolean {
   let bounds = memos.clockBounds.get(objects);
   if (!bounds) {
-    let latestStart = "";
-    let earliestEnd = "";
-    for (const o of objects) {
-      if (o.validFrom && o.validFrom > latestStart) latestStart = o.validFrom;
-      if (o.validUntil && (earliestEnd === "" || o.validUntil < earliestEnd)) earliestEnd = o.validUntil;
-    }
-    bounds = { latestStart, earliestEnd };
+    bounds = start
+      ? boundsFrom(objects, start.length, keptBounds(start, memos))
+      : boundsFrom(objects, 0, NO_BOUNDS);
     memos.clockBounds.set(objects, bounds);
   }
   return (
     !(bounds.latestStart && bounds.latestStart > now) && !(bounds.earliestEnd && bounds.earliestEnd <= now)
   );
+}
+
+const NO_BOUNDS: ClockBounds = { latestStart: "", earliestEnd: "" };
+
+/** A list's bounds, kept per list. */
+function keptBounds(list: readonly ContextObject[], memos: GateMemos): ClockBounds {
+  let bounds = memos.clockBounds.get(list);
+  if (!bounds) {
+    bounds = boundsFrom(list, 0, NO_BOUNDS);
+    memos.clockBounds.set(list, bounds);
+  }
+  return bounds;
+}
+
+/** The bounds of a list's objects from `from` on, continuing those of the objects before it. */
+function boundsFrom(list: readonly ContextObject[], from: number, before: ClockBounds): ClockBounds {
+  let { latestStart, earliestEnd } = before;
+  for (let i = from; i < list.length; i++) {
+    const o = list[i] as ContextObject;
+    if (o.validFrom && o.validFrom > latestStart) latestStart = o.validFrom;
+    if (o.validUntil && (earliestEnd === "" || o.validUntil < earliestEnd)) earliestEnd = o.validUntil;
+  }
+  return { latestStart, earliestEnd };
 }
 
 function scopeGate(c: ContextObject, ctx: Omit<GateContext, "now">): string | undefined {

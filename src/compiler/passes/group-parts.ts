@@ -1,8 +1,8 @@
 import type { ObjectTypeName } from "../../domain/objects";
 import type { BoundedMap } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import { corpusAfter, LazyCorpus, type LexicalMemos } from "../lexical";
-import { type ListEdits, listEdits } from "../list-edits";
+import { type Corpus, corpusAfter, corpusOf, LazyCorpus, type LexicalMemos } from "../lexical";
+import { beginsWith, type ListEdits, listEdits, MIN_RUN, sharedStart } from "../list-edits";
 
 /**
  * Pass 5's query-independent reading of a group of objects (GroupParts), kept per list and carried over
@@ -21,6 +21,25 @@ export interface GroupPartsMemos extends LexicalMemos {
    * one of them (the same group last compile), and its parts are carried over from that list's.
    */
   recentParts: { objects: readonly ContextObject[]; parts: GroupParts }[];
+  /** Runs of objects recent lists began with, newest first, and their parts once met again (PrefixParts). */
+  prefixes: PrefixParts[];
+}
+
+/**
+ * The first objects of a list, and once a later list begins with them too, their parts and the index
+ * of their texts. A large project's candidate facts change with every question, but begin with the
+ * same held newest versions, in the same order, until a write: those are read once, and each compile
+ * reads only the question's own objects (see prefixedParts).
+ */
+export interface PrefixParts {
+  objects: readonly ContextObject[];
+  read?: {
+    parts: Omit<GroupParts, "texts" | "whys" | "prefix">;
+    texts: string[];
+    corpus: Corpus;
+    hasWhy: boolean;
+    lastAt: Map<string, number>;
+  };
 }
 
 /** Seed 004's type priority of each object type. */
@@ -69,15 +88,19 @@ export interface GroupParts {
   critical: Uint8Array;
   /** The fewest tokens any of the object's detail levels costs (Ranked.floor). */
   floors: Float64Array;
+  /** When the list begins with a kept prefix (PrefixParts): its length, and each id's last place in it. */
+  prefix?: { length: number; lastAt: ReadonlyMap<string, number> };
 }
 
 /** A compile ranks six lists; two compiles' worth are kept to carry parts over from. */
 const RECENT_LISTS = 12;
+/** Prefixes kept: one per list a compile ranks. */
+const PREFIXES = 6;
 
 function corporaOf(objects: readonly ContextObject[], memos: GroupPartsMemos): GroupParts {
   let found = memos.partsByList.get(objects);
   if (!found) {
-    found = carriedOver(objects, memos) ?? partsOf(objects, memos);
+    found = prefixedParts(objects, memos) ?? carriedOver(objects, memos) ?? partsOf(objects, memos);
     memos.partsByList.set(objects, found);
     memos.recentParts.unshift({ objects, parts: found });
     if (memos.recentParts.length > RECENT_LISTS) memos.recentParts.pop();
@@ -91,17 +114,36 @@ function corporaOf(objects: readonly ContextObject[], memos: GroupPartsMemos): G
  * filled through `Float64Array.from` with a callback cost as much as this whole loop.
  */
 export function partsOf(objects: readonly ContextObject[], memos: GroupPartsMemos): GroupParts {
+  const texts = new Array<string>(objects.length);
+  const { parts, hasWhy } = readParts(objects, texts, memos);
+  return { ...parts, texts: new LazyCorpus(texts, memos), whys: whysOf(objects, hasWhy, memos) };
+}
+
+/**
+ * Each object's parts from position `from` on (earlier entries are the caller's), and its text into
+ * `texts`; whether any of those objects has a why_it_matters.
+ */
+function readParts(
+  objects: readonly ContextObject[],
+  texts: string[],
+  memos: GroupPartsMemos,
+  from = 0,
+  before?: Omit<GroupParts, "texts" | "whys">,
+): { parts: Omit<GroupParts, "texts" | "whys">; hasWhy: boolean } {
   const size = objects.length;
-  const texts = new Array<string>(size);
-  const timestamps = new Float64Array(size);
-  const typePriorities = new Float64Array(size);
-  const halfLives = new Float64Array(size);
-  const confidences = new Float64Array(size);
-  const conditional = new Uint8Array(size);
-  const critical = new Uint8Array(size);
-  const floors = new Float64Array(size);
+  const parts = {
+    timestamps: new Float64Array(size),
+    typePriorities: new Float64Array(size),
+    halfLives: new Float64Array(size),
+    confidences: new Float64Array(size),
+    conditional: new Uint8Array(size),
+    critical: new Uint8Array(size),
+    floors: new Float64Array(size),
+  };
+  if (before) for (const name of PART_NAMES) parts[name].set(before[name]);
+  const { timestamps, typePriorities, halfLives, confidences, conditional, critical, floors } = parts;
   let hasWhy = false;
-  for (let i = 0; i < size; i++) {
+  for (let i = from; i < size; i++) {
     const o = objects[i] as ContextObject;
     texts[i] = o.text;
     timestamps[i] = instant(o.ts, memos);
@@ -113,21 +155,64 @@ export function partsOf(objects: readonly ContextObject[], memos: GroupPartsMemo
     floors[i] = floorOf(o);
     if (o.whyItMatters) hasWhy = true;
   }
+  return { parts, hasWhy };
+}
+
+const PART_NAMES = [
+  "timestamps",
+  "typePriorities",
+  "halfLives",
+  "confidences",
+  "conditional",
+  "critical",
+  "floors",
+] as const;
+
+const whysOf = (objects: readonly ContextObject[], hasWhy: boolean, memos: GroupPartsMemos) =>
+  hasWhy
+    ? new LazyCorpus(
+        objects.map((o) => o.whyItMatters ?? ""),
+        memos,
+      )
+    : null;
+
+/**
+ * partsOf(objects) for a list that begins with a kept prefix (PrefixParts): the prefix's entries are
+ * copied and the index of its texts is handed to the scorer, so only the objects after it are read. A
+ * run of at least MIN_RUN objects this list shares with the start of a recent one is kept as a new
+ * prefix, read when a later list begins with it too (a run met once is not worth indexing).
+ * Undefined when no kept prefix begins the list.
+ */
+function prefixedParts(objects: readonly ContextObject[], memos: GroupPartsMemos): GroupParts | undefined {
+  const prefix = memos.prefixes.find((p) => beginsWith(objects, p.objects));
+  if (!prefix) {
+    let longest = 0;
+    for (const { objects: previous } of memos.recentParts) {
+      longest = Math.max(longest, sharedStart(previous, objects));
+    }
+    if (longest >= MIN_RUN) {
+      memos.prefixes.unshift({ objects: objects.slice(0, longest) });
+      if (memos.prefixes.length > PREFIXES) memos.prefixes.pop();
+    }
+    return undefined;
+  }
+  if (!prefix.read) {
+    const texts = new Array<string>(prefix.objects.length);
+    const { parts, hasWhy } = readParts(prefix.objects, texts, memos);
+    const lastAt = new Map<string, number>();
+    for (const [at, object] of prefix.objects.entries()) lastAt.set(object.objectId, at);
+    prefix.read = { parts, texts, corpus: corpusOf(texts, memos), hasWhy, lastAt };
+  }
+  const { read } = prefix;
+  const start = prefix.objects.length;
+  // The prefix's texts as read, without touching its objects; readParts appends the rest's in order.
+  const texts = read.texts.slice();
+  const rest = readParts(objects, texts, memos, start, read.parts);
   return {
-    texts: new LazyCorpus(texts, memos),
-    whys: hasWhy
-      ? new LazyCorpus(
-          objects.map((o) => o.whyItMatters ?? ""),
-          memos,
-        )
-      : null,
-    timestamps,
-    typePriorities,
-    halfLives,
-    confidences,
-    conditional,
-    critical,
-    floors,
+    ...rest.parts,
+    texts: new LazyCorpus(texts, memos, undefined, read.corpus),
+    whys: whysOf(objects, read.hasWhy || rest.hasWhy, memos),
+    prefix: { length: start, lastAt: read.lastAt },
   };
 }
 

@@ -4,7 +4,8 @@ import { EPISODE_RRF_K, FUSION_DEPTH, MIN_VECTOR_SIMILARITY, VECTOR_WEIGHT } fro
 import { fusedByPosition, spreadFused } from "../../retrieval/fuse";
 import { DAY_MS, recencyWeight, weightedScore } from "../../retrieval/score";
 import type { ContextObject, Omission } from "../context-object";
-import { type GroupPartsMemos, groupParts, instant, TYPE_PRIORITY } from "./group-parts";
+import type { LeadingRun } from "../list-edits";
+import { type GroupParts, type GroupPartsMemos, groupParts, instant, TYPE_PRIORITY } from "./group-parts";
 
 /**
  * Pass 5: relevance and priority tiers. Hybrid relevance (BM25 fused with the vector index's nearest
@@ -68,7 +69,15 @@ function scoreOf(
 /** The memo tables this file reads (CompilerMemos holds them). */
 export interface RankMemos extends GroupPartsMemos {
   /** Each list split by trust (splitByTrust). */
-  trustSplits: WeakMap<readonly ContextObject[], { trusted: ContextObject[]; untrusted: ContextObject[] }>;
+  trustSplits: WeakMap<readonly ContextObject[], TrustSplit>;
+  /** The split of the run of held facts the lists begin with. */
+  trustRuns: LeadingRun<ContextObject, TrustSplit>;
+}
+
+/** A list's objects at authority level 4 (retrieved, untrusted) and the rest, in order. */
+export interface TrustSplit {
+  trusted: ContextObject[];
+  untrusted: ContextObject[];
 }
 
 /** Seed 001: Activate(C) ⇔ ActiveTask ∈ C.TaskTypes ∧ SemanticMatch(ActiveQuery, C.WhyItMatters). */
@@ -100,16 +109,30 @@ export interface RankContext {
  * A list split into objects at authority level 4 (retrieved, untrusted) and the rest, in order; the
  * same two lists for the same list, so their lexical index above carries over between compiles.
  */
-export function splitByTrust(objects: readonly ContextObject[], memos: RankMemos) {
+export function splitByTrust(objects: readonly ContextObject[], memos: RankMemos): TrustSplit {
   let found = memos.trustSplits.get(objects);
   if (!found) {
-    found = {
-      trusted: objects.filter((o) => o.authorityLevel !== 4),
-      untrusted: objects.filter((o) => o.authorityLevel === 4),
-    };
+    // The run of held facts a large project's lists begin with is split once (LeadingRun).
+    const run = memos.trustRuns.of(objects, (list) => trustSplit(list, 0));
+    const own = trustSplit(objects, run?.length ?? 0);
+    found = run
+      ? {
+          trusted: run.value.trusted.concat(own.trusted),
+          untrusted: run.value.untrusted.concat(own.untrusted),
+        }
+      : own;
     memos.trustSplits.set(objects, found);
   }
   return found;
+}
+
+function trustSplit(objects: readonly ContextObject[], from: number): TrustSplit {
+  const split: TrustSplit = { trusted: [], untrusted: [] };
+  for (let i = from; i < objects.length; i++) {
+    const o = objects[i] as ContextObject;
+    (o.authorityLevel === 4 ? split.untrusted : split.trusted).push(o);
+  }
+  return split;
 }
 
 /** Ranks one group of objects (facts, items, working set …) against the query. */
@@ -123,7 +146,7 @@ export function rankGroup(
   const relevance = texts.scores(ctx.query);
   // Only client-stated Context Objects carry why_it_matters; most compiles have none to score.
   const why = whys ? whys.scores(ctx.query) : [];
-  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar);
+  const { similarity, nearest } = hybridSimilarity(objects, relevance, ctx.similar, parts.prefix);
   // Tier is the first sort key: each tier is gathered apart and sorted on its own (the same order
   // as one sort over all, which is stable), sparing thousands of tier comparisons per compile.
   const byTier: Ranked[][] = Object.values(TIER_ORDER).map(() => []);
@@ -182,6 +205,7 @@ function hybridSimilarity(
   objects: readonly ContextObject[],
   relevance: readonly number[],
   similar: ReadonlyMap<string, number> | undefined,
+  prefix?: GroupParts["prefix"],
 ): { similarity: Float64Array; nearest: Set<number> } {
   const lexical: number[] = [];
   for (let i = 0; i < relevance.length; i++) if ((relevance[i] as number) > 0) lexical.push(i);
@@ -194,12 +218,23 @@ function hybridSimilarity(
     // list changes with every question, and indexing it cost more than ranking it.
     const cosines = new Map<number, number>();
     const placed = new Set<string>();
-    for (let i = objects.length - 1; i >= 0; i--) {
+    // Within a kept prefix (group-parts.ts), an id's last place is known: only the objects after it
+    // are read, and ids they do not hold are placed where the prefix last holds them.
+    const from = prefix?.length ?? 0;
+    for (let i = objects.length - 1; i >= from; i--) {
       const id = (objects[i] as ContextObject).objectId;
       const cosine = similar.get(id);
       if (cosine === undefined || placed.has(id)) continue;
       placed.add(id);
       if (cosine >= MIN_VECTOR_SIMILARITY) cosines.set(i, cosine);
+    }
+    if (prefix) {
+      for (const [id, cosine] of similar) {
+        const i = prefix.lastAt.get(id);
+        if (i === undefined || placed.has(id)) continue;
+        placed.add(id);
+        if (cosine >= MIN_VECTOR_SIMILARITY) cosines.set(i, cosine);
+      }
     }
     for (const i of cosines.keys()) {
       nearest.add(i);

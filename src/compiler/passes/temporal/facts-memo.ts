@@ -2,6 +2,7 @@ import type { ContextObject, Omission } from "../../context-object";
 import type { DeadClaim } from "../../hygiene/dead-claim";
 import { DeadListKeeper } from "../../hygiene/dead-list-keeper";
 import type { SuccessionMemos } from "../../hygiene/succession";
+import { LeadingRun } from "../../list-edits";
 import type { Settlement } from "./settlement";
 
 /**
@@ -16,6 +17,10 @@ export class FactsMemo {
   stale?: { environment: ContextObject[]; stale: Omission[] };
   /** Per slot, the open claims reconciled last time (two at least) and their settlement. */
   slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
+  /** The slots of the run of objects reconciliation's lists begin with (slot-reconciliation.ts). */
+  readonly slotRuns = new LeadingRun<ContextObject, RunSlots>();
+  /** When each object of the run the admitted facts begin with became valid (settle-facts.ts). */
+  readonly validRuns = new LeadingRun<ContextObject, Map<string, string>>();
   /** The dead claims items are weighed against, last time. */
   private readonly deadLists = new DeadListKeeper();
 
@@ -26,6 +31,13 @@ export class FactsMemo {
   sameDead(dead: DeadClaim[], memos: SuccessionMemos): DeadClaim[] {
     return this.deadLists.same(dead, memos);
   }
+}
+
+/** The slots a run of objects fills: where the run first meets each, and its objects there. */
+export interface RunSlots {
+  slots: Map<string, { at: number; claims: ContextObject[] }>;
+  /** The slots it fills twice or more, in the order it meets them. */
+  filled: string[];
 }
 
 /** The same objects in the same order: lists of objects, which are never changed, compared by identity. */

@@ -5,6 +5,7 @@ import { type AuthorityTier, authorityRank, DEFAULT_AUTHORITY_LADDER } from "../
 import type { ContextObject, Omission } from "../../context-object";
 import { figureNumber, MONEY_FIGURE, PERCENT_FIGURE } from "../../hygiene/figures";
 import { terms } from "../../lexical";
+import type { LeadingRun } from "../../list-edits";
 import { clauses } from "./instruction-mood";
 import { validTime } from "./slot-reconciliation";
 
@@ -231,6 +232,21 @@ export interface InstructionMemos {
     ContextObject,
     { ladder: string; things: NamedThings | undefined; instruction: Instruction | null }
   >;
+  /**
+   * The ladder as JSON last read, the string every entry above was made with since: a ladder that
+   * reads the same is compared to each entry's by identity rather than character by character (some
+   * 800 characters, for every candidate fact of every compile).
+   */
+  ladderKey?: string;
+  /** The instructions of the run of facts instructionOverrides's lists begin with, as read against a ladder and registry view. */
+  instructionRuns?: LeadingRun<ContextObject, RunInstructions>;
+}
+
+/** A run's attributed instructions, in order, read against this ladder (as JSON) and registry view. */
+export interface RunInstructions {
+  ladder: string;
+  things: NamedThings | undefined;
+  instructions: Instruction[];
 }
 
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
@@ -308,16 +324,32 @@ export function instructionOverrides(
   things?: NamedThings,
   memos: InstructionMemos = { instructions: new WeakMap() },
 ): Omission[] {
-  const ladderKey = JSON.stringify(ladder);
-  const instructions: Instruction[] = [];
-  for (const fact of facts) {
-    let held = memos.instructions.get(fact);
-    if (held?.ladder !== ladderKey || held.things !== things) {
-      held = { ladder: ladderKey, things, instruction: attributedInstruction(fact, ladder, things) };
-      memos.instructions.set(fact, held);
+  let ladderKey = JSON.stringify(ladder);
+  if (ladderKey === memos.ladderKey) ladderKey = memos.ladderKey;
+  else memos.ladderKey = ladderKey;
+  const read = (list: readonly ContextObject[], from: number, into: Instruction[]) => {
+    for (let i = from; i < list.length; i++) {
+      const fact = list[i] as ContextObject;
+      let held = memos.instructions.get(fact);
+      if (held?.ladder !== ladderKey || held.things !== things) {
+        held = { ladder: ladderKey, things, instruction: attributedInstruction(fact, ladder, things) };
+        memos.instructions.set(fact, held);
+      }
+      if (held.instruction) into.push(held.instruction);
     }
-    if (held.instruction) instructions.push(held.instruction);
+    return into;
+  };
+  // The run of held facts the list begins with is read once per ladder and registry view.
+  const runOf = (objects: readonly ContextObject[]) => ({
+    ladder: ladderKey,
+    things,
+    instructions: read(objects, 0, []),
+  });
+  const run = memos.instructionRuns?.of(facts, runOf);
+  if (run && (run.value.ladder !== ladderKey || run.value.things !== things)) {
+    Object.assign(run.value, runOf(facts.slice(0, run.length)));
   }
+  const instructions = read(facts, run?.length ?? 0, run ? [...run.value.instructions] : []);
   if (instructions.length < 2) return [];
   const out = new Map<string, Omission>();
   for (const [i, a] of instructions.entries()) {

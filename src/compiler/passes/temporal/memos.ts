@@ -1,8 +1,7 @@
 import type { ContextObject, Omission } from "../../context-object";
 import type { ClaimsAgainstMemos } from "../../hygiene/claims-against";
-import type { DeadBasis } from "../../hygiene/dead-basis";
+import type { DeadBasis, DeadBasisMemos } from "../../hygiene/dead-basis";
 import type { DeadClaim } from "../../hygiene/dead-claim";
-import type { DeadClaimsMemos } from "../../hygiene/dead-claims";
 import type { OutdatedMemos } from "../../hygiene/outdated";
 import type { RestatementMemos } from "../../hygiene/restatement";
 import type { RetiredMemos } from "../../hygiene/retired";
@@ -11,7 +10,7 @@ import type { FactSettlement } from "./settlement";
 
 /** The memo tables pass 4 reads, its own and hygiene's (CompilerMemos holds them). */
 export interface TemporalMemos
-  extends DeadClaimsMemos,
+  extends DeadBasisMemos,
     RestatementMemos,
     RetiredMemos,
     OutdatedMemos,

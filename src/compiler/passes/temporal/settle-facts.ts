@@ -2,7 +2,7 @@ import { type AuthorityTier, DEFAULT_AUTHORITY_LADDER } from "../../../facts/aut
 import { perList } from "../../cache/memo-tables";
 import type { ContextObject, Omission } from "../../context-object";
 import { deadBasis, deadClaimsWith } from "../../hygiene/dead-basis";
-import type { DeadClaim } from "../../hygiene/dead-claim";
+import type { DeadClaim, ValidFrom } from "../../hygiene/dead-claim";
 import { speaksFromDeadState } from "../../hygiene/restatement";
 import { FactsMemo } from "./facts-memo";
 import { instructionOverrides, type NamedThings } from "./instruction-authority";
@@ -21,16 +21,15 @@ export function settleFacts(
 ): FactSettlement {
   const omitted: Omission[] = [];
   const removed = new Set<string>();
-  const keep = (list: ContextObject[]) => list.filter((o) => !removed.has(o.objectId));
+  // With nothing removed, as in most compiles, a list is kept as it is rather than copied object by
+  // object (lists are never changed once made).
+  const keep = (list: ContextObject[]) =>
+    removed.size ? list.filter((o) => !removed.has(o.objectId)) : list;
 
   const stale = staleSignals(admitted.environment, memo);
   const staleIds = new Set(stale.map((s) => s.object.objectId));
-  const settled = reconcile(
-    [...admitted.facts, ...admitted.working, ...admitted.environment].filter(
-      (o) => !staleIds.has(o.objectId),
-    ),
-    memo,
-  );
+  const keyed = [...admitted.facts, ...admitted.working, ...admitted.environment];
+  const settled = reconcile(staleIds.size ? keyed.filter((o) => !staleIds.has(o.objectId)) : keyed, memo);
   for (const o of [...stale, ...settled.displaced]) {
     omitted.push(o);
     removed.add(o.object.objectId);
@@ -44,15 +43,16 @@ export function settleFacts(
   const facts = keep(admitted.facts);
   const working = keep(admitted.working);
 
-  const validFrom = new Map<string, string>();
   // Gated objects count too: a claim died when its successor became valid, even if that successor has
   // itself been replaced since.
-  // List by list, in this order (a later id overrides), without joining them into one array first.
-  const note = (o: ContextObject) => {
-    if (o.kind !== "message" && o.kind !== "state_item") validFrom.set(o.objectId, validTime(o));
-  };
-  for (const list of [admitted.facts, admitted.working, admitted.environment]) for (const o of list) note(o);
-  for (const e of earlier) note(e.object);
+  // List by list, in this order (a later id overrides), without joining them into one array first; the
+  // run of held facts the facts begin with is noted once (memo.validRuns), and what follows overrides it.
+  const run = memo.validRuns.of(admitted.facts, (objects) => validTimes([objects], 0));
+  const own = validTimes(
+    [admitted.facts, admitted.working, admitted.environment, earlier.map((e) => e.object)],
+    run?.length ?? 0,
+  );
+  const validFrom: ValidFrom = run ? { get: (id) => own.get(id) ?? run.value.get(id) } : own;
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
     reason: "quarantined",
@@ -99,6 +99,18 @@ export function settleFacts(
   if (environment.length === liveSignals.length)
     memos.deadBases.set(result, { earlier: [...earlier], basis });
   return result;
+}
+
+/** When each state object of the lists became valid, by id (a later id overrides); the first list from `from` on. */
+function validTimes(lists: readonly (readonly ContextObject[])[], from: number): Map<string, string> {
+  const times = new Map<string, string>();
+  for (const [i, list] of lists.entries()) {
+    for (let j = i === 0 ? from : 0; j < list.length; j++) {
+      const o = list[j] as ContextObject;
+      if (o.kind !== "message" && o.kind !== "state_item") times.set(o.objectId, validTime(o));
+    }
+  }
+  return times;
 }
 
 /** Whether an object (an item, an environment signal) speaks from a state dead before items were weighed. */

@@ -1,5 +1,5 @@
 import type { ContextObject, Omission, Quarantine } from "../../context-object";
-import type { DeadClaim } from "../../hygiene/dead-claim";
+import type { DeadClaim, ValidFrom } from "../../hygiene/dead-claim";
 
 /**
  * Pass 4: temporal validity and conflicts. Gates have removed what is expired, out of scope or not
@@ -73,7 +73,7 @@ export interface FactSettlement {
   quarantined: Quarantine[];
   quarantinedAsOmitted: Omission[];
   /** When each state object's claim became valid; a claim died when its successor did. */
-  validFrom: Map<string, string>;
+  validFrom: ValidFrom;
   /** Dead claims an item extracted while they were still believed dies with. */
   deadBeforeItems: DeadClaim[];
   /** Live facts, working set and environment, in that order (see StateSettlement.live). */

@@ -1,5 +1,5 @@
 import type { ContextObject, Omission } from "../../context-object";
-import { FactsMemo, sameObjects } from "./facts-memo";
+import { FactsMemo, type RunSlots, sameObjects } from "./facts-memo";
 import type { Settlement } from "./settlement";
 
 const normalizeClaim = (claim: string | null) => (claim ?? "").toLowerCase().replace(/\s+/g, " ").trim();
@@ -55,18 +55,66 @@ export function reconcileSlot(slot: string, claims: ContextObject[]): Settlement
 
 const SLOT = "slot:";
 
-/** The objects filling each slot, slots in the order neighbourhoods(keyed) meets them. */
-function slotNeighbourhoods(keyed: ContextObject[]): Map<string, ContextObject[]> {
-  const bySlot = new Map<string, ContextObject[]>();
-  for (const object of keyed) {
+function runSlots(objects: readonly ContextObject[]): RunSlots {
+  const slots: RunSlots["slots"] = new Map();
+  const filled: string[] = [];
+  for (const object of objects) {
     for (const id of object.entityIds) {
       if (!id.startsWith(SLOT)) continue;
-      const list = bySlot.get(id);
-      if (list) list.push(object);
-      else bySlot.set(id, [object]);
+      const slot = slots.get(id);
+      if (!slot) slots.set(id, { at: slots.size, claims: [object] });
+      else if (slot.claims.push(object) === 2) filled.push(id);
     }
   }
-  return bySlot;
+  const at = (id: string) => slots.get(id)?.at ?? 0;
+  filled.sort((a, b) => at(a) - at(b));
+  return { slots, filled };
+}
+
+/**
+ * The slots two or more of the objects fill, with those objects, in the order neighbourhoods(keyed)
+ * meets the slots. Nearly every slot is filled once (a large project's compile meets some 700, rarely
+ * two claims in one), and only those filled twice settle anything, so no list is made for the others;
+ * and the run of held facts the list begins with is read once (`memo.slotRuns`): its slots come first,
+ * in its order, and the objects after it are read against them.
+ */
+function slotNeighbourhoods(keyed: ContextObject[], memo: FactsMemo): [string, ContextObject[]][] {
+  const run = memo.slotRuns.of(keyed, runSlots);
+  const runFills = run?.value.slots;
+  const bySlot = new Map<string, ContextObject | ContextObject[]>();
+  // The run's slots the objects after it fill too, with those objects.
+  const more = new Map<string, ContextObject[]>();
+  for (let i = run?.length ?? 0; i < keyed.length; i++) {
+    const object = keyed[i] as ContextObject;
+    for (const id of object.entityIds) {
+      if (!id.startsWith(SLOT)) continue;
+      if (runFills?.has(id)) {
+        const list = more.get(id);
+        if (list) list.push(object);
+        else more.set(id, [object]);
+        continue;
+      }
+      const held = bySlot.get(id);
+      if (held === undefined) bySlot.set(id, object);
+      else if (Array.isArray(held)) held.push(object);
+      else bySlot.set(id, [held, object]);
+    }
+  }
+  const filled: [string, ContextObject[]][] = [];
+  if (run && runFills) {
+    const at = (id: string) => runFills.get(id)?.at ?? 0;
+    const names = more.size
+      ? [...new Set([...run.value.filled, ...more.keys()])].sort((a, b) => at(a) - at(b))
+      : run.value.filled;
+    for (const id of names) {
+      const own = runFills.get(id)?.claims ?? [];
+      const after = more.get(id);
+      const claims = after ? [...own, ...after] : own;
+      if (claims.length >= 2) filled.push([id, claims]);
+    }
+  }
+  for (const [id, held] of bySlot) if (Array.isArray(held)) filled.push([id, held]);
+  return filled;
 }
 
 /**
@@ -79,9 +127,8 @@ export function reconcile(keyed: ContextObject[], memo = new FactsMemo()): Settl
   const settled: Settlement = { displaced: [], quarantined: [] };
   const seen = new Set<string>();
   const slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
-  for (const [slot, claims] of slotNeighbourhoods(keyed)) {
-    // Fewer than two claims settle nothing (reconcileSlot).
-    if (claims.length < 2) continue;
+  // Fewer than two claims settle nothing (reconcileSlot): only slots filled twice are met.
+  for (const [slot, claims] of slotNeighbourhoods(keyed, memo)) {
     const open = seen.size ? claims.filter((c) => !seen.has(c.objectId)) : claims;
     if (open.length < 2) continue;
     const last = memo.slots.get(slot);
