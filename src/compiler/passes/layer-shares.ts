@@ -28,16 +28,28 @@ export interface LayerShares {
   factsShare: number;
 }
 
-/** Which of `wanted` the objects' texts hold. */
+/**
+ * Which of `wanted` the objects' texts hold; the scan stops once it holds all of them, or all of
+ * `enough` (when given), past which the caller's answer cannot change.
+ */
 function covered(
   wanted: ReadonlySet<string>,
   objects: readonly ContextObject[],
   memos: LexicalMemos,
+  enough?: ReadonlySet<string>,
 ): Set<string> {
   const found = new Set<string>();
+  const holdsEnough = () => enough !== undefined && [...enough].every((term) => found.has(term));
   for (const o of objects) {
     if (found.size === wanted.size) break;
-    for (const term of termsOf(o.text, memos)) if (wanted.has(term)) found.add(term);
+    let added = false;
+    for (const term of termsOf(o.text, memos)) {
+      if (wanted.has(term) && !found.has(term)) {
+        found.add(term);
+        added = true;
+      }
+    }
+    if (added && holdsEnough()) break;
   }
   return found;
 }
@@ -58,10 +70,14 @@ export function layerShares(
     best.map((r) => r.object),
     memos,
   );
+  if (inTurns.size === 0) return keep;
+  // Once the state holds every term the turns hold, the state keeps its share: the rest of it (often
+  // hundreds of facts, most without the question's rarer words) need not be read.
   const inState = covered(
     wanted,
     state.map((r) => r.object),
     memos,
+    inTurns,
   );
   const onlyInTurns = [...inTurns].some((term) => !inState.has(term));
   if (!onlyInTurns || inTurns.size <= inState.size) return keep;
