@@ -1,6 +1,6 @@
 import type { EvidenceSource } from "../../domain/trace";
 import type { ContextObject } from "../context-object";
-import { type LexicalMemos, termsOf } from "../lexical";
+import { type LexicalMemos, termCounts } from "../lexical";
 import type { Ranked } from "./rank";
 
 /**
@@ -39,15 +39,20 @@ function covered(
   enough?: ReadonlySet<string>,
 ): Set<string> {
   const found = new Set<string>();
+  // The question's few words are looked up in each text's term counts, rather than each text's many
+  // terms in the question's.
+  const missing = [...wanted];
   const holdsEnough = () => enough !== undefined && [...enough].every((term) => found.has(term));
   for (const o of objects) {
-    if (found.size === wanted.size) break;
+    if (missing.length === 0) break;
+    const counts = termCounts(o.text, memos);
     let added = false;
-    for (const term of termsOf(o.text, memos)) {
-      if (wanted.has(term) && !found.has(term)) {
-        found.add(term);
-        added = true;
-      }
+    for (let i = missing.length - 1; i >= 0; i--) {
+      const term = missing[i] as string;
+      if (!counts.has(term)) continue;
+      found.add(term);
+      missing.splice(i, 1);
+      added = true;
     }
     if (added && holdsEnough()) break;
   }
