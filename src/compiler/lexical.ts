@@ -65,9 +65,9 @@ function documentOf(text: string, memos: LexicalMemos): Document {
   return found;
 }
 
-/** A text's distinct terms, remembered with the text (the same memo BM25 reads). */
-export function termsOf(text: string, memos: LexicalMemos): Iterable<string> {
-  return documentOf(text, memos).frequency.keys();
+/** A text's terms with how often each occurs, remembered with the text (the same memo BM25 reads). */
+export function termCounts(text: string, memos: LexicalMemos): ReadonlyMap<string, number> {
+  return documentOf(text, memos).frequency;
 }
 
 const TERM = /[a-z0-9$%]+(?:[.,][0-9]+)*/g;

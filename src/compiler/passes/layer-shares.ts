@@ -1,6 +1,6 @@
 import type { EvidenceSource } from "../../domain/trace";
 import type { ContextObject } from "../context-object";
-import { type LexicalMemos, termsOf } from "../lexical";
+import { type LexicalMemos, termCounts } from "../lexical";
 import type { Ranked } from "./rank";
 
 /**
@@ -28,16 +28,33 @@ export interface LayerShares {
   factsShare: number;
 }
 
-/** Which of `wanted` the objects' texts hold. */
+/**
+ * Which of `wanted` the objects' texts hold; the scan stops once it holds all of them, or all of
+ * `enough` (when given), past which the caller's answer cannot change.
+ */
 function covered(
   wanted: ReadonlySet<string>,
   objects: readonly ContextObject[],
   memos: LexicalMemos,
+  enough?: ReadonlySet<string>,
 ): Set<string> {
   const found = new Set<string>();
+  // The question's few words are looked up in each text's term counts, rather than each text's many
+  // terms in the question's.
+  const missing = [...wanted];
+  const holdsEnough = () => enough !== undefined && [...enough].every((term) => found.has(term));
   for (const o of objects) {
-    if (found.size === wanted.size) break;
-    for (const term of termsOf(o.text, memos)) if (wanted.has(term)) found.add(term);
+    if (missing.length === 0) break;
+    const counts = termCounts(o.text, memos);
+    let added = false;
+    for (let i = missing.length - 1; i >= 0; i--) {
+      const term = missing[i] as string;
+      if (!counts.has(term)) continue;
+      found.add(term);
+      missing.splice(i, 1);
+      added = true;
+    }
+    if (added && holdsEnough()) break;
   }
   return found;
 }
@@ -58,10 +75,14 @@ export function layerShares(
     best.map((r) => r.object),
     memos,
   );
+  if (inTurns.size === 0) return keep;
+  // Once the state holds every term the turns hold, the state keeps its share: the rest of it (often
+  // hundreds of facts, most without the question's rarer words) need not be read.
   const inState = covered(
     wanted,
     state.map((r) => r.object),
     memos,
+    inTurns,
   );
   const onlyInTurns = [...inTurns].some((term) => !inState.has(term));
   if (!onlyInTurns || inTurns.size <= inState.size) return keep;
