@@ -90,6 +90,41 @@ describe("the fact replica's catch-up", () => {
 });
 
 /**
+ * A writer's word brings the replica to the write's revision before it is answered: the question that
+ * follows a write finds the replica current instead of reading D1 while it waits.
+ */
+describe("the fact replica after a writer's word", () => {
+  it("holds the written revision once the word is answered", async () => {
+    const t = await newThread();
+    await t.events([fact("ferry_dock", "The ferry leaves from dock 4")]);
+    const database = env.TENANT_ACME_DB;
+    const projectRevision = async () =>
+      (
+        (await database
+          .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+          .bind(t.project)
+          .first<{ revision: number }>()) as { revision: number }
+      ).revision;
+    // An index object no writer has told of anything, so nothing but the word below can bring it on.
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`word-${t.project}`));
+    const held = () => runInDurableObject(stub, (_, state) => new FactReplica(state.storage).revision());
+    expect(await held()).toBe(-1);
+    const first = await projectRevision();
+    await stub.advance("acme", t.project, first);
+    expect(await held()).toBe(first);
+
+    await t.events([fact("ferry_dock", "The ferry leaves from dock 6 from Monday")]);
+    const second = await projectRevision();
+    expect(second).toBeGreaterThan(first);
+    await stub.advance("acme", t.project, second);
+    expect(await held()).toBe(second);
+    // Words arriving together are answered by the reads already made.
+    await Promise.all([stub.advance("acme", t.project, second), stub.advance("acme", t.project, first)]);
+    expect(await held()).toBe(second);
+  }, 60_000);
+});
+
+/**
  * The same search asked of D1 and of the replica, through the reader's cache as a compile asks it: the
  * same versions, counted by the same sources, and the same entities named.
  */

@@ -168,6 +168,7 @@ export class FactReplica {
     projectId: string,
     pages = 1,
   ): Promise<{ revision: number; latest: number }> {
+    // Checked again right before reading: two callers woken by the same read must not both read.
     while (this.catching) await this.catching.catch(() => undefined);
     const reading = this.readPages(database, projectId, pages);
     this.catching = reading
@@ -176,6 +177,11 @@ export class FactReplica {
         this.catching = undefined;
       });
     return reading;
+  }
+
+  /** Once the catch-up in flight, if any, is done. */
+  async settled(): Promise<void> {
+    while (this.catching) await this.catching.catch(() => undefined);
   }
 
   private async readPages(

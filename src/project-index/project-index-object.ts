@@ -15,10 +15,11 @@ import type {
 
 /** Vectors written per upsert at most: one call's rows stay a bounded transaction. */
 const UPSERT_CHUNK = 500;
-/** Replica pages read while a search waits (the rest is read by the alarm, the search going to D1). */
-const SEARCH_CATCH_UP_PAGES = 1;
-/** How long after a writer's word the replica reads it: writes arriving meanwhile are read with it. */
-const ADVANCE_DELAY_MS = 50;
+/**
+ * Replica pages read at once, for a writer's word or while a search waits (the rest is read by the
+ * alarm; the search goes to D1 meanwhile).
+ */
+const CATCH_UP_PAGES = 1;
 /** Replica pages read per alarm: a replica far behind catches up in the background, a run at a time. */
 const ALARM_CATCH_UP_PAGES = 10;
 
@@ -53,16 +54,16 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   }
 
   /**
-   * A writer's word that the project reached `revision`. The replica reads it a moment later, by alarm,
-   * so a burst of writes (a bulk import) is read in a few pages rather than one read per write; a
-   * search that needs it sooner reads it itself.
+   * A writer's word that the project reached `revision`: the replica reads it now, so the question that
+   * usually follows a write finds it current rather than reading it while the question waits. Words
+   * arriving during a read wait for it and are then mostly answered by it, so a burst of writes (a bulk
+   * import) is read in a few pages rather than one read per write; past a page, the alarm goes on.
    */
   async advance(tenant: string, projectId: string, revision: number): Promise<void> {
     this.own(tenant, projectId);
+    await this.replica.settled();
     if (this.replica.revision() >= revision) return;
-    if ((await this.ctx.storage.getAlarm()) === null) {
-      await this.ctx.storage.setAlarm(Date.now() + ADVANCE_DELAY_MS);
-    }
+    await this.catchUp(tenant, projectId, CATCH_UP_PAGES);
   }
 
   /**
@@ -84,7 +85,9 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
         )
       : [];
     if (this.replica.revision() < request.revision) {
-      await this.catchUp(tenant, projectId, SEARCH_CATCH_UP_PAGES);
+      // The writer's word usually has a read in flight: it is waited for before reading again.
+      await this.replica.settled();
+      if (this.replica.revision() < request.revision) await this.catchUp(tenant, projectId, CATCH_UP_PAGES);
       if (this.replica.revision() < request.revision) return { near };
     }
     const held = new Set(request.heldIds);

@@ -135,7 +135,7 @@ export class SqliteVectorIndex implements VectorIndex {
       const current = settled(held, after.get(namespace) as number);
       // A copy that grew past the limit is let go, as the next query would.
       if (heldCount(current) > DECODED_LIMIT) this.decoded.delete(namespace);
-      else this.decoded.set(namespace, current);
+      else this.keep(namespace, current);
     }
   }
 
@@ -232,6 +232,15 @@ export class SqliteVectorIndex implements VectorIndex {
       return;
     }
     for (const id of unique) drop(held, id);
-    this.decoded.set(namespace, settled(held, after));
+    this.keep(namespace, settled(held, after));
+  }
+
+  /**
+   * Holds the namespace's copy, brought to a write's version in place, and its size with it: the copy
+   * holds every vector of the namespace, so the next query need not count them again.
+   */
+  private keep(namespace: string, copy: Decoded): void {
+    this.decoded.set(namespace, copy);
+    this.sizes.set(namespace, { version: copy.version, size: heldCount(copy) });
   }
 }
