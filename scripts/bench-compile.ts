@@ -13,11 +13,12 @@
 //    the thread's own SQLite reads; the passes), how the facts were read, the client's round trip (which adds trace persistence and HTTP), and ingest
 //    events/s while filling. When the bench started the server itself, it then restarts it and prints
 //    each thread's first compile: the cost of a cold object (one evicted from memory).
-// With `--scale-facts N [--questions 100] [--baseline main] [--print-times]` it measures only the pure compiler at a large
-// project's scale instead (scripts/lib/scale-compile.ts): N fact versions, a new question every compile,
-// each handed its own candidates through one shared CompileCache, as a thread object does; CPU time per
-// compile, p50/p95, beside the same compiles by the compiler of `--baseline` (a git ref) in the same run,
-// alternated compile by compile, and whether every envelope of the two was the same.
+// With `--scale-facts N [--questions 100] [--baseline main] [--print-times] [--writes]` it measures only the pure
+// compiler at a large project's scale instead (scripts/lib/scale-compile.ts): N fact versions, a new question every
+// compile, each handed its own candidates through one shared CompileCache, as a thread object does (with
+// `--writes`, each question right after a write of one fact, whose version joins the held newest ones); CPU
+// time per compile, p50/p95, beside the same compiles by the compiler of `--baseline` (a git ref) in the same
+// run, alternated compile by compile, and whether every envelope of the two was the same.
 // Targets (issue 4): p95 ≤ 10 ms at 1,000 objects, and p95 at 10,000 ≤ 3× that (30 ms). Figures only; no assertions.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -51,6 +52,7 @@ const { values: options } = parseArgs({
     questions: { type: "string", default: "100" },
     baseline: { type: "string", default: "main" },
     "print-times": { type: "boolean", default: false },
+    writes: { type: "boolean", default: false },
     tenant: { type: "string", default: "dev" },
     key: { type: "string", default: "local-dev-key" },
   },
@@ -444,7 +446,7 @@ const SCALE_WARMUP = 10;
  */
 async function benchScale(size: number): Promise<void> {
   const count = Math.max(5, Number(options.questions) || 100);
-  const { input, forQuestion, questions } = await scaleCompile(size, count + SCALE_WARMUP);
+  const { input, forQuestion, questions } = await scaleCompile(size, count + SCALE_WARMUP, options.writes);
   const baseline = await compilerAt(options.baseline);
   const mine = {
     compileContext: (i: CompileInput) => compileContext(i),
@@ -478,7 +480,7 @@ async function benchScale(size: number): Promise<void> {
     return `  ${name.padEnd(24)} p50 ${percentile(s, 50).toFixed(2).padStart(6)} ms   p95 ${percentile(s, 95).toFixed(2).padStart(6)} ms   mean ${(s.reduce((t, x) => t + x, 0) / s.length).toFixed(2).padStart(6)} ms`;
   };
   console.log(
-    `\ncompiler passes at ${size} fact versions (CPU time of compileContext, ${count} new questions after ${SCALE_WARMUP} untimed, one CompileCache each; ${Math.round(candidates / questions.length)} fact candidates a compile)`,
+    `\ncompiler passes at ${size} fact versions (CPU time of compileContext, ${count} new questions after ${SCALE_WARMUP} untimed${options.writes ? ", each right after a write of one fact" : ""}, one CompileCache each; ${Math.round(candidates / questions.length)} fact candidates a compile)`,
   );
   console.log(line("this tree", times.mine));
   console.log(line(`baseline ${baseline.commit} (${options.baseline})`, times.theirs));

@@ -35,7 +35,16 @@ export interface ScaleCompile {
   questions: string[];
 }
 
-export async function scaleCompile(size: number, questionCount: number): Promise<ScaleCompile> {
+/**
+ * `writes`: every question follows a write of one new fact, as in an agent's loop: its version joins the
+ * held newest versions in front, and the oldest of them drops out, so the run the lists begin with
+ * moves by one each question (the candidates as a thread object reads them right after a write).
+ */
+export async function scaleCompile(
+  size: number,
+  questionCount: number,
+  writes = false,
+): Promise<ScaleCompile> {
   const { chance, pick } = picker(size);
   const countTokens = await loadTokenCounter();
   const identity = { user_id: "u1", user_name: "Ada", authority: "employee" };
@@ -114,8 +123,22 @@ export async function scaleCompile(size: number, questionCount: number): Promise
     ...freshQuestions("messages", Math.floor(questionCount / 2), asked),
   ];
 
+  // The newest versions the thread object holds: the same frozen objects question after question, until
+  // a write (`writes`) puts its own in front.
+  let held = recent;
+  let heldIds = recentIds;
   const forQuestion = (question: string, round: number) => {
     const terms = searchTerms(question);
+    if (writes) {
+      // A new fact under a key of its own, written a second after the newest held version.
+      const event = fillerFact(size + round, at(size + round), pick, chance);
+      const row = prepareFact(
+        { ...event, key: `written_${round}`, ts: at(size + questionCount + round) },
+        { ...writer, receivedAt: at(size + questionCount + round) },
+      );
+      held = [Object.freeze(row), ...held].slice(0, FACT_CANDIDATE_LIMITS.recent);
+      heldIds = new Set(held.map((r) => r.id));
+    }
     // Full text: the current facts sharing most of the question's words, newest first among equals.
     const matched = current
       .map((row) => ({ row, hits: terms.filter((t) => words.get(row)?.has(t)).length }))
@@ -127,17 +150,17 @@ export async function scaleCompile(size: number, questionCount: number): Promise
     const draw = picker(size * 7919 + round);
     const nearest = Array.from({ length: NEAREST }, () => draw.pick(current));
     const found = new Map<string, FactVersion>();
-    for (const row of [...recent, ...matched, ...nearest]) found.set(row.id, row);
+    for (const row of [...held, ...matched, ...nearest]) found.set(row.id, row);
     // History: every version of the slots filled outside the newest ones.
     for (const row of [...found.values()]) {
-      if (recentIds.has(row.id)) continue;
+      if (heldIds.has(row.id)) continue;
       for (const version of byKey.get(row.key) ?? []) found.set(version.id, version);
     }
     // Rows outside the held newest ones come as new objects with new strings, decoded from JSON as the
     // replica's answers are (src/facts/fact-repository.ts frozenRow).
     const facts = [...found.values()]
       .map((row) =>
-        recentIds.has(row.id) ? row : Object.freeze(JSON.parse(JSON.stringify(row)) as FactVersion),
+        heldIds.has(row.id) ? row : Object.freeze(JSON.parse(JSON.stringify(row)) as FactVersion),
       )
       .sort(newestFirst);
     const similar = new Map(nearest.map((row) => [row.id, 0.4 + draw.chance() * 0.4]));
