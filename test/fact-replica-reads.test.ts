@@ -9,6 +9,14 @@ import { projectIndexStub } from "../src/project-index/project-index-stub";
 import { RANKED_MATCH_BUDGET } from "../src/retrieval/query-terms";
 import { fact, newThread, until } from "./helpers";
 
+/** The project's revision as D1 holds it. */
+async function revisionOf(project: string): Promise<number> {
+  const row = await env.TENANT_ACME_DB.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+    .bind(project)
+    .first<{ revision: number }>();
+  return (row as { revision: number }).revision;
+}
+
 /**
  * A replica far behind D1 (a project that predates it, a bulk import) catches up a page at a time,
  * whole revisions only, so that at every step it holds every row of every revision it claims; and what
@@ -97,14 +105,7 @@ describe("the fact replica after a writer's word", () => {
   it("holds the written revision once the word is answered", async () => {
     const t = await newThread();
     await t.events([fact("ferry_dock", "The ferry leaves from dock 4")]);
-    const database = env.TENANT_ACME_DB;
-    const projectRevision = async () =>
-      (
-        (await database
-          .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-          .bind(t.project)
-          .first<{ revision: number }>()) as { revision: number }
-      ).revision;
+    const projectRevision = () => revisionOf(t.project);
     // An index object no writer has told of anything, so nothing but the word below can bring it on.
     const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`word-${t.project}`));
     const held = () => runInDurableObject(stub, (_, state) => new FactReplica(state.storage).revision());
@@ -158,13 +159,7 @@ describe("the fact replica's answer", () => {
       search: (request) =>
         index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 50 }),
     };
-    const projectRevision = async () =>
-      (
-        (await database
-          .prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-          .bind(t.project)
-          .first<{ revision: number }>()) as { revision: number }
-      ).revision;
+    const projectRevision = () => revisionOf(t.project);
     // The question's own part asked directly, by a reader holding nothing.
     const ask = (revision: number, terms: string[], entityIds: string[] = []) =>
       index.search("acme", t.project, {
