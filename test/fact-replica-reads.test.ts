@@ -126,6 +126,48 @@ describe("the fact replica after a writer's word", () => {
 });
 
 /**
+ * A replica written before rows carried what they refer to (the version a correction supersedes, those a
+ * figure depends on) reads it from the rows it holds when the object next starts, so the slots of what a
+ * correction corrected are read with it, without reading the project from D1 again.
+ */
+describe("a replica from before rows carried their references", () => {
+  it("reads them from its rows once, and keeps every row", async () => {
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`refs-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, async (_, state) => {
+      const sql = state.storage.sql;
+      // The object made its replica when it started: it is replaced by one of the earlier layout.
+      sql.exec("DROP TABLE replica_facts");
+      sql.exec(`CREATE TABLE replica_facts (doc INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+        key TEXT NOT NULL, user_id TEXT, tx_start TEXT NOT NULL, tx_end TEXT, row TEXT NOT NULL,
+        revision INTEGER)`);
+      const row = (id: string, supersedes: string | null, dependsOn: string[]) =>
+        JSON.stringify({ id, key: id, supersedes, depends_on_json: JSON.stringify(dependsOn) });
+      for (const [id, row_] of [
+        ["plain", row("plain", null, [])],
+        ["correction", row("correction", "original", [])],
+        ["figure", row("figure", null, ["price", "rate"])],
+      ] as const) {
+        sql.exec(
+          "INSERT INTO replica_facts (id, key, tx_start, row, revision) VALUES (?, ?, '2024', ?, 1)",
+          id,
+          id,
+          row_,
+        );
+      }
+      new FactReplica(state.storage);
+      const refs = sql
+        .exec<{ id: string; refs: string | null }>("SELECT id, refs FROM replica_facts ORDER BY id")
+        .toArray();
+      expect(refs).toEqual([
+        { id: "correction", refs: JSON.stringify(["original"]) },
+        { id: "figure", refs: JSON.stringify(["price", "rate"]) },
+        { id: "plain", refs: null },
+      ]);
+    });
+  });
+});
+
+/**
  * The same search asked of D1 and of the replica, through the reader's cache as a compile asks it: the
  * same versions, counted by the same sources, and the same entities named.
  */
@@ -140,6 +182,21 @@ describe("the fact replica's answer", () => {
     ]);
     await t.events([
       fact("kiln_schedule", "The kiln at Harrow Street fires on Fridays now", { ts: "2024-01-05T00:00:00Z" }),
+    ]);
+    // A figure worked out from a price, and a correction of it filed under a slot of its own.
+    await t.events([
+      fact("clay_price", "Stoneware clay costs $31 a bag", { id: "cp-1", ...old }),
+      fact("firing_cost", "Each firing costs $212 in clay and power", {
+        id: "fc-1",
+        ...old,
+        depends_on: ["cp-1"],
+      }),
+    ]);
+    await t.events([
+      fact("firing_cost_revised", "The firing cost needs recalculating; the clay price it used was wrong", {
+        ts: "2024-01-06T00:00:00Z",
+        supersedes: "fc-1",
+      }),
     ]);
     // More than the ranking budget share the kiln's words, so a question in them alone takes the newest.
     for (let start = 0; start < RANKED_MATCH_BUDGET + 150; start += 325) {
@@ -190,6 +247,7 @@ describe("the fact replica's answer", () => {
       "Who supplies glaze, and what about Brightwater Ceramics?",
       "What does gauge 17 read?",
       "What do the kiln line gauges read?",
+      "How much does a firing cost now?",
     ]) {
       const answers = [];
       for (const source of [undefined, replica]) {
@@ -210,6 +268,8 @@ describe("the fact replica's answer", () => {
       expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
       expect(viaReplica.candidates.entityFactIds).toEqual(viaD1.candidates.entityFactIds);
       expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+      // The correction brings the version it corrected, and that version's slot: its value is dead.
+      if (text.includes("firing")) expect(ids(viaD1)).toContain("fc-1");
       if (text.includes("Brightwater")) {
         named = viaReplica.candidates.entities.filter((e) => !e.pending).map((e) => e.id);
       }

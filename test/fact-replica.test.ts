@@ -116,3 +116,50 @@ describe("the project's fact replica", () => {
     expect(after.json.context).toContain("rye flour");
   }, 120_000);
 });
+
+/**
+ * A correction filed under a slot of its own names the version it corrects (`supersedes`), and a figure
+ * worked out from a value names that value (`depends_on`). Once newer facts push all of them out of the
+ * newest versions, a question finds the correction by its words; the version it corrected must come
+ * with it, or the corrected figure is not known to be dead and is compiled as if it still held.
+ */
+describe("a correction older than the newest versions", () => {
+  it("keeps the figure it corrected out of the context", async () => {
+    const t = await newThread();
+    const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
+    await t.events([
+      fact("freight_quote", "The freight quote is $4,200 per container", { id: "fq-1", ts: at(0) }),
+    ]);
+    await t.events([
+      fact("landed_cost", "Landed cost works out to $18.40 per unit", {
+        id: "lc-1",
+        ts: at(1),
+        depends_on: ["fq-1"],
+      }),
+    ]);
+    await t.events([
+      fact("freight_quote_revised", "The freight quote is now $5,100 per container", {
+        ts: at(2),
+        supersedes: "fq-1",
+      }),
+    ]);
+    await t.events([
+      fact(
+        "landed_cost_revised",
+        "Needs recalculating on the new quote; it was: Landed cost works out to $18.40 per unit",
+        {
+          ts: at(3),
+          supersedes: "lc-1",
+        },
+      ),
+    ]);
+    await fillPast(t, "kiln");
+
+    const compiled = await t.context({ query: "What is the landed cost per unit?", budget_tokens: 800 });
+    expect(compiled.json.trace.timings.facts_read).toBe("replica");
+    expect(compiled.json.context).toContain("Needs recalculating");
+    expect(compiled.json.context).not.toContain("$18.40");
+    // The corrected version is a candidate (history), judged dead rather than absent.
+    expect(compiled.json.trace.candidates.facts.history).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+});

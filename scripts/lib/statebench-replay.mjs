@@ -43,6 +43,10 @@ export const REPLAY_OPTIONS = `${SERVER_USAGE}
   --limit N          replay only the first N timelines (after --track)
   --track NAME       only these tracks (comma-separated)
   --concurrency N    timelines replayed at once (default 4)
+  --distractors N    before each timeline's first query, write N unrelated facts (bench:scale's filler)
+                     into its project, so what it was told before sits behind N newer versions
+                     (more than 500 puts it outside the newest ones a compile holds: the search must
+                     find it); phrases that occur in a distractor are left out of the scores
   --json FILE        write all figures as JSON
   --verbose          print every query that leaks or misses a phrase, with its context`;
 
@@ -58,6 +62,7 @@ function readOptions(argv, { parse, positiveInt }) {
       limit: { type: "string" },
       track: { type: "string" },
       concurrency: { type: "string", default: "4" },
+      distractors: { type: "string", default: "0" },
       json: { type: "string" },
       verbose: { type: "boolean", default: false },
     },
@@ -72,6 +77,7 @@ function readOptions(argv, { parse, positiveInt }) {
     limit: values.limit === undefined ? undefined : positiveInt(values.limit, "limit"),
     tracks: values.track ? new Set(commaList(values.track)) : undefined,
     concurrency: positiveInt(values.concurrency, "concurrency"),
+    distractors: values.distractors === "0" ? 0 : positiveInt(values.distractors, "distractors"),
     json: values.json,
     verbose: values.verbose,
   };
@@ -247,6 +253,7 @@ function emptyTotals() {
     attainable: 0,
     found: 0,
     unattainable: 0,
+    excluded: 0,
     leaks: 0,
     substring_leaks: 0,
     tokens: 0,
@@ -262,6 +269,7 @@ function addQuery(totals, q) {
   totals.attainable += q.attainable.length;
   totals.found += q.found.length;
   totals.unattainable += q.unattainable.length;
+  totals.excluded += q.excluded.length;
   if (q.leaked.length) totals.leaks++;
   if (q.leaked_substring.length) totals.substring_leaks++;
   totals.tokens += q.tokens;
@@ -284,6 +292,22 @@ function finish(totals) {
     transcript_recall: ratio(totals.transcript_found, totals.attainable),
     transcript_leak_rate: ratio(totals.transcript_leaks, totals.queries),
   };
+}
+
+/**
+ * `count` facts unrelated to any timeline: bench:scale's filler (scripts/lib/scale-fixture.ts, loaded
+ * through tsx), the same for every timeline, with the text they render as (lower-cased) to leave the
+ * phrases they hold out of the scores.
+ */
+async function distractorFacts(count) {
+  const { tsImport } = await import("tsx/esm/api");
+  const { fillerFact, picker } = await tsImport("./scale-fixture.ts", import.meta.url);
+  const { chance, pick } = picker(count);
+  const facts = Array.from({ length: count }, (_, i) => {
+    const { type, key, value } = fillerFact(i, "", pick, chance);
+    return { type, id: `distractor-${i}`, key, value, layer: "persistent" };
+  });
+  return { facts, text: facts.map((f) => `${f.key}: ${f.value}`.toLowerCase()).join("\n") };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -335,7 +359,7 @@ function makeClient(baseUrl, tenant, key, errors) {
 // Replaying one timeline
 
 async function replay(timeline, ctx) {
-  const { call, nonce, budget, tally } = ctx;
+  const { call, nonce, budget, tally, distractors } = ctx;
   const label = String(timeline.id ?? "?");
   const thread = `sb-${safeId(label, 100)}-${nonce}`;
   const threadPath = `/threads/${thread}`;
@@ -359,6 +383,8 @@ async function replay(timeline, ctx) {
   const naiveFacts = [];
   const turns = [];
   let pending = [];
+  let distracted = false;
+  let lastTs = startTs;
 
   const created = await call(
     "PUT",
@@ -420,6 +446,7 @@ async function replay(timeline, ctx) {
 
   for (const [index, event] of events.entries()) {
     if (!event || typeof event !== "object") continue;
+    lastTs = optionalText(event.ts, 64) ?? lastTs;
     if (event.type === "conversation_turn") {
       const text = typeof event.text === "string" ? event.text : valueText(event.text);
       told.push(text.toLowerCase());
@@ -456,6 +483,12 @@ async function replay(timeline, ctx) {
       }
     } else if (event.type === "query") {
       await flush();
+      if (distractors && !distracted) {
+        // Newer than everything the timeline told so far, and valid by the query's time.
+        for (const fact of distractors.facts) pending.push(lastTs ? { ...fact, ts: lastTs } : fact);
+        await flush();
+        distracted = true;
+      }
       const prompt = typeof event.prompt === "string" && event.prompt.trim() ? event.prompt : "(empty query)";
       const body = { query: prompt, budget_tokens: budget };
       const now = optionalText(event.ts, 64);
@@ -472,8 +505,13 @@ async function replay(timeline, ctx) {
       const contextLower = compiled.context.toLowerCase();
       const naiveLower = [...naiveFacts, ...turns.slice(-NAIVE_TURNS)].join("\n").toLowerCase();
       const transcriptLower = turns.join("\n").toLowerCase();
-      const mustMention = phrases(truth.must_mention);
-      const mustNot = phrases(truth.must_not_mention);
+      // A phrase a distractor holds could be found or leaked by the distractor alone: not scored.
+      const scored = (p) => !distractors || !contains(distractors.text, p);
+      const excluded = [...phrases(truth.must_mention), ...phrases(truth.must_not_mention)].filter(
+        (p) => !scored(p),
+      );
+      const mustMention = phrases(truth.must_mention).filter(scored);
+      const mustNot = phrases(truth.must_not_mention).filter(scored);
       const attainable = mustMention.filter((p) => contains(toldText, p));
       result.queries.push({
         timeline: label,
@@ -485,6 +523,7 @@ async function replay(timeline, ctx) {
         missing: attainable.filter((p) => !contains(contextLower, p)),
         leaked: mustNot.filter((p) => contains(contextLower, p)),
         leaked_substring: mustNot.filter((p) => containsSubstring(contextLower, p)),
+        excluded,
         tokens: Number(compiled.tokens) || 0,
         naive_found: attainable.filter((p) => contains(naiveLower, p)).length,
         naive_leaked: mustNot.filter((p) => contains(naiveLower, p)),
@@ -625,6 +664,10 @@ function report(results, errors, tally, options, meta) {
       "transcript = every conversation turn before the query; " +
       `phrases match as substrings except that numbers match whole ("500" is not in "1500"); ` +
       `substr leak counts plain substrings` +
+      (options.distractors
+        ? `; ${options.distractors} distractor facts written before each timeline's first query, ` +
+          `${summary.all_tracks.excluded} phrases a distractor holds not scored`
+        : "") +
       (failed ? `; ${failed} queries not scored (request failed)` : ""),
   );
   console.log(`time: ${meta.seconds.toFixed(1)} s`);
@@ -639,6 +682,7 @@ function report(results, errors, tally, options, meta) {
       url: meta.url,
       tenant: options.tenant,
       budget_tokens: options.budget,
+      distractors: options.distractors,
       run: meta.nonce,
       seconds: meta.seconds,
       naive_turns: NAIVE_TURNS,
@@ -678,6 +722,7 @@ async function replayTimelines(profile, argv) {
   if (options.limit) timelines = timelines.slice(0, options.limit);
   if (!timelines.length) fail("no timelines to replay");
 
+  const distractors = options.distractors ? await distractorFacts(options.distractors) : undefined;
   const errors = [];
   const tally = { duplicates: 0 };
   const nonce = safeId(`${Date.now().toString(36)}${randomBytes(2).toString("hex")}`);
@@ -692,7 +737,7 @@ async function replayTimelines(profile, argv) {
       const call = makeClient(url, options.tenant, options.key, errors);
       return replayAll(
         timelines,
-        { call, nonce, budget: options.budget, tally, errors },
+        { call, nonce, budget: options.budget, tally, errors, distractors },
         options.concurrency,
       );
     },

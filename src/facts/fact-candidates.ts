@@ -22,8 +22,10 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
  *   src/entities: "Where is Atlas hosted?" finds what was written of Project Atlas in any words).
  * - `similar`: current facts nearest the query in the project's vector index (src/project-index), so
  *   a fact said in other words than the query's is found too, as far as the embedder can tell.
- * - `history`: earlier versions of the slots found by `matched`, `entity` and `standing` outside the
- *   recent window, and versions they depend on, so supersession and dead values are judged as over the whole.
+ * - `history`: earlier versions of the slots found by `matched`, `entity`, `similar` and `standing`
+ *   outside the recent window, and the versions any candidate refers to (the one it supersedes, those it
+ *   depends on) with their slots' versions, so supersession and dead values are judged as over the whole:
+ *   a correction found by the question brings the value it corrected, however old.
  *
  * Each bound is explicit, ranked (recency, bm25, authority) and reported in the trace when it cut
  * anything (`trace.candidates.facts`).
@@ -123,23 +125,41 @@ export function newestFirst(a: FactVersion, b: FactVersion): number {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The keys and ids `history` reads for: slots and dependencies of versions outside the recent window. */
+/**
+ * What a version refers to: the version it supersedes and those it depends on (an id, or a key where
+ * the writer named the slot). Read once per row object: held rows are frozen and shared between searches.
+ */
+export function referencesOf(row: FactVersion): readonly string[] {
+  let refs = references.get(row);
+  if (refs === undefined) {
+    const dependsOn = JSON.parse(row.dependsOnJson) as string[];
+    refs = row.supersedes ? [row.supersedes, ...dependsOn] : dependsOn;
+    references.set(row, refs);
+  }
+  return refs;
+}
+
+const references = new WeakMap<FactVersion, readonly string[]>();
+
+/**
+ * The keys and ids `history` reads for, besides the slots of what the question finds: the slots of
+ * `others` (the standing rules) outside the recent window, and every version the window or those refer
+ * to that the window does not hold. A correction in the window that supersedes a version older than it
+ * (or a decision depending on one) is judged with that version, as over the whole project: its value is
+ * dead, and restating it leaks. A reference may name a slot by key, so each is read as both.
+ */
 export function historyTargets(
   recent: readonly FactVersion[],
   others: readonly FactVersion[],
 ): { keys: string[]; ids: string[] } {
   const held = new Set(recent.map((r) => r.id));
   const outside = others.filter((r) => !held.has(r.id));
-  const keys = [...new Set(outside.map((r) => r.key))];
-  const ids = [
-    ...new Set(
-      outside.flatMap((r) => [
-        ...(r.supersedes ? [r.supersedes] : []),
-        ...(JSON.parse(r.dependsOnJson) as string[]),
-      ]),
-    ),
-  ].filter((id) => !held.has(id));
-  return { keys, ids };
+  const referred = new Set<string>();
+  for (const row of [...recent, ...outside]) {
+    for (const ref of referencesOf(row)) if (!held.has(ref)) referred.add(ref);
+  }
+  const ids = [...referred];
+  return { keys: [...new Set([...outside.map((r) => r.key), ...ids])], ids };
 }
 
 /**
@@ -156,7 +176,7 @@ export function assembleCandidates(
   const counts = { recent: 0, standing: 0, matched: 0, entity: 0, similar: 0, history: 0 };
   const truncated: FactCandidateSource[] = matchesCut ? ["matched"] : [];
   for (const source of FACT_CANDIDATE_SOURCES) {
-    // A version a source read twice (history finds a slot both by key and by id) counts once.
+    // A version a source read twice counts once.
     const rows = [...new Map(read[source].map((row) => [row.id, row])).values()];
     const limit = FACT_CANDIDATE_LIMITS[source];
     if (rows.length > limit && !truncated.includes(source)) truncated.push(source);

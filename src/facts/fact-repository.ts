@@ -198,9 +198,11 @@ type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "cou
  * One statement for the query-dependent part of a search: the full-text matches (`found_as` "matched",
  * with a "counts" row whose value_json holds each term's count), the current facts that refer to the
  * entities the text names ("entity", newest first), the current facts the project's vector index found
- * nearest the text ("similar"), and every version the reader may know of in the slots those fill and in
- * `outside`'s (the standing rules' slots outside the newest versions, and the versions those rules
- * depend on) not already in the answer ("history", newest first); each one past its bound. The matches
+ * nearest the text ("similar"), and every version the reader may know of in the slots those fill, in
+ * `outside`'s (the standing rules' slots outside the newest versions, and the versions those rules and
+ * the newest versions refer to: historyTargets) and in the slots of the versions the found ones refer to
+ * (the one a correction supersedes, those a decision depends on), not already in the answer ("history",
+ * newest first); each one past its bound. The matches
  * and the entity facts are computed once (MATERIALIZED) and serve the history too. Slots are looked up
  * by key (CROSS JOIN from the keys, so each is an index seek); lists travel as one JSON parameter each,
  * whatever their length.
@@ -278,22 +280,27 @@ function foundSql(
       UNION ALL
       SELECT 'neighbour' AS found_as, ${columnsOf("neighbour")} FROM neighbour${neighbourIds}
     ),
-    found_ids(id) AS (
-      SELECT id FROM matched UNION SELECT id FROM entity UNION SELECT id FROM neighbour
-      UNION SELECT id FROM similar
+    found_all AS (
+      SELECT id, key, supersedes, depends_on_json FROM matched
+      UNION ALL SELECT id, key, supersedes, depends_on_json FROM entity
+      UNION ALL SELECT id, key, supersedes, depends_on_json FROM neighbour
+      UNION ALL SELECT id, key, supersedes, depends_on_json FROM similar
+    ),
+    found_ids(id) AS (SELECT id FROM found_all),
+    referred(ref) AS (
+      SELECT supersedes FROM found_all WHERE supersedes IS NOT NULL
+      UNION SELECT d.value FROM found_all CROSS JOIN json_each(found_all.depends_on_json) d
+      UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.ids))})
     ),
     slot_keys(key) AS (
-      SELECT key FROM matched UNION SELECT key FROM entity UNION SELECT key FROM neighbour
-      UNION SELECT key FROM similar
+      SELECT key FROM found_all
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
+      UNION SELECT ref FROM referred
+      UNION SELECT f.key FROM referred r CROSS JOIN facts f ON f.project_id = ${project} AND f.id = r.ref
     ),
     history AS (
       SELECT * FROM (
         SELECT f.* FROM slot_keys k CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
-          WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
-        UNION ALL
-        SELECT f.* FROM json_each(${bind(JSON.stringify(outside.ids))}) i
-          CROSS JOIN facts f ON f.project_id = ${project} AND f.id = i.value
           WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     )

@@ -97,7 +97,17 @@ export interface ReplicaRows {
 type FoundRow = {
   id: string;
   key: string;
+  /** What it refers to (REFERENCES), when it refers to anything. */
+  refs: string | null;
 };
+
+/**
+ * The versions a stored row refers to, as a JSON array, from its D1 row's JSON: the one it supersedes and
+ * those it depends on (fact-candidates.ts referencesOf); NULL when none, as for most rows.
+ */
+const REFERENCES = (row: string) => `nullif((SELECT json_group_array(value) FROM (
+    SELECT ${row} ->> 'supersedes' AS value WHERE value IS NOT NULL
+    UNION ALL SELECT value FROM json_each(coalesce(${row} ->> 'depends_on_json', '[]')))), '[]')`;
 
 /** The entity part of a search: the named entities' facts, their neighbours, and the neighbours' facts. */
 interface NamedPart {
@@ -115,7 +125,8 @@ const SCHEMA = [
     tx_start TEXT NOT NULL,
     tx_end TEXT,
     row TEXT NOT NULL,
-    revision INTEGER
+    revision INTEGER,
+    refs TEXT
   )`,
   "CREATE INDEX IF NOT EXISTS replica_facts_key ON replica_facts (key)",
   // The text D1's fact_search indexes (migration 0006): key and content.
@@ -144,6 +155,13 @@ export class FactReplica {
     const columns = sql.exec<{ name: string }>("PRAGMA table_info(replica_facts)").toArray();
     if (!columns.some((c) => c.name === "revision")) {
       sql.exec("ALTER TABLE replica_facts ADD COLUMN revision INTEGER");
+    }
+    // A replica made before rows carried their references reads them from the rows it holds, once.
+    if (!columns.some((c) => c.name === "refs")) {
+      storage.transactionSync(() => {
+        sql.exec("ALTER TABLE replica_facts ADD COLUMN refs TEXT");
+        sql.exec(`UPDATE replica_facts SET refs = ${REFERENCES("row")}`);
+      });
     }
   }
 
@@ -267,12 +285,13 @@ export class FactReplica {
       );
       this.sql.exec("DELETE FROM replica_refs WHERE fact_id IN (SELECT value FROM json_each(?))", idList);
       this.sql.exec(
-        `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row, revision)
-          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 7
+        `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row, revision, refs)
+          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 7,
+            ${REFERENCES("(value ->> 5)")}
           FROM json_each(?) WHERE true
           ON CONFLICT (id) DO UPDATE SET key = excluded.key, user_id = excluded.user_id,
             tx_start = excluded.tx_start, tx_end = excluded.tx_end, row = excluded.row,
-            revision = excluded.revision`,
+            revision = excluded.revision, refs = excluded.refs`,
         page,
       );
       this.sql.exec(
@@ -325,7 +344,7 @@ export class FactReplica {
       ? this.rows(
           // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the limit;
           // ordering by an expression of the rowid would sort every match first.
-          `SELECT f.id, f.key FROM (
+          `SELECT f.id, f.key, f.refs FROM (
             SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
             FROM replica_search WHERE replica_search MATCH ?
             ORDER BY ${choice.newest ? "rowid DESC" : "score"} LIMIT ?
@@ -340,7 +359,7 @@ export class FactReplica {
       : [];
     const similar = query.similarIds.length
       ? this.rows(
-          `SELECT f.id, f.key FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
+          `SELECT f.id, f.key, f.refs FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
           WHERE f.tx_end IS NULL AND ${visible} ORDER BY s.key`,
           JSON.stringify(query.similarIds),
           query.userId,
@@ -350,23 +369,32 @@ export class FactReplica {
     const named =
       this.namedParts.get(part) ?? this.namedParts.remember(part, this.named(query.entityIds, query.userId));
     const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
-    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
+    // Every version of the slots found and of `outside`, and the versions those found refer to (the
+    // one a correction supersedes, those a decision depends on) with their slots: what is dead is
+    // judged over the whole slot, however old.
+    const referred = [...new Set(found.flatMap((r) => (r.refs ? (JSON.parse(r.refs) as string[]) : [])))];
+    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys, ...referred])];
+    const targets = [...new Set([...query.outside.ids, ...referred])];
+    const foundIds = JSON.stringify(found.map((r) => r.id));
     const history =
-      keys.length || query.outside.ids.length
+      keys.length || targets.length
         ? this.rows(
-            `SELECT id, key FROM (
-              SELECT f.tx_start, f.id, f.key FROM json_each(?) k CROSS JOIN replica_facts f ON f.key = k.value
-                WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
+            `WITH slot(key) AS (
+              SELECT value FROM json_each(?1)
+              UNION SELECT f.key FROM json_each(?2) i CROSS JOIN replica_facts f ON f.id = i.value
+            )
+            SELECT id, key, refs FROM (
+              SELECT f.tx_start, f.id, f.key, f.refs FROM slot k CROSS JOIN replica_facts f ON f.key = k.key
+                WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
               UNION
-              SELECT f.tx_start, f.id, f.key FROM json_each(?) i CROSS JOIN replica_facts f ON f.id = i.value
-                WHERE ${visible} AND f.id NOT IN (SELECT value FROM json_each(?))
-            ) ORDER BY tx_start DESC, id DESC LIMIT ?`,
+              SELECT f.tx_start, f.id, f.key, f.refs FROM json_each(?2) i
+                CROSS JOIN replica_facts f ON f.id = i.value
+                WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
+            ) ORDER BY tx_start DESC, id DESC LIMIT ?5`,
             JSON.stringify(keys),
+            JSON.stringify(targets),
             query.userId,
-            JSON.stringify(found.map((r) => r.id)),
-            JSON.stringify(query.outside.ids),
-            query.userId,
-            JSON.stringify(found.map((r) => r.id)),
+            foundIds,
             limits.history + 1,
           )
         : [];
@@ -405,7 +433,7 @@ export class FactReplica {
         .map((r) => r.fact_id);
     const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
       this.rows(
-        `SELECT f.id, f.key FROM (SELECT DISTINCT value FROM json_each(?)) r
+        `SELECT f.id, f.key, f.refs FROM (SELECT DISTINCT value FROM json_each(?)) r
           CROSS JOIN replica_facts f ON f.id = r.value
           WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
             AND f.id NOT IN (SELECT value FROM json_each(?))
