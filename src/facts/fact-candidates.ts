@@ -128,15 +128,26 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * What a version refers to: the version it supersedes and those it depends on (an id, or a key where
  * the writer named the slot). Read once per row object: held rows are frozen and shared between searches.
+ * A stored list that is not a JSON list of strings (the writer always stores one) refers to nothing,
+ * rather than failing every search that holds the row.
  */
 export function referencesOf(row: FactVersion): readonly string[] {
   let refs = references.get(row);
   if (refs === undefined) {
-    const dependsOn = JSON.parse(row.dependsOnJson) as string[];
+    const dependsOn = dependencies(row.dependsOnJson);
     refs = row.supersedes ? [row.supersedes, ...dependsOn] : dependsOn;
     references.set(row, refs);
   }
   return refs;
+}
+
+function dependencies(json: string): string[] {
+  try {
+    const list: unknown = JSON.parse(json);
+    return Array.isArray(list) ? list.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 const references = new WeakMap<FactVersion, readonly string[]>();

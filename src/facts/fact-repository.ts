@@ -17,6 +17,7 @@ import {
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
+import { jsonList } from "../d1/json-list";
 import { jsonRuns } from "../d1/json-runs";
 import type { FactVersion } from "../domain/fact-version";
 import type { QueryEntity, RegistryPart } from "../domain/trace";
@@ -289,7 +290,7 @@ function foundSql(
     found_ids(id) AS (SELECT id FROM found_all),
     referred(ref) AS (
       SELECT supersedes FROM found_all WHERE supersedes IS NOT NULL
-      UNION SELECT d.value FROM found_all CROSS JOIN json_each(found_all.depends_on_json) d
+      UNION SELECT d.value FROM found_all CROSS JOIN json_each(${jsonList("found_all.depends_on_json")}) d
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.ids))})
     ),
     slot_keys(key) AS (

@@ -1,4 +1,5 @@
 import { BoundedMap } from "../compiler/cache/memo-tables";
+import { jsonList } from "../d1/json-list";
 import {
   FACT_CANDIDATE_LIMITS,
   NEIGHBOUR_FACTS,
@@ -107,7 +108,7 @@ type FoundRow = {
  */
 const REFERENCES = (row: string) => `nullif((SELECT json_group_array(value) FROM (
     SELECT ${row} ->> 'supersedes' AS value WHERE value IS NOT NULL
-    UNION ALL SELECT value FROM json_each(coalesce(${row} ->> 'depends_on_json', '[]')))), '[]')`;
+    UNION ALL SELECT value FROM json_each(${jsonList(`${row} ->> 'depends_on_json'`)}))), '[]')`;
 
 /** The entity part of a search: the named entities' facts, their neighbours, and the neighbours' facts. */
 interface NamedPart {
