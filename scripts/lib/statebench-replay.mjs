@@ -44,7 +44,8 @@ export const REPLAY_OPTIONS = `${SERVER_USAGE}
   --track NAME       only these tracks (comma-separated)
   --concurrency N    timelines replayed at once (default 4)
   --distractors N    before each timeline's first query, write N unrelated facts (bench:scale's filler)
-                     into its project, so what it was told before sits behind N newer versions
+                     into its project from another thread of the same user, so what it was told
+                     before sits behind N newer versions
                      (more than 500 puts it outside the newest ones a compile holds: the search must
                      find it); phrases that occur in a distractor are left out of the scores
   --json FILE        write all figures as JSON
@@ -484,10 +485,20 @@ async function replay(timeline, ctx) {
     } else if (event.type === "query") {
       await flush();
       if (distractors && !distracted) {
-        // Newer than everything the timeline told so far, and valid by the query's time.
-        for (const fact of distractors.facts) pending.push(lastTs ? { ...fact, ts: lastTs } : fact);
-        await flush();
+        // The same user's other work in the project (another thread), newer than everything the
+        // timeline told so far and valid by the query's time.
         distracted = true;
+        const other = `${threadPath}-other`;
+        const opened = await call(
+          "PUT",
+          other,
+          { project_id: thread, identity: identityOf(timeline) },
+          label,
+        );
+        const facts = distractors.facts.map((fact) => (lastTs ? { ...fact, ts: lastTs } : fact));
+        for (let i = 0; opened && i < facts.length; i += MAX_BATCH) {
+          await call("POST", `${other}/events`, { events: facts.slice(i, i + MAX_BATCH) }, label);
+        }
       }
       const prompt = typeof event.prompt === "string" && event.prompt.trim() ? event.prompt : "(empty query)";
       const body = { query: prompt, budget_tokens: budget };
