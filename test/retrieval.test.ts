@@ -1,3 +1,4 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ENTITY_EPISODE_SIMILARITY, rankEpisodes, withEntityEpisodes } from "../src/retrieval/episodes";
@@ -257,6 +258,42 @@ describe("FTS5 query terms", () => {
 
   it("has nothing to search in punctuation alone", () => {
     expect(queryTerms("?!*()\"'")).toEqual([]);
+  });
+
+  it("finds a word ending in a vowel and y in its other forms, through FTS5's porter tokenizer", async () => {
+    // Porter stems "deploy" to "deploi" but "deployment" to "deploy": each form must find the others.
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`porter-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (_, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE porter_forms USING fts5(text, tokenize = 'porter unicode61')");
+      const docs = [
+        "the deployment window is 4 AM - 6 AM",
+        "we deployed the fix last night",
+        "our employer pays for the course",
+        "she employs two contractors",
+        "the delays come from customs",
+        "an enjoyable team offsite",
+        "a key for the server room",
+      ];
+      for (const [i, text] of docs.entries()) {
+        sql.exec("INSERT INTO porter_forms (rowid, text) VALUES (?, ?)", i, text);
+      }
+      const found = (query: string) =>
+        sql
+          .exec<{ rowid: number }>(
+            "SELECT rowid FROM porter_forms WHERE porter_forms MATCH ? ORDER BY rowid",
+            matchExpression(queryTerms(query)),
+          )
+          .toArray()
+          .map((r) => docs[r.rowid]);
+      expect(found("When should we deploy?")).toEqual([docs[0], docs[1]]);
+      expect(found("How did the deployments go?")).toEqual([docs[0], docs[1]]);
+      expect(found("Who is the employer?")).toEqual([docs[2], docs[3]]);
+      expect(found("employing")).toEqual([docs[2], docs[3]]);
+      expect(found("Any delay?")).toEqual([docs[4]]);
+      expect(found("Was it enjoyed?")).toEqual([docs[5]]);
+      expect(found("keys")).toEqual([docs[6]]);
+    });
   });
 });
 

@@ -29,9 +29,28 @@ export function queryTerms(query: string, maxTerms = MAX_QUERY_TERMS): string[] 
   return [...new Set(chosen)].slice(0, maxTerms);
 }
 
-/** The MATCH expression for any of `terms` (queryTerms' runs of letters and digits), each quoted. */
+/**
+ * The MATCH expression for any of `terms` (queryTerms' runs of letters and digits), each quoted, and
+ * each in every form the porter tokenizer needs to find its other forms (porterForms).
+ */
 export function matchExpression(terms: readonly string[]): string {
-  return terms.map((t) => `"${t}"`).join(" OR ");
+  return [...new Set(terms.flatMap(porterForms))].map((t) => `"${t}"`).join(" OR ");
+}
+
+/**
+ * FTS5's porter tokenizer stems a word ending in a vowel and "y" one way on its own and another under a
+ * suffix: step 1c turns the final "y" into "i" ("deploy", "deploys", "deployed" → "deploi"), while step
+ * 4 strips "ment", "er" … after it, leaving the "y" ("deployment", "deployer" → "deploy"). A search for
+ * "deploy" would never find "the deployment window", nor one for "employer" "she employs". Such a term
+ * is searched for in both forms: with a suffix when it has none, without it when it has one (where the
+ * suffix would not be stripped, as in "payment", the added form is a word of its own, or of none).
+ */
+export function porterForms(term: string): string[] {
+  const derived = /^(.*[aeiou]y)(?:ments?|ers?|ors?|able|al|ances?)$/.exec(term);
+  if (derived) return [term, derived[1] as string];
+  const plain = /^(.*[aeiou]y)(?:s|ed|ing)?$/.exec(term);
+  if (plain) return [term, `${plain[1]}ment`];
+  return [term];
 }
 
 /**
