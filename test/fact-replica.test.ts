@@ -163,3 +163,30 @@ describe("a correction older than the newest versions", () => {
     expect(compiled.json.trace.candidates.facts.history).toBeGreaterThanOrEqual(1);
   }, 120_000);
 });
+
+/**
+ * In a project other threads write to, the newest versions can all be theirs. A thread's own current
+ * facts stay candidates (`thread`) whatever else the project holds, with their slots' earlier versions:
+ * a question about the conversation at hand need not share a word with what it settled.
+ */
+describe("a thread's own facts in a busy project", () => {
+  it("are compiled when asked about in other words, without their superseded values", async () => {
+    const mine = await newThread();
+    const other = await newThread(undefined, { project: mine.project });
+    await mine.events([fact("working_title", "Hot Streets", { ts: "2024-01-01T00:00:00Z" })]);
+    await mine.events([fact("working_title", "Shade Is Infrastructure", { ts: "2024-01-02T00:00:00Z" })]);
+    await fillPast(other, "press");
+
+    const compiled = await mine.context({ query: "What are we calling episode 42?", budget_tokens: 800 });
+    expect(compiled.status).toBe(200);
+    expect(compiled.json.context).toContain("Shade Is Infrastructure");
+    expect(compiled.json.context).not.toContain("Hot Streets");
+    const facts = compiled.json.trace.candidates.facts;
+    // Found as the thread's own: no word of the question is in it.
+    expect(facts.thread).toBe(1);
+    // The other thread's question finds none of it: it is this thread's own, not an always-on set.
+    const theirs = await other.context({ query: "What are we calling episode 42?", budget_tokens: 800 });
+    expect(theirs.json.context).not.toContain("Shade Is Infrastructure");
+    expect(theirs.json.trace.candidates.facts.thread).toBe(0);
+  }, 120_000);
+});

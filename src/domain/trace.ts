@@ -53,6 +53,7 @@ export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
 export const FACT_CANDIDATE_SOURCES = [
   "recent",
   "standing",
+  "thread",
   "matched",
   "entity",
   "similar",
@@ -63,6 +64,7 @@ export type FactCandidateSource = (typeof FACT_CANDIDATE_SOURCES)[number];
 export interface FactCandidateCounts {
   recent: number;
   standing: number;
+  thread: number;
   matched: number;
   entity: number;
   similar: number;

@@ -157,7 +157,7 @@ export class FactCandidateCache {
     let rows: ReplicaRead | undefined;
     if (from && replicated) {
       const newest = from.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
-      const outside = historyTargets(newest, from.standing);
+      const outside = historyTargets(newest, [...from.standing, ...(from.thread ?? [])]);
       // The names a held registry resolves: the replica reads their facts in the same call.
       const named = from.registry && entities ? entities.decodeHeld(from.registry) : undefined;
       const entityIds = (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);
@@ -193,10 +193,22 @@ export class FactCandidateCache {
       base,
       base ? undefined : mine,
       rows,
+      reader.thread,
     );
     const cut = found.truncated.includes("recent");
     if (this.fitsInRecent && cut && terms.length) {
-      found = await repository.candidates(projectId, userId, terms, undefined, entities, nearIds, found.base);
+      found = await repository.candidates(
+        projectId,
+        userId,
+        terms,
+        undefined,
+        entities,
+        nearIds,
+        found.base,
+        undefined,
+        undefined,
+        reader.thread,
+      );
     }
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;
@@ -239,6 +251,7 @@ export class FactCandidateCache {
     const known = new Map<string, FactVersion>();
     for (const row of base.recent) known.set(row.id, row);
     for (const row of base.standing) known.set(row.id, row);
+    for (const row of base.thread ?? []) known.set(row.id, row);
     if (base.revision === this.revision) {
       for (const candidates of this.held.values()) for (const row of candidates.rows) known.set(row.id, row);
     }

@@ -16,6 +16,10 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
  * - `recent`: the newest versions (current or not) the reader may know of. The conversation at hand
  *   writes these, and a project smaller than this is read whole, as before indexes.
  * - `matched`: current facts whose key or text matches the query's terms (FTS5, porter, bm25 order).
+ * - `thread`: the current facts the reading thread wrote, newest first: its own conversation's state,
+ *   whatever else the project holds. Other threads and imports write to the same project, and can push
+ *   all of it out of the newest versions; a question need not share a word with it ("What are we
+ *   calling it?" of the working title) to be about it.
  * - `standing`: current constraints and policy or system rules, highest authority first, whatever the
  *   query asks: a rule applies whether or not the query names it.
  * - `entity`: current facts that refer to a registered entity the query names (the entity registry,
@@ -33,6 +37,7 @@ import { matchExpression, queryTerms } from "../retrieval/query-terms";
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
   standing: 200,
+  thread: 200,
   matched: 200,
   entity: 200,
   similar: 50,
@@ -63,6 +68,9 @@ export interface FactBase {
   revision: number;
   recent: readonly FactVersion[];
   standing: readonly FactVersion[];
+  /** The current versions `threadId` wrote, newest first, one past the bound (none without a thread). */
+  thread?: readonly FactVersion[];
+  threadId?: string;
   /**
    * The entity registry's query-independent part at `revision` (src/entities/query-entities.ts), when the
    * read of this base asked: every registry change moves the revision on (a fact write resolves its
@@ -184,7 +192,7 @@ export function assembleCandidates(
   entities: QueryEntity[] = [],
 ): FactCandidates {
   const byId = new Map<string, FactVersion>();
-  const counts = { recent: 0, standing: 0, matched: 0, entity: 0, similar: 0, history: 0 };
+  const counts = { recent: 0, standing: 0, thread: 0, matched: 0, entity: 0, similar: 0, history: 0 };
   const truncated: FactCandidateSource[] = matchesCut ? ["matched"] : [];
   for (const source of FACT_CANDIDATE_SOURCES) {
     // A version a source read twice counts once.
@@ -227,7 +235,7 @@ function standingOrder(a: FactVersion, b: FactVersion): number {
  * set a reader may know of, and its transaction time, authority and owner never change, so the newest
  * versions are the newest of the held ones and the changed ones; a standing rule that stopped standing
  * leaves a gap only when the held rules were cut at their bound, and then (undefined) the part must be
- * read afresh.
+ * read afresh. So does the thread's own part, when the read held one.
  */
 export function advanceBase(
   base: FactBase,
@@ -249,5 +257,29 @@ export function advanceBase(
   });
   if (cut && left) return undefined;
   const standing = [...kept, ...changed.filter(isStanding)].sort(standingOrder).slice(0, standingBound);
-  return { revision, recent, standing };
+  if (base.threadId === undefined) return { revision, recent, standing };
+  const thread = advanceThread(base, byId, changed);
+  if (thread === null) return undefined;
+  return { revision, recent, standing, threadId: base.threadId, thread };
+}
+
+/**
+ * The thread's own current versions after `changed`: those it wrote join, those closed leave. Null when
+ * the list was cut at its bound and one left: the version past the bound is not held, so the part is
+ * read afresh.
+ */
+function advanceThread(
+  base: FactBase,
+  byId: ReadonlyMap<string, FactVersion>,
+  changed: readonly FactVersion[],
+): readonly FactVersion[] | null {
+  const held = base.thread ?? [];
+  const bound = FACT_CANDIDATE_LIMITS.thread + 1;
+  const left = held.some((row) => {
+    const now = byId.get(row.id);
+    return now !== undefined && now.txEnd !== null;
+  });
+  if (held.length >= bound && left) return null;
+  const own = changed.filter((row) => row.threadId === base.threadId && row.txEnd === null);
+  return [...held.filter((row) => !byId.has(row.id)), ...own].sort(newestFirst).slice(0, bound);
 }

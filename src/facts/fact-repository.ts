@@ -700,6 +700,8 @@ export class FactRepository {
     since?: FactBase,
     /** The question's own part, as the project's fact replica answers it (only with `held`). */
     replicated?: ReplicaRead,
+    /** The reading thread, whose own current facts are a source (`thread`); none without it. */
+    thread?: string,
   ): Promise<FactCandidates> {
     const limits = FACT_CANDIDATE_LIMITS;
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
@@ -710,7 +712,9 @@ export class FactRepository {
       ? []
       : [
           this.prepared(this.counter(projectId)),
-          ...(since ? [this.changedSince(projectId, userId, since)] : this.baseReads(projectId, userId)),
+          ...(since
+            ? [this.changedSince(projectId, userId, since)]
+            : this.baseReads(projectId, userId, thread)),
         ];
     const none = { keys: [] as string[], ids: [] as string[] };
     const newest = (recent: readonly FactVersion[]) =>
@@ -721,7 +725,9 @@ export class FactRepository {
     // at once, and they follow in the second read, which then knows the newest versions.
     const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
     const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
-    const heldOutside = held ? historyTargets(held.recent.slice(0, limits.recent), held.standing) : none;
+    const heldOutside = held
+      ? historyTargets(held.recent.slice(0, limits.recent), [...held.standing, ...(held.thread ?? [])])
+      : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
     // The question's own part: the replica's answer when it has one (D1's first batch then carries only
     // what the replica cannot answer), else one statement, in the first batch or after it.
@@ -782,7 +788,7 @@ export class FactRepository {
       held ??
       (since
         ? await this.advanced(projectId, userId, since, rowsOf(results[1]), revision)
-        : { revision, recent: rowsOf(results[1]), standing: rowsOf(results[2]) });
+        : baseOf(revision, results.slice(1), thread));
     // Read in the same batch as the base's revision, the registry's part is held with it.
     const base: FactBase = held || !readRegistry ? readBase : { ...readBase, registry: readRegistry };
     const { entities, names: entityNames } =
@@ -825,6 +831,7 @@ export class FactRepository {
     const read = {
       recent: base.recent,
       standing: base.standing,
+      thread: base.thread ?? [],
       matched: [] as FactVersion[],
       entity: [] as FactVersion[],
       neighbour: [] as FactVersion[],
@@ -876,9 +883,22 @@ export class FactRepository {
   }
 
   /** The newest versions the reader may know of and the current standing rules, each one past its bound. */
-  private baseReads(projectId: string, userId: string): D1PreparedStatement[] {
+  private baseReads(projectId: string, userId: string, thread?: string): D1PreparedStatement[] {
     const limits = FACT_CANDIDATE_LIMITS;
     const visible = and(eq(facts.projectId, projectId), visibleTo(userId));
+    const own =
+      thread === undefined
+        ? []
+        : [
+            this.prepared(
+              this.db
+                .select()
+                .from(facts)
+                .where(and(visible, eq(facts.threadId, thread), isNull(facts.txEnd)))
+                .orderBy(desc(facts.txStart), desc(facts.id))
+                .limit(limits.thread + 1),
+            ),
+          ];
     return [
       this.prepared(
         this.db
@@ -896,6 +916,7 @@ export class FactRepository {
           .orderBy(desc(facts.authorityRank), desc(facts.txStart), desc(facts.id))
           .limit(limits.standing + 1),
       ),
+      ...own,
     ];
   }
 
@@ -928,12 +949,8 @@ export class FactRepository {
   ): Promise<FactBase> {
     const merged = changed.length <= BASE_CHANGES_LIMIT ? advanceBase(since, changed, revision) : undefined;
     if (merged) return merged;
-    const [recent, standing] = await this.database.batch(this.baseReads(projectId, userId));
-    return {
-      revision,
-      recent: (recent?.results ?? []).map(frozenRow),
-      standing: (standing?.results ?? []).map(frozenRow),
-    };
+    const results = await this.database.batch(this.baseReads(projectId, userId, since.threadId));
+    return baseOf(revision, results, since.threadId);
   }
 
   /** What a search that read the newest versions reads after them: the nearest facts outside them, and the standing rules' slots. */
@@ -945,7 +962,7 @@ export class FactRepository {
     const inRecent = new Set(recent.map((r) => r.id));
     return {
       similarIds: (await near).filter((id) => !inRecent.has(id)),
-      outside: historyTargets(recent, base.standing),
+      outside: historyTargets(recent, [...base.standing, ...(base.thread ?? [])]),
     };
   }
 
@@ -1102,4 +1119,15 @@ export interface FactPageFilter {
   history: boolean;
   /** Whose private facts may be read; null: nobody's, shared facts only. */
   userId: string | null;
+}
+
+/** The query-independent part as baseReads' statements answered it, at `revision`. */
+function baseOf(revision: number, results: readonly (D1Result | undefined)[], thread?: string): FactBase {
+  const rows = (result: D1Result | undefined) => (result?.results ?? []).map(frozenRow);
+  return {
+    revision,
+    recent: rows(results[0]),
+    standing: rows(results[1]),
+    ...(thread === undefined ? {} : { threadId: thread, thread: rows(results[2]) }),
+  };
 }

@@ -66,6 +66,8 @@ export const facts = sqliteTable(
     index("facts_project_lineage").on(t.projectId, t.lineageId),
     index("facts_project_revision").on(t.projectId, t.revision),
     index("facts_project_tx_start").on(t.projectId, t.txStart),
+    // A thread's own current facts, newest first (fact-candidates.ts `thread`).
+    index("facts_project_thread").on(t.projectId, t.threadId, t.txStart),
     // One current version per slot (key, scope, scope id) and owner, whoever writes and however writers
     // interleave: a writer that planned against a version another writer has since replaced fails here
     // and plans again (plan-writes.ts isCurrent is the same predicate). NULLs are distinct in a unique

@@ -192,6 +192,7 @@ export const ContextResult = z
             .object({
               recent: z.number().int(),
               standing: z.number().int(),
+              thread: z.number().int(),
               matched: z.number().int(),
               entity: z.number().int(),
               similar: z.number().int(),
@@ -203,10 +204,12 @@ export const ContextResult = z
               description:
                 "Where the project's candidate facts came from, read through D1's indexes rather than a copy of the " +
                 "project: `recent` the newest versions, `standing` current constraints and rules by authority, " +
-                "`matched` current facts the query's words match (FTS5, bm25), `entity` current facts that refer to a " +
+                "`thread` the current facts this thread wrote (its conversation's own state, however much else the " +
+                "project holds), `matched` current facts the query's words match (FTS5, bm25), `entity` current facts that refer to a " +
                 "registered entity the query names (see `entities`) or to one of its neighbours (see `neighbours`), `similar` current facts nearest the query in the " +
                 "project's vector index, `history` earlier versions of the slots those found outside the recent " +
-                "window. Each source is bounded (500, 200, 200, 200, 50, 500 versions); " +
+                "window and the versions any candidate refers to (supersedes, depends on) with their slots. Each " +
+                "source is bounded (500, 200, 200, 200, 200, 50, 500 versions); " +
                 "`truncated` names the sources whose bound left versions out, best-ranked kept.",
             }),
           truncated: z.boolean().optional().openapi({
