@@ -42,6 +42,7 @@ const packOnly = (over: Partial<PackInput> & Pick<PackInput, "budgetTokens" | "c
     retrieval: new Map(),
     messages: [],
     background: [],
+    threadId: "t1",
     queryTerms: [],
     dead: [],
     ...over,
@@ -424,6 +425,44 @@ describe("pass 7: compress and convert", () => {
       background.filter((r) => r.object.objectId === "long"),
     ).placed;
     expect(placed.map((p) => p.detail)).toEqual(["micro"]);
+  });
+});
+
+describe("pass 7: background from other threads", () => {
+  it("packs the thread's own background facts and state items before the facts other threads wrote", () => {
+    const line = (id: string, text: string, extra: Partial<ReturnType<typeof object>> = {}) =>
+      object({ objectId: id, key: id, text, tokens: countTokens(text), ...extra });
+    // Other threads' facts are newer and score higher: on score alone they would take the room.
+    const theirs = [1, 2, 3]
+      .map((n) =>
+        ranked(
+          line(`theirs-${n}`, `Service ${n} runs in eu-west-2 on Kafka`, { sessionId: "t2" }),
+          "minimal",
+        ),
+      )
+      .map((r) => ({ ...r, score: 2 }));
+    const own = ranked(line("own", "The working title is Shade Is Infrastructure"), "minimal");
+    const item = ranked(
+      line("item", "New security requirement: all auth must use MFA", { kind: "state_item" }),
+      "minimal",
+    );
+    const cost = (r: Ranked) => r.object.tokens + 4;
+    const budget = cost(own) + cost(item) + 20;
+    const { placed } = packOnly({
+      budgetTokens: budget,
+      background: [...theirs, own, item],
+      count: countTokens,
+    });
+    expect(placed.map((p) => p.object.objectId)).toEqual(["own", "item"]);
+    // With room for all, every one is placed, the thread's own first.
+    const all = packOnly({ budgetTokens: 1_000, background: [...theirs, own, item], count: countTokens });
+    expect(all.placed.map((p) => p.object.objectId)).toEqual([
+      "own",
+      "item",
+      "theirs-1",
+      "theirs-2",
+      "theirs-3",
+    ]);
   });
 });
 

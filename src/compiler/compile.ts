@@ -261,6 +261,7 @@ export function compileContext(compileInput: CompileInput): Envelope {
     retrieval,
     messages: messagesG ?? [],
     background: backgroundG ?? [],
+    threadId: input.threadId,
     queryTerms,
     dead: settled.dead,
     ownTurn,

@@ -20,7 +20,8 @@ import type { OwnTurn } from "./temporal/settle-transcript";
  *  1. identity, the present moment and critical rules — always;
  *  2. task state: environment signals, relevant state items and working-set notes;
  *  3. ranked facts (up to `factsShare` of what remains), then episodes, then the recent tail;
- *  4. background (minimal tier) in whatever is left.
+ *  4. background (minimal tier) in whatever is left: the thread's own facts and state items first,
+ *     then the facts other threads wrote.
  * Each object takes the richest detail level that fits its tier's allowance: critical objects only
  * whole, others falling back to their stored summary and then micro form.
  */
@@ -106,6 +107,8 @@ export interface PackInput {
   retrieval: Map<string, { score: number; similarity: number }>;
   messages: Ranked[];
   background: Ranked[];
+  /** The compiling thread: the background facts it wrote go before other threads' (see the end of pack). */
+  threadId: string;
   /** The query's terms (lexical.ts), for choosing the passages of a long message. */
   queryTerms: readonly string[];
   dead: DeadClaim[];
@@ -306,10 +309,18 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   } else {
     remaining -= fillTail(input.messages, Math.max(0, remaining));
   }
-  const background = { facts: [] as Ranked[], state: [] as Ranked[] };
-  for (const r of input.background) (r.object.kind === "fact" ? background.facts : background.state).push(r);
-  remaining -= fill("facts", background.facts, Math.max(0, remaining));
-  fill("state", background.state, Math.max(0, remaining));
+  // The thread's own background (the facts it wrote, its state items) goes before the facts other
+  // threads wrote: in a project many threads write to, theirs are the newest and would fill what is
+  // left, crowding out the conversation's own state. A project one thread writes has none of theirs.
+  const background = { own: [] as Ranked[], state: [] as Ranked[], others: [] as Ranked[] };
+  for (const r of input.background) {
+    if (r.object.kind !== "fact") background.state.push(r);
+    else if (r.object.sessionId === input.threadId) background.own.push(r);
+    else background.others.push(r);
+  }
+  remaining -= fill("facts", background.own, Math.max(0, remaining));
+  remaining -= fill("state", background.state, Math.max(0, remaining));
+  if (background.others.length) fill("facts", background.others, Math.max(0, remaining));
   return { placed, omitted };
 
   /**
