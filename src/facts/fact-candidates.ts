@@ -6,7 +6,7 @@ import {
   type QueryEntity,
   type RegistryPart,
 } from "../domain/trace";
-import { matchExpression, queryTerms } from "../retrieval/query-terms";
+import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
 
 /**
  * Which of a project's facts a compile (or an extraction run) considers, read through indexes rather than
@@ -114,7 +114,7 @@ export function searchTerms(text: string, maxTerms?: number): string[] {
  * token. Terms are runs of letters and digits, each quoted, so no query can break the expression.
  */
 export function factMatchExpression(projectId: string, terms: readonly string[]): string {
-  return `project : "${projectToken(projectId)}" AND text : (${matchExpression(terms)})`;
+  return `project : "${projectToken(projectId)}" AND text : (${matchAnyForm(terms)})`;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   NEIGHBOUR_SCAN,
   NEIGHBOURS,
 } from "../facts/fact-candidates";
-import { matchExpression, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
+import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 
 /**
  * A project's facts as its index object keeps them: a read replica of the `facts` rows in D1, current
@@ -330,7 +330,7 @@ export class FactReplica {
           this.sql
             .exec<{ n: number }>(
               "SELECT count(*) AS n FROM (SELECT rowid FROM replica_search WHERE replica_search MATCH ? LIMIT ?)",
-              matchExpression([term]),
+              matchAnyForm([term]),
               RANKED_MATCH_BUDGET + 1,
             )
             .one().n,
@@ -352,7 +352,7 @@ export class FactReplica {
           ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
           WHERE f.tx_end IS NULL AND ${visible}
           ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
-          matchExpression(choice.ranked),
+          matchAnyForm(choice.ranked),
           (limits.matched + 1) * 2,
           query.userId,
           limits.matched + 1,
