@@ -165,7 +165,8 @@ const references = new WeakMap<FactVersion, readonly string[]>();
  * `others` (the standing rules) outside the recent window, and every version the window or those refer
  * to that the window does not hold. A correction in the window that supersedes a version older than it
  * (or a decision depending on one) is judged with that version, as over the whole project: its value is
- * dead, and restating it leaks. A reference may name a slot by key, so each is read as both.
+ * dead, and restating it leaks. The search reads each referred version's slot (a reference that names
+ * no version names a slot by its key).
  */
 export function historyTargets(
   recent: readonly FactVersion[],
@@ -177,8 +178,7 @@ export function historyTargets(
   for (const row of [...recent, ...outside]) {
     for (const ref of referencesOf(row)) if (!held.has(ref)) referred.add(ref);
   }
-  const ids = [...referred];
-  return { keys: [...new Set([...outside.map((r) => r.key), ...ids])], ids };
+  return { keys: [...new Set(outside.map((r) => r.key))], ids: [...referred] };
 }
 
 /**

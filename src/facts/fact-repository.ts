@@ -296,8 +296,8 @@ function foundSql(
     slot_keys(key) AS (
       SELECT key FROM found_all
       UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
-      UNION SELECT ref FROM referred
-      UNION SELECT f.key FROM referred r CROSS JOIN facts f ON f.project_id = ${project} AND f.id = r.ref
+      UNION SELECT coalesce(f.key, r.ref) FROM referred r
+        LEFT JOIN facts f ON f.project_id = ${project} AND f.id = r.ref
     ),
     history AS (
       SELECT * FROM (

@@ -374,24 +374,20 @@ export class FactReplica {
     // one a correction supersedes, those a decision depends on) with their slots: what is dead is
     // judged over the whole slot, however old.
     const referred = [...new Set(found.flatMap((r) => (r.refs ? (JSON.parse(r.refs) as string[]) : [])))];
-    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys, ...referred])];
+    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
     const targets = [...new Set([...query.outside.ids, ...referred])];
     const foundIds = JSON.stringify(found.map((r) => r.id));
     const history =
       keys.length || targets.length
         ? this.rows(
+            // A referred version's slot is read whole; a reference that names no version names a slot.
             `WITH slot(key) AS (
               SELECT value FROM json_each(?1)
-              UNION SELECT f.key FROM json_each(?2) i CROSS JOIN replica_facts f ON f.id = i.value
+              UNION SELECT coalesce(f.key, i.value) FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
             )
-            SELECT id, key, refs FROM (
-              SELECT f.tx_start, f.id, f.key, f.refs FROM slot k CROSS JOIN replica_facts f ON f.key = k.key
-                WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
-              UNION
-              SELECT f.tx_start, f.id, f.key, f.refs FROM json_each(?2) i
-                CROSS JOIN replica_facts f ON f.id = i.value
-                WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
-            ) ORDER BY tx_start DESC, id DESC LIMIT ?5`,
+            SELECT f.id, f.key, f.refs FROM slot k CROSS JOIN replica_facts f ON f.key = k.key
+              WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
+              ORDER BY f.tx_start DESC, f.id DESC LIMIT ?5`,
             JSON.stringify(keys),
             JSON.stringify(targets),
             query.userId,
