@@ -157,7 +157,7 @@ export class FactCandidateCache {
     let rows: ReplicaRead | undefined;
     if (from && replicated) {
       const newest = from.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
-      const outside = historyTargets(newest, [...from.standing, ...(from.thread ?? [])]);
+      const outside = historyTargets(from);
       // The names a held registry resolves: the replica reads their facts in the same call.
       const named = from.registry && entities ? entities.decodeHeld(from.registry) : undefined;
       const entityIds = (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);

@@ -161,25 +161,36 @@ function dependencies(json: string): string[] {
 const references = new WeakMap<FactVersion, readonly string[]>();
 
 /**
- * The keys and ids `history` reads for, besides the slots of what the question finds: the slots of
- * `others` (the standing rules) outside the recent window, and every version the window or those refer
- * to that the window does not hold. A correction in the window that supersedes a version older than it
+ * The keys and ids `history` reads for a base, besides the slots of what the question finds: the slots
+ * of its standing rules and thread's own facts outside the recent window, and every version the window
+ * or those refer to that the window does not hold. A correction in the window that supersedes a version older than it
  * (or a decision depending on one) is judged with that version, as over the whole project: its value is
  * dead, and restating it leaks. The search reads each referred version's slot (a reference that names
- * no version names a slot by its key).
+ * no version names a slot by its key). Worked out once per base: a base is held unchanged while the
+ * project is, and every question's search asks for it.
  */
-export function historyTargets(
-  recent: readonly FactVersion[],
-  others: readonly FactVersion[],
-): { keys: string[]; ids: string[] } {
-  const held = new Set(recent.map((r) => r.id));
-  const outside = others.filter((r) => !held.has(r.id));
-  const referred = new Set<string>();
-  for (const row of [...recent, ...outside]) {
-    for (const ref of referencesOf(row)) if (!held.has(ref)) referred.add(ref);
+export function historyTargets(base: FactBase): HistoryTargets {
+  let targets = baseTargets.get(base);
+  if (targets === undefined) {
+    const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+    const held = new Set(recent.map((r) => r.id));
+    const outside = [...base.standing, ...(base.thread ?? [])].filter((r) => !held.has(r.id));
+    const referred = new Set<string>();
+    for (const row of [...recent, ...outside]) {
+      for (const ref of referencesOf(row)) if (!held.has(ref)) referred.add(ref);
+    }
+    targets = { keys: [...new Set(outside.map((r) => r.key))], ids: [...referred] };
+    baseTargets.set(base, targets);
   }
-  return { keys: [...new Set(outside.map((r) => r.key))], ids: [...referred] };
+  return targets;
 }
+
+export interface HistoryTargets {
+  readonly keys: readonly string[];
+  readonly ids: readonly string[];
+}
+
+const baseTargets = new WeakMap<FactBase, HistoryTargets>();
 
 /**
  * The candidate set from each source's rows (each read with one row past its bound, to tell a cut). The

@@ -31,6 +31,7 @@ import {
   type FactBase,
   type FactCandidates,
   factMatchExpression,
+  type HistoryTargets,
   historyTargets,
   NEIGHBOUR_FACTS,
   NEIGHBOUR_REFERENCES,
@@ -161,8 +162,6 @@ export interface ReplicaRead {
   asked: { entityIds: readonly string[]; heldIds: readonly string[]; outside: HistoryTargets };
 }
 
-type HistoryTargets = { keys: readonly string[]; ids: readonly string[] };
-
 const REPLICA_SOURCES = ["matched", "similar", "entity", "neighbour", "history"] as const;
 
 /** Whether two lists hold the same members, whatever their order. */
@@ -213,7 +212,7 @@ function foundSql(
     search: MatchSearch | undefined;
     entityIds: string[];
     similarIds: string[];
-    outside: { keys: string[]; ids: string[] };
+    outside: HistoryTargets;
     projectId: string;
     userId: string;
   },
@@ -725,9 +724,7 @@ export class FactRepository {
     // at once, and they follow in the second read, which then knows the newest versions.
     const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
     const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
-    const heldOutside = held
-      ? historyTargets(held.recent.slice(0, limits.recent), [...held.standing, ...(held.thread ?? [])])
-      : none;
+    const heldOutside = held ? historyTargets(held) : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
     // The question's own part: the replica's answer when it has one (D1's first batch then carries only
     // what the replica cannot answer), else one statement, in the first batch or after it.
@@ -957,12 +954,12 @@ export class FactRepository {
   private async nearAndOutside(
     base: FactBase,
     near: Promise<string[]>,
-  ): Promise<{ similarIds: string[]; outside: { keys: string[]; ids: string[] } }> {
+  ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
     const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
     const inRecent = new Set(recent.map((r) => r.id));
     return {
       similarIds: (await near).filter((id) => !inRecent.has(id)),
-      outside: historyTargets(recent, [...base.standing, ...(base.thread ?? [])]),
+      outside: historyTargets(base),
     };
   }
 
@@ -975,7 +972,7 @@ export class FactRepository {
     base: FactBase,
     near: Promise<string[]>,
     asked: ReplicaRead["asked"],
-  ): Promise<{ similarIds: string[]; outside: { keys: string[]; ids: string[] } }> {
+  ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
     const all = await this.nearAndOutside(base, near);
     const wasHeld = new Set(asked.heldIds);
     const keys = new Set(asked.outside.keys);

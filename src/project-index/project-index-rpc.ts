@@ -33,7 +33,7 @@ export interface FactSearchRequest {
   knownIds: string[];
   knownAt: number;
   /** Slots and versions whose history the reader wants besides what the answer finds. */
-  outside: { keys: string[]; ids: string[] };
+  outside: { keys: readonly string[]; ids: readonly string[] };
   /** Registered entities the question names (resolved by the reader): their facts are read too. */
   entityIds: string[];
 }
