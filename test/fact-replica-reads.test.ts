@@ -137,6 +137,7 @@ describe("a replica from before rows carried their references", () => {
       const sql = state.storage.sql;
       // The object made its replica when it started: it is replaced by one of the earlier layout.
       sql.exec("DROP TABLE replica_facts");
+      sql.exec("DROP TABLE replica_layout");
       sql.exec(`CREATE TABLE replica_facts (doc INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
         key TEXT NOT NULL, user_id TEXT, tx_start TEXT NOT NULL, tx_end TEXT, row TEXT NOT NULL,
         revision INTEGER)`);
@@ -170,6 +171,35 @@ describe("a replica from before rows carried their references", () => {
   });
 });
 
+describe("a replica whose references missed what its rows depend on", () => {
+  it("reads them again from the rows it holds, once", async () => {
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`refs-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, async (_, state) => {
+      const sql = state.storage.sql;
+      // As an object of the earlier layout left it: refs held the superseded version only.
+      sql.exec("DROP TABLE replica_layout");
+      const row = JSON.stringify({
+        id: "figure",
+        key: "figure",
+        supersedes: "old",
+        depends_on_json: '["price"]',
+      });
+      sql.exec(
+        `INSERT INTO replica_facts (id, key, tx_start, row, revision, refs)
+          VALUES ('figure', 'figure', '2024', ?, 1, '["old"]')`,
+        row,
+      );
+      new FactReplica(state.storage);
+      const read = () => sql.exec<{ refs: string }>("SELECT refs FROM replica_facts").one().refs;
+      expect(read()).toBe(JSON.stringify(["old", "price"]));
+      // Once: a later start leaves what the rows hold as it is.
+      sql.exec(`UPDATE replica_facts SET refs = '["kept"]'`);
+      new FactReplica(state.storage);
+      expect(read()).toBe(JSON.stringify(["kept"]));
+    });
+  });
+});
+
 /**
  * The same search asked of D1 and of the replica, through the reader's cache as a compile asks it: the
  * same versions, counted by the same sources, and the same entities named.
@@ -199,6 +229,13 @@ describe("the fact replica's answer", () => {
       fact("firing_cost_revised", "The firing cost needs recalculating; the clay price it used was wrong", {
         ts: "2024-01-06T00:00:00Z",
         supersedes: "fc-1",
+      }),
+    ]);
+    // A correction of that correction, named by its slot: the first figure is two references back.
+    await t.events([
+      fact("firing_cost_settled", "Settled with the potters' guild: firings are billed at cost", {
+        ts: "2024-01-07T00:00:00Z",
+        supersedes: "firing_cost_revised",
       }),
     ]);
     // More than the ranking budget share the kiln's words, so a question in them alone takes the newest.
@@ -251,6 +288,7 @@ describe("the fact replica's answer", () => {
       "What does gauge 17 read?",
       "What do the kiln line gauges read?",
       "How much does a firing cost now?",
+      "What did we settle with the potters' guild?",
     ]) {
       const answers = [];
       for (const source of [undefined, replica]) {
@@ -273,6 +311,12 @@ describe("the fact replica's answer", () => {
       expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
       // The correction brings the version it corrected, and that version's slot: its value is dead.
       if (text.includes("firing")) expect(ids(viaD1)).toContain("fc-1");
+      // The correction of the correction brings the whole chain: the slot it names, the version that
+      // slot's correction names, and what that version was worked out from.
+      if (text.includes("guild")) {
+        expect(viaD1.candidates.counts.matched).toBe(1);
+        expect(ids(viaD1)).toEqual(expect.arrayContaining(["fc-1", "cp-1"]));
+      }
       if (text.includes("Brightwater")) {
         named = viaReplica.candidates.entities.filter((e) => !e.pending).map((e) => e.id);
       }

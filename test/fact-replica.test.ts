@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
-import { call, fact, newThread } from "./helpers";
+import { call, fact, message, newThread } from "./helpers";
 
 type TestThread = Awaited<ReturnType<typeof newThread>>;
 
@@ -161,6 +161,38 @@ describe("a correction older than the newest versions", () => {
     expect(compiled.json.context).not.toContain("$18.40");
     // The corrected version is a candidate (history), judged dead rather than absent.
     expect(compiled.json.trace.candidates.facts.history).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it("keeps the first figure of a correction of a correction out, two references back", async () => {
+    const t = await newThread();
+    const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
+    await t.events([
+      message("Halden Freight wants a 25% discount on the renewal. I got VP approval.", { ts: at(0) }),
+      fact("halden_discount", "25% discount approved for Halden Freight", { ts: at(1) }),
+    ]);
+    // Each correction is filed under a slot of its own and names the slot it corrects.
+    await t.events([
+      fact("halden_discount_v2", "Discount for Halden Freight revoked; credit hold", {
+        ts: at(2),
+        supersedes: "halden_discount",
+      }),
+    ]);
+    await t.events([
+      fact("halden_discount_v3", "Discount for Halden Freight revoked; margin floor", {
+        ts: at(3),
+        supersedes: "halden_discount_v2",
+      }),
+    ]);
+    await fillPast(t, "kiln");
+
+    const compiled = await t.context({
+      query: "Is the Halden margin floor still in force?",
+      budget_tokens: 800,
+    });
+    expect(compiled.json.trace.timings.facts_read).toBe("replica");
+    expect(compiled.json.context).toContain("margin floor");
+    // The turn that stated the first figure is judged against the whole chain: its figure is dead.
+    expect(compiled.json.context).not.toContain("25%");
   }, 120_000);
 });
 

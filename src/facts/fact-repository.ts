@@ -39,6 +39,7 @@ import {
   NEIGHBOURS,
   newestFirst,
   projectToken,
+  REFERENCE_DEPTH,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
@@ -200,9 +201,9 @@ type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "cou
  * entities the text names ("entity", newest first), the current facts the project's vector index found
  * nearest the text ("similar"), and every version the reader may know of in the slots those fill, in
  * `outside`'s (the standing rules' slots outside the newest versions, and the versions those rules and
- * the newest versions refer to: historyTargets) and in the slots of the versions the found ones refer to
- * (the one a correction supersedes, those a decision depends on), not already in the answer ("history",
- * newest first); each one past its bound. The matches
+ * the newest versions refer to: historyTargets) and in the slots the versions of those slots refer to
+ * (the one a correction supersedes, those a decision depends on), followed REFERENCE_DEPTH references
+ * deep, not already in the answer ("history", newest first); each one past its bound. The matches
  * and the entity facts are computed once (MATERIALIZED) and serve the history too. Slots are looked up
  * by key (CROSS JOIN from the keys, so each is an index seek); lists travel as one JSON parameter each,
  * whatever their length.
@@ -220,7 +221,10 @@ function foundSql(
 ): string {
   const { search, entityIds, similarIds, outside } = read;
   const project = bind(read.projectId);
-  const visible = `(f.user_id IS NULL OR f.user_id = ${bind(read.userId)})`;
+  const user = bind(read.userId);
+  const visible = `(f.user_id IS NULL OR f.user_id = ${user})`;
+  const visibleVersion = `(v.user_id IS NULL OR v.user_id = ${user})`;
+  const depth = bind(REFERENCE_DEPTH);
   const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
   const counts = search
     ? `SELECT 'counts' AS found_as, ${FACT_COLUMNS.map((name) =>
@@ -243,7 +247,7 @@ function foundSql(
           : `NULL AS ${name}`,
       ).join(", ")}`
     : "";
-  return `WITH ${search ? `${choiceSql(search, bind)},` : ""}
+  return `WITH RECURSIVE ${search ? `${choiceSql(search, bind)},` : ""}
     matched AS MATERIALIZED (${matches}),
     entity AS MATERIALIZED (
       SELECT * FROM (
@@ -287,20 +291,25 @@ function foundSql(
       UNION ALL SELECT id, key, supersedes, depends_on_json FROM similar
     ),
     found_ids(id) AS (SELECT id FROM found_all),
-    referred(ref) AS (
-      SELECT supersedes FROM found_all WHERE supersedes IS NOT NULL
-      UNION SELECT d.value FROM found_all CROSS JOIN json_each(${jsonList("found_all.depends_on_json")}) d
-      UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.ids))})
-    ),
-    slot_keys(key) AS (
-      SELECT key FROM found_all
-      UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
-      UNION SELECT coalesce(f.key, r.ref) FROM referred r
-        LEFT JOIN facts f ON f.project_id = ${project} AND f.id = r.ref
+    slot_keys(key, depth) AS (
+      SELECT key, 0 FROM found_all
+      UNION SELECT value, 0 FROM json_each(${bind(JSON.stringify(outside.keys))})
+      UNION SELECT coalesce(f.key, o.value), 0 FROM json_each(${bind(JSON.stringify(outside.ids))}) o
+        LEFT JOIN facts f ON f.project_id = ${project} AND f.id = o.value
+      UNION SELECT coalesce(t.key, v.supersedes), s.depth + 1 FROM slot_keys s
+        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
+        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = v.supersedes
+        WHERE s.depth < ${depth} AND v.supersedes IS NOT NULL AND ${visibleVersion}
+      UNION SELECT coalesce(t.key, d.value), s.depth + 1 FROM slot_keys s
+        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
+        CROSS JOIN json_each(${jsonList("v.depends_on_json")}) d
+        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = d.value
+        WHERE s.depth < ${depth} AND ${visibleVersion}
     ),
     history AS (
       SELECT * FROM (
-        SELECT f.* FROM slot_keys k CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
+        SELECT f.* FROM (SELECT DISTINCT key FROM slot_keys) k
+          CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
           WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     )

@@ -6,6 +6,7 @@ import {
   NEIGHBOUR_REFERENCES,
   NEIGHBOUR_SCAN,
   NEIGHBOURS,
+  REFERENCE_DEPTH,
 } from "../facts/fact-candidates";
 import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 
@@ -95,16 +96,12 @@ export interface ReplicaRows {
 }
 
 /** A version as a search finds it: what the search itself needs (its row is read once, at the end). */
-type FoundRow = {
-  id: string;
-  key: string;
-  /** What it refers to (REFERENCES), when it refers to anything. */
-  refs: string | null;
-};
+type FoundRow = { id: string; key: string };
 
 /**
  * The versions a stored row refers to, as a JSON array, from its D1 row's JSON: the one it supersedes and
- * those it depends on (fact-candidates.ts referencesOf); NULL when none, as for most rows.
+ * those it depends on (fact-candidates.ts referencesOf); NULL when none, as for most rows. `row` must name
+ * its table (`p.value`, not `value`): inside, json_each's own `value` column would shadow a bare one.
  */
 const REFERENCES = (row: string) => `nullif((SELECT json_group_array(value) FROM (
     SELECT ${row} ->> 'supersedes' AS value WHERE value IS NOT NULL
@@ -139,7 +136,15 @@ const SCHEMA = [
   ) WITHOUT ROWID`,
   "CREATE INDEX IF NOT EXISTS replica_refs_fact ON replica_refs (fact_id)",
   "CREATE TABLE IF NOT EXISTS replica_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS replica_layout (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
 ];
+
+/**
+ * The layout of the `refs` column the replica's rows hold. 1: a row's references were read by `apply`
+ * without what it depends on (a bare `value` there named json_each's own column); 2: both. A replica
+ * of an earlier layout reads them again from its rows when the object starts.
+ */
+const REFERENCES_LAYOUT = 2;
 
 export class FactReplica {
   /** The catch-up in flight: one at a time, so pages are applied in order. */
@@ -157,11 +162,22 @@ export class FactReplica {
     if (!columns.some((c) => c.name === "revision")) {
       sql.exec("ALTER TABLE replica_facts ADD COLUMN revision INTEGER");
     }
-    // A replica made before rows carried their references reads them from the rows it holds, once.
-    if (!columns.some((c) => c.name === "refs")) {
+    // A replica made before rows carried their references (or before they held what a row depends on)
+    // reads them from the rows it holds, once.
+    const layout =
+      sql.exec<{ version: number }>("SELECT version FROM replica_layout WHERE id = 1").toArray()[0]
+        ?.version ?? 0;
+    if (layout < REFERENCES_LAYOUT) {
       storage.transactionSync(() => {
-        sql.exec("ALTER TABLE replica_facts ADD COLUMN refs TEXT");
+        if (!columns.some((c) => c.name === "refs")) {
+          sql.exec("ALTER TABLE replica_facts ADD COLUMN refs TEXT");
+        }
         sql.exec(`UPDATE replica_facts SET refs = ${REFERENCES("row")}`);
+        sql.exec(
+          `INSERT INTO replica_layout (id, version) VALUES (1, ?)
+            ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+          REFERENCES_LAYOUT,
+        );
       });
     }
   }
@@ -287,9 +303,9 @@ export class FactReplica {
       this.sql.exec("DELETE FROM replica_refs WHERE fact_id IN (SELECT value FROM json_each(?))", idList);
       this.sql.exec(
         `INSERT INTO replica_facts (id, key, user_id, tx_start, tx_end, row, revision, refs)
-          SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 7,
-            ${REFERENCES("(value ->> 5)")}
-          FROM json_each(?) WHERE true
+          SELECT p.value ->> 0, p.value ->> 1, p.value ->> 2, p.value ->> 3, p.value ->> 4, p.value ->> 5,
+            p.value ->> 7, ${REFERENCES("(p.value ->> 5)")}
+          FROM json_each(?) p WHERE true
           ON CONFLICT (id) DO UPDATE SET key = excluded.key, user_id = excluded.user_id,
             tx_start = excluded.tx_start, tx_end = excluded.tx_end, row = excluded.row,
             revision = excluded.revision, refs = excluded.refs`,
@@ -345,7 +361,7 @@ export class FactReplica {
       ? this.rows(
           // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the limit;
           // ordering by an expression of the rowid would sort every match first.
-          `SELECT f.id, f.key, f.refs FROM (
+          `SELECT f.id, f.key FROM (
             SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
             FROM replica_search WHERE replica_search MATCH ?
             ORDER BY ${choice.newest ? "rowid DESC" : "score"} LIMIT ?
@@ -360,7 +376,7 @@ export class FactReplica {
       : [];
     const similar = query.similarIds.length
       ? this.rows(
-          `SELECT f.id, f.key, f.refs FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
+          `SELECT f.id, f.key FROM json_each(?) s CROSS JOIN replica_facts f ON f.id = s.value
           WHERE f.tx_end IS NULL AND ${visible} ORDER BY s.key`,
           JSON.stringify(query.similarIds),
           query.userId,
@@ -370,29 +386,33 @@ export class FactReplica {
     const named =
       this.namedParts.get(part) ?? this.namedParts.remember(part, this.named(query.entityIds, query.userId));
     const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
-    // Every version of the slots found and of `outside`, and the versions those found refer to (the
-    // one a correction supersedes, those a decision depends on) with their slots: what is dead is
-    // judged over the whole slot, however old.
-    const referred = [...new Set(found.flatMap((r) => (r.refs ? (JSON.parse(r.refs) as string[]) : [])))];
+    // Every version of the slots found and of `outside`, and of the slots their versions refer to (the
+    // one a correction supersedes, those a decision depends on), followed along the chain: what is dead
+    // is judged over the whole slot, however old, and over every slot a correction corrected.
     const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
-    const targets = [...new Set([...query.outside.ids, ...referred])];
     const foundIds = JSON.stringify(found.map((r) => r.id));
     const history =
-      keys.length || targets.length
+      keys.length || query.outside.ids.length
         ? this.rows(
             // A referred version's slot is read whole; a reference that names no version names a slot.
-            `WITH slot(key) AS (
-              SELECT value FROM json_each(?1)
-              UNION SELECT coalesce(f.key, i.value) FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
+            `WITH RECURSIVE slot(key, depth) AS (
+              SELECT value, 0 FROM json_each(?1)
+              UNION SELECT coalesce(f.key, i.value), 0 FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
+              UNION SELECT coalesce(t.key, r.value), s.depth + 1 FROM slot s
+                CROSS JOIN replica_facts v ON v.key = s.key
+                CROSS JOIN json_each(v.refs) r
+                LEFT JOIN replica_facts t ON t.id = r.value
+                WHERE s.depth < ?6 AND v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
             )
-            SELECT f.id, f.key, f.refs FROM slot k CROSS JOIN replica_facts f ON f.key = k.key
+            SELECT f.id, f.key FROM (SELECT DISTINCT key FROM slot) k CROSS JOIN replica_facts f ON f.key = k.key
               WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
               ORDER BY f.tx_start DESC, f.id DESC LIMIT ?5`,
             JSON.stringify(keys),
-            JSON.stringify(targets),
+            JSON.stringify(query.outside.ids),
             query.userId,
             foundIds,
             limits.history + 1,
+            REFERENCE_DEPTH,
           )
         : [];
     const ids = (list: readonly FoundRow[]) => list.map((r) => r.id);
@@ -430,7 +450,7 @@ export class FactReplica {
         .map((r) => r.fact_id);
     const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
       this.rows(
-        `SELECT f.id, f.key, f.refs FROM (SELECT DISTINCT value FROM json_each(?)) r
+        `SELECT f.id, f.key FROM (SELECT DISTINCT value FROM json_each(?)) r
           CROSS JOIN replica_facts f ON f.id = r.value
           WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
             AND f.id NOT IN (SELECT value FROM json_each(?))
