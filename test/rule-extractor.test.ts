@@ -79,6 +79,42 @@ describe("slot facts", () => {
     expect(only(fromExisting, "m1")).toMatchObject({ key: "project_budget", supersedes: "project_budget" });
   });
 
+  it("'Make that $40,000' is not about another fact that mentions $40,000 in passing", () => {
+    // A busy project: other work's facts mention round figures and days among other things.
+    const busy = [
+      {
+        key: "contract_10320_renewal",
+        value: "Contract 10320 with Acme Tools renews on 2027-09-13 at $40,000 a year",
+        elsewhere: true,
+      },
+      {
+        key: "policy_security_10211",
+        value: "Standups move to Thursday at 3pm during the audit",
+        elsewhere: true,
+      },
+    ];
+    const money = run(
+      ["The project budget is $100,000.", "Noted. Budget set at $100,000.", "Make that $40,000."],
+      {
+        existingFacts: busy,
+      },
+    );
+    expect(byRef(money, "m3")).toEqual([
+      expect.objectContaining({ key: "project_budget", value: "$40,000", supersedes: "project_budget" }),
+    ]);
+    const day = run(["The meeting is on Monday.", "Actually, make that Thursday at 3pm."], {
+      existingFacts: busy,
+    });
+    expect(byRef(day, "m2")).toEqual([
+      expect.objectContaining({ key: "meeting", value: "Thursday at 3pm", supersedes: "meeting" }),
+    ]);
+    // What a slot held whole is still found by its value: "go back to" it.
+    const back = run(["Go back to $40,000."], {
+      existingFacts: [...busy, { key: "project_budget", value: "$90,000" }],
+    });
+    expect(byRef(back, "m1")).toEqual([expect.objectContaining({ key: "project_budget", value: "$40,000" })]);
+  });
+
   it("implicit supersession: 'Let's do the meeting Thursday at 3pm' after 'Meeting is Tuesday at 2pm'", () => {
     const out = run(["Meeting is Tuesday at 2pm.", "Let's do the meeting Thursday at 3pm."]);
     expect(only(out, "m1")).toMatchObject({ key: "meeting", value: "Tuesday at 2pm", supersedes: null });

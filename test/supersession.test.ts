@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, fact, message, newThread } from "./helpers";
+import { call, fact, message, newThread, until } from "./helpers";
 
 describe("supersession chains", () => {
   it("one batch updating hundreds of slots finds each slot's current version and links every chain", async () => {
@@ -200,5 +200,29 @@ describe("supersession chains", () => {
 
     const inOneCall = await t.events([fact("other", "x", { id: "f9" }), fact("other", "x", { id: "f9" })]);
     expect(inOneCall.json).toMatchObject({ accepted: 1, duplicates: 1 });
+  });
+});
+
+describe("a correction that names no slot, in a project other threads write to", () => {
+  it("is about the conversation's own slot, not another thread's fact that mentions its figure", async () => {
+    const mine = await newThread();
+    const other = await newThread(undefined, { project: mine.project });
+    const renewal = "Contract 10320 with Acme Tools renews on 2027-09-13 at $40,000 a year";
+    expect((await other.events([fact("contract_10320_renewal", renewal)])).status).toBe(200);
+    const sent = await mine.events([
+      message("The project budget is $100,000.", { ts: "2025-12-01T09:02:00Z" }),
+      message("Make that $40,000.", { ts: "2025-12-01T09:06:00Z" }),
+    ]);
+    expect(sent.status).toBe(200);
+    await until(
+      () => call("GET", `/threads/${mine.thread}/state`),
+      (res) => res.json.watermark.pending_messages === 0,
+    );
+    const current = async (key: string) => {
+      const res = await call("GET", `/facts?project_id=${mine.project}&key=${key}&as_user=u1`);
+      return res.json.facts.map((f: { value: string }) => f.value);
+    };
+    expect(await current("project_budget")).toEqual(["$40,000"]);
+    expect(await current("contract_10320_renewal")).toEqual([renewal]);
   });
 });

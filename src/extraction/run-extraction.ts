@@ -96,6 +96,8 @@ export interface ExistingFact {
   /** When it holds from; with `recorded`, a fact the client wrote itself rather than one extracted. */
   validFrom?: string;
   recorded?: boolean;
+  /** Written by another thread of the project (ExtractionInput.existingFacts). */
+  elsewhere?: boolean;
 }
 
 /** A value the client replaced (a fact version closed by one the client wrote), and since when. */

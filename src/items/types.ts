@@ -88,8 +88,11 @@ export interface ExtractionInput {
   messages: ExtractionMessage[];
   /** Active items, so an extractor can reference them by uid instead of repeating them. */
   existing: StateItem[];
-  /** Current slot facts of the thread's project (key → value), for implicit supersession. */
-  existingFacts: { key: string; value: string }[];
+  /**
+   * Current slot facts of the thread's project (key → value), for implicit supersession; `elsewhere`
+   * marks one another thread wrote (a correction that names no slot is about the conversation's own first).
+   */
+  existingFacts: { key: string; value: string; elsewhere?: boolean }[];
   /** Scope still open at the end of the previous run ("contingency planning" not yet closed). */
   openScope: CarriedScope | null;
   /**

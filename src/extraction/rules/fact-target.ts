@@ -70,6 +70,12 @@ export function resolveTarget(
     const own = reading.exact ? null : attributeSlot(registry, reading.subject, key, reading.value, scopeKey);
     return { key: own ?? key, value: reading.value, via: "named" };
   }
+  return registry.nearestFirst(() => unnamedTarget(registry, reading, scopeKey));
+}
+
+/** The slot of a reading that names none ("Make that $40,000", "go back to Redis"), by the clues it gives. */
+function unnamedTarget(registry: SlotRegistry, reading: SlotReading, scopeKey: string): FactTarget | null {
+  const r = registry;
   const kind = valueKind(reading.value);
   const found = (slot: Slot | undefined, via: FactTarget["via"]): FactTarget | null =>
     slot ? { key: slot.key, value: reading.value, via } : null;

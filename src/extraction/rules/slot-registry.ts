@@ -21,6 +21,11 @@ export interface Slot {
   history: string[];
   seq: number;
   existing: boolean;
+  /**
+   * An existing fact another thread of the project wrote, which this conversation has not mentioned:
+   * a correction that names no slot ("Make that $40,000") is about the conversation's own slots first.
+   */
+  elsewhere?: boolean;
 }
 
 export const GLOBAL = "global";
@@ -62,8 +67,10 @@ export function keyStem(word: string): string {
 export class SlotRegistry {
   private readonly scopes = new Map<string, Map<string, Slot>>();
   private seq = 0;
+  /** While set, lookups see only the conversation's own slots (`nearestFirst`). */
+  private conversationOnly = false;
 
-  constructor(existing: { key: string; value: string }[]) {
+  constructor(existing: { key: string; value: string; elsewhere?: boolean }[]) {
     const global = this.scope(GLOBAL);
     const n = existing.length;
     existing.forEach((fact, i) => {
@@ -75,8 +82,26 @@ export class SlotRegistry {
         history: [value],
         seq: i - n,
         existing: true,
+        ...(fact.elsewhere ? { elsewhere: true } : {}),
       });
     });
+  }
+
+  /**
+   * What `find` answers over the conversation's own slots (read in this run, or existing facts this
+   * thread wrote or mentioned), else over every slot. In a busy project other threads' facts hold
+   * round figures, weekdays and words of every kind; a correction that names no slot must not be
+   * filed under one of them while the conversation has a slot it can be about.
+   */
+  nearestFirst<T>(find: () => T | null): T | null {
+    this.conversationOnly = true;
+    try {
+      const own = find();
+      if (own !== null) return own;
+    } finally {
+      this.conversationOnly = false;
+    }
+    return find();
   }
 
   private scope(scopeKey: string): Map<string, Slot> {
@@ -91,9 +116,12 @@ export class SlotRegistry {
   /** Slots visible from a scope: its own, then the global ones it may refer to. */
   private visible(scopeKey: string): Slot[] {
     const own = [...(this.scopes.get(scopeKey)?.values() ?? [])];
-    if (scopeKey === GLOBAL) return own;
     const shadowed = new Set(own.map((s) => s.key));
-    return own.concat([...this.scope(GLOBAL).values()].filter((s) => !shadowed.has(s.key)));
+    const slots =
+      scopeKey === GLOBAL
+        ? own
+        : own.concat([...this.scope(GLOBAL).values()].filter((s) => !shadowed.has(s.key)));
+    return this.conversationOnly ? slots.filter((s) => !s.elsewhere) : slots;
   }
 
   private allKeys(): Map<string, number> {
@@ -224,7 +252,8 @@ export class SlotRegistry {
     const slots = this.scope(scopeKey);
     const old = slots.get(key) ?? this.get(key, scopeKey);
     if (old) {
-      slots.set(key, { ...old, history: [...old.history, value], seq: ++this.seq });
+      const { elsewhere: _, ...mentioned } = old;
+      slots.set(key, { ...mentioned, history: [...old.history, value], seq: ++this.seq });
       return;
     }
     slots.set(key, {
@@ -240,7 +269,11 @@ export class SlotRegistry {
   /** Marks a slot as just mentioned, so recency-based resolution prefers it. */
   touch(key: string, scopeKey: string): void {
     const slot = this.scopes.get(scopeKey)?.get(key);
-    if (slot) slot.seq = ++this.seq;
+    if (slot) {
+      slot.seq = ++this.seq;
+      // The conversation mentioned it: it is the conversation's own now.
+      slot.elsewhere = undefined;
+    }
   }
 
   private newest(slots: Slot[], accept: (slot: Slot) => boolean): Slot | undefined {
@@ -331,12 +364,22 @@ export class SlotRegistry {
     return keys.length === 1 ? (keys[0] as string) : null;
   }
 
-  /** The slot whose past values include `value`, for "go back to X". */
+  /**
+   * The slot whose past values include `value`, for "go back to X": one of them is X, begins with it
+   * ("$150,000 (pending sign-off)") or is X after a lead-in ("scheduled for September 9"). A value that
+   * mentions X among other things ("renews on 2027-09-13 at $40,000 a year") is not X: in a busy project
+   * some fact always mentions a round figure or a weekday.
+   */
   byHistory(value: string, scopeKey: string): Slot | undefined {
     const wanted = normalizeValue(value);
-    return this.newest(this.visible(scopeKey), (s) =>
-      s.history.some((h) => normalizeValue(h) === wanted || normalizeValue(h).includes(wanted)),
-    );
+    if (!wanted) return undefined;
+    const held = (past: string) => {
+      const have = normalizeValue(past);
+      if (have === wanted || (have.startsWith(wanted) && !/\w/.test(have.charAt(wanted.length)))) return true;
+      const core = valueCore(past);
+      return core !== null && normalizeValue(core) === wanted;
+    };
+    return this.newest(this.visible(scopeKey), (s) => s.history.some(held));
   }
 
   /** The newest slot whose key ends with `_<family>` (or is the family). */

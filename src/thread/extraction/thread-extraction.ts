@@ -146,6 +146,7 @@ export class ThreadExtraction {
           value: valueText(JSON.parse(f.valueJson)),
           validFrom: f.validFrom,
           recorded: f.sourceType !== "conversation",
+          ...(f.threadId !== record.thread ? { elsewhere: true } : {}),
         })),
         deadValues,
         clientReplaced,
