@@ -223,8 +223,18 @@ function foundSql(
   const project = bind(read.projectId);
   const user = bind(read.userId);
   const visible = `(f.user_id IS NULL OR f.user_id = ${user})`;
-  const visibleVersion = `(v.user_id IS NULL OR v.user_id = ${user})`;
-  const depth = bind(REFERENCE_DEPTH);
+  // The slots the versions in `from`'s slots refer to (a supersedes that names no version names a slot),
+  // through the partial indexes of referring versions (migration 0011).
+  const referring = (from: string, depth: string, where = "true") => `
+      SELECT coalesce(t.key, v.supersedes), ${depth} FROM ${from} s
+        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
+        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = v.supersedes
+        WHERE ${where} AND v.supersedes IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ${user})
+      UNION SELECT coalesce(t.key, d.value), ${depth} FROM ${from} s
+        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
+        CROSS JOIN json_each(${jsonList("v.depends_on_json")}) d
+        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = d.value
+        WHERE ${where} AND v.depends_on_json <> '[]' AND (v.user_id IS NULL OR v.user_id = ${user})`;
   const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
   const counts = search
     ? `SELECT 'counts' AS found_as, ${FACT_COLUMNS.map((name) =>
@@ -291,24 +301,19 @@ function foundSql(
       UNION ALL SELECT id, key, supersedes, depends_on_json FROM similar
     ),
     found_ids(id) AS (SELECT id FROM found_all),
-    slot_keys(key, depth) AS (
-      SELECT key, 0 FROM found_all
-      UNION SELECT value, 0 FROM json_each(${bind(JSON.stringify(outside.keys))})
-      UNION SELECT coalesce(f.key, o.value), 0 FROM json_each(${bind(JSON.stringify(outside.ids))}) o
+    slot_keys(key) AS (
+      SELECT key FROM found_all
+      UNION SELECT value FROM json_each(${bind(JSON.stringify(outside.keys))})
+      UNION SELECT coalesce(f.key, o.value) FROM json_each(${bind(JSON.stringify(outside.ids))}) o
         LEFT JOIN facts f ON f.project_id = ${project} AND f.id = o.value
-      UNION SELECT coalesce(t.key, v.supersedes), s.depth + 1 FROM slot_keys s
-        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
-        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = v.supersedes
-        WHERE s.depth < ${depth} AND v.supersedes IS NOT NULL AND ${visibleVersion}
-      UNION SELECT coalesce(t.key, d.value), s.depth + 1 FROM slot_keys s
-        CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
-        CROSS JOIN json_each(${jsonList("v.depends_on_json")}) d
-        LEFT JOIN facts t ON t.project_id = ${project} AND t.id = d.value
-        WHERE s.depth < ${depth} AND ${visibleVersion}
+    ),
+    referred(key, depth) AS (
+      ${referring("slot_keys", "1")}
+      UNION ${referring("referred", "s.depth + 1", `s.depth < ${bind(REFERENCE_DEPTH)}`)}
     ),
     history AS (
       SELECT * FROM (
-        SELECT f.* FROM (SELECT DISTINCT key FROM slot_keys) k
+        SELECT f.* FROM (SELECT key FROM slot_keys UNION SELECT key FROM referred) k
           CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
           WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}

@@ -68,6 +68,10 @@ export const facts = sqliteTable(
     index("facts_project_tx_start").on(t.projectId, t.txStart),
     // A thread's own current facts, newest first (fact-candidates.ts `thread`).
     index("facts_project_thread").on(t.projectId, t.threadId, t.txStart),
+    // The few versions that refer to another, by slot: a search follows a chain of references through
+    // these rather than every version of every slot it found (fact-repository.ts foundSql).
+    index("facts_project_superseding").on(t.projectId, t.key).where(sql`${t.supersedes} IS NOT NULL`),
+    index("facts_project_depending").on(t.projectId, t.key).where(sql`${t.dependsOnJson} <> '[]'`),
     // One current version per slot (key, scope, scope id) and owner, whoever writes and however writers
     // interleave: a writer that planned against a version another writer has since replaced fails here
     // and plans again (plan-writes.ts isCurrent is the same predicate). NULLs are distinct in a unique

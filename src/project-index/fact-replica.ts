@@ -180,6 +180,11 @@ export class FactReplica {
         );
       });
     }
+    // The few rows that refer to anything, by slot: following references reads these, not every version
+    // of every slot found. Made here, as the column may have just been added.
+    sql.exec(
+      "CREATE INDEX IF NOT EXISTS replica_facts_referring ON replica_facts (key) WHERE refs IS NOT NULL",
+    );
   }
 
   /**
@@ -395,16 +400,24 @@ export class FactReplica {
       keys.length || query.outside.ids.length
         ? this.rows(
             // A referred version's slot is read whole; a reference that names no version names a slot.
-            `WITH RECURSIVE slot(key, depth) AS (
-              SELECT value, 0 FROM json_each(?1)
-              UNION SELECT coalesce(f.key, i.value), 0 FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
-              UNION SELECT coalesce(t.key, r.value), s.depth + 1 FROM slot s
-                CROSS JOIN replica_facts v ON v.key = s.key
+            `WITH RECURSIVE slot(key) AS (
+              SELECT value FROM json_each(?1)
+              UNION SELECT coalesce(f.key, i.value) FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
+            ),
+            referred(key, depth) AS (
+              SELECT coalesce(t.key, r.value), 1 FROM slot s
+                CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
+                CROSS JOIN json_each(v.refs) r
+                LEFT JOIN replica_facts t ON t.id = r.value
+                WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
+              UNION SELECT coalesce(t.key, r.value), s.depth + 1 FROM referred s
+                CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
                 CROSS JOIN json_each(v.refs) r
                 LEFT JOIN replica_facts t ON t.id = r.value
                 WHERE s.depth < ?6 AND v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
             )
-            SELECT f.id, f.key FROM (SELECT DISTINCT key FROM slot) k CROSS JOIN replica_facts f ON f.key = k.key
+            SELECT f.id, f.key FROM (SELECT key FROM slot UNION SELECT key FROM referred) k
+              CROSS JOIN replica_facts f ON f.key = k.key
               WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
               ORDER BY f.tx_start DESC, f.id DESC LIMIT ?5`,
             JSON.stringify(keys),
