@@ -1,3 +1,4 @@
+import murmurhash from "murmurhash";
 import type { Embedder } from "../ports/embedder";
 
 /**
@@ -21,8 +22,8 @@ import type { Embedder } from "../ports/embedder";
  *     Counts are weighted sublinearly (1 + ln tf). Each group is scaled to unit length, then weighted
  *     (unigrams 0.4, bigrams 0.1, trigrams 0.5, as shares of the squared norm), so the cosine of two
  *     texts is close to 0.4 × unigram cosine + 0.1 × bigram cosine + 0.5 × trigram cosine.
- *  4. Signed hashing: each feature is hashed once (MurmurHash3 x86-32 of its UTF-8 bytes, written
- *     here), and three slots and three signs are derived from that hash by integer mixing; the
+ *  4. Signed hashing: each feature is hashed once (MurmurHash3 x86-32 of its UTF-8 bytes, the
+ *     `murmurhash` package), and three slots and three signs are derived from that hash by integer mixing; the
  *     feature's weight is split evenly (÷√3) over its three slots, each with its own sign. Signs make
  *     collisions cancel on average instead of adding up; three slots keep a single unlucky collision
  *     from dominating the score of two short texts. The vector is finally scaled to unit L2 norm.
@@ -137,7 +138,7 @@ export class HashingEmbedder implements Embedder {
     }
     const scale = Math.sqrt(share / squared / PROBES);
     for (const [feature, weight] of weights) {
-      const hash = murmur3(UTF8.encode(`${prefix}:${feature}`), SEED);
+      const hash = murmurhash.v3(UTF8.encode(`${prefix}:${feature}`), SEED);
       for (let probe = 0; probe < PROBES; probe++) {
         const slot = mix(hash + (2 * probe + 1) * GOLDEN) % this.dimensions;
         const sign = mix(hash + (2 * probe + 2) * GOLDEN) & 1 ? 1 : -1;
@@ -204,37 +205,4 @@ function mix(value: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
-}
-
-/** MurmurHash3, x86 32-bit variant, over bytes; returns an unsigned 32-bit integer. */
-export function murmur3(bytes: Uint8Array, seed = 0): number {
-  const c1 = 0xcc9e2d51;
-  const c2 = 0x1b873593;
-  let h = seed >>> 0;
-  const blocks = bytes.length - (bytes.length % 4);
-  for (let i = 0; i < blocks; i += 4) {
-    let k =
-      (bytes[i] as number) |
-      ((bytes[i + 1] as number) << 8) |
-      ((bytes[i + 2] as number) << 16) |
-      ((bytes[i + 3] as number) << 24);
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  const tail = bytes.length & 3;
-  if (tail > 0) {
-    let k = 0;
-    if (tail === 3) k ^= (bytes[blocks + 2] as number) << 16;
-    if (tail >= 2) k ^= (bytes[blocks + 1] as number) << 8;
-    k ^= bytes[blocks] as number;
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-  }
-  return mix(h ^ bytes.length);
 }
