@@ -3,7 +3,7 @@ import type { Embedder } from "../ports/embedder";
 
 /**
  * The offline default Embedder: lexical feature hashing. Deterministic (same text, same vector, on every
- * machine and release of this file), no model download, no network, pure TypeScript, linear in the
+ * machine and release of this file), no model download, no network, plain JavaScript, linear in the
  * text's length (about 0.1 ms for a ten-word sentence).
  *
  * How a text becomes a vector:
