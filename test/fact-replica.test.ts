@@ -194,6 +194,32 @@ describe("a correction older than the newest versions", () => {
     // The turn that stated the first figure is judged against the whole chain: its figure is dead.
     expect(compiled.json.context).not.toContain("25%");
   }, 120_000);
+
+  it("follows a chain of corrections to its end, however many references long", async () => {
+    const t = await newThread();
+    const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
+    await t.events([
+      message("The Orrin Ferries quote is $7,350 for the charter.", { ts: at(0) }),
+      fact("orrin_quote", "Orrin Ferries quoted $7,350 for the charter", { ts: at(1) }),
+    ]);
+    // Twelve corrections, each filed under a slot of its own and naming the one before.
+    for (let n = 1; n <= 12; n++) {
+      const corrected = n === 1 ? "orrin_quote" : `orrin_quote_r${n - 1}`;
+      await t.events([
+        fact(`orrin_quote_r${n}`, `Revision ${n} of the Orrin Ferries charter quote: on hold`, {
+          ts: at(1 + n),
+          supersedes: corrected,
+        }),
+      ]);
+    }
+    await fillPast(t, "kiln");
+
+    const compiled = await t.context({ query: "What is the status of revision 12?", budget_tokens: 800 });
+    expect(compiled.json.trace.timings.facts_read).toBe("replica");
+    expect(compiled.json.context).toContain("Revision 12");
+    // Twelve references back, the first quote is still known to be dead.
+    expect(compiled.json.context).not.toContain("$7,350");
+  }, 120_000);
 });
 
 /**

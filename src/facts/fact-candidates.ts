@@ -28,9 +28,11 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  *   a fact said in other words than the query's is found too, as far as the embedder can tell.
  * - `history`: earlier versions of the slots found by `matched`, `entity`, `similar` and `standing`
  *   outside the recent window, and the versions any candidate refers to (the one it supersedes, those it
- *   depends on) with their slots' versions, and what those refer to in turn (REFERENCE_DEPTH), so
+ *   depends on) with their slots' versions, and what those refer to in turn, to the end of the chain, so
  *   supersession and dead values are judged as over the whole: a correction found by the question brings
- *   the value it corrected, and the one that corrected before it, however old.
+ *   the value it corrected, and the one that corrected before it, however old. The slots a chain reaches
+ *   are bounded as the versions are (history's bound, plus one): a chain that reached more would fill the
+ *   history past its bound, which the trace reports.
  *
  * Each bound is explicit, ranked (recency, bm25, authority) and reported in the trace when it cut
  * anything (`trace.candidates.facts`).
@@ -56,14 +58,6 @@ export const NEIGHBOURS = 5;
 export const NEIGHBOUR_SCAN = 200;
 export const NEIGHBOUR_REFERENCES = 20;
 export const NEIGHBOUR_FACTS = 50;
-
-/**
- * How many references `history` follows from a slot it reads: a correction of a correction (v3 names v2,
- * which names v1, each filed under a slot of its own) leaves the first value two references away, and
- * that value is dead however far back it is. Each step reads the slots the versions of the last step
- * refer to; a cycle of references ends here too.
- */
-export const REFERENCE_DEPTH = 8;
 
 /** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
 export const EXTRACTION_QUERY_TERMS = 64;

@@ -39,7 +39,6 @@ import {
   NEIGHBOURS,
   newestFirst,
   projectToken,
-  REFERENCE_DEPTH,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { storedFactRow } from "./fact-rows";
@@ -202,9 +201,10 @@ type FoundAs = "matched" | "entity" | "neighbour" | "similar" | "history" | "cou
  * nearest the text ("similar"), and every version the reader may know of in the slots those fill, in
  * `outside`'s (the standing rules' slots outside the newest versions, and the versions those rules and
  * the newest versions refer to: historyTargets) and in the slots the versions of those slots refer to
- * (the one a correction supersedes, those a decision depends on), followed REFERENCE_DEPTH references
- * deep, not already in the answer ("history", newest first); each one past its bound. The matches
- * and the entity facts are computed once (MATERIALIZED) and serve the history too. Slots are looked up
+ * (the one a correction supersedes, those a decision depends on), followed to the end of the chain
+ * (each slot once; as many slots as the history holds versions), not already in the answer
+ * ("history", newest first); each one past its bound. The matches and the entity facts are computed
+ * once (MATERIALIZED) and serve the history too. Slots are looked up
  * by key (CROSS JOIN from the keys, so each is an index seek); lists travel as one JSON parameter each,
  * whatever their length.
  */
@@ -225,16 +225,16 @@ function foundSql(
   const visible = `(f.user_id IS NULL OR f.user_id = ${user})`;
   // The slots the versions in `from`'s slots refer to (a supersedes that names no version names a slot),
   // through the partial indexes of referring versions (migration 0011).
-  const referring = (from: string, depth: string, where = "true") => `
-      SELECT coalesce(t.key, v.supersedes), ${depth} FROM ${from} s
+  const referring = (from: string) => `
+      SELECT coalesce(t.key, v.supersedes) FROM ${from} s
         CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
         LEFT JOIN facts t ON t.project_id = ${project} AND t.id = v.supersedes
-        WHERE ${where} AND v.supersedes IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ${user})
-      UNION SELECT coalesce(t.key, d.value), ${depth} FROM ${from} s
+        WHERE v.supersedes IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ${user})
+      UNION SELECT coalesce(t.key, d.value) FROM ${from} s
         CROSS JOIN facts v ON v.project_id = ${project} AND v.key = s.key
         CROSS JOIN json_each(${jsonList("v.depends_on_json")}) d
         LEFT JOIN facts t ON t.project_id = ${project} AND t.id = d.value
-        WHERE ${where} AND v.depends_on_json <> '[]' AND (v.user_id IS NULL OR v.user_id = ${user})`;
+        WHERE v.depends_on_json <> '[]' AND (v.user_id IS NULL OR v.user_id = ${user})`;
   const matches = search ? matchesSql(search, bind) : "SELECT * FROM facts WHERE 0";
   const counts = search
     ? `SELECT 'counts' AS found_as, ${FACT_COLUMNS.map((name) =>
@@ -307,9 +307,10 @@ function foundSql(
       UNION SELECT coalesce(f.key, o.value) FROM json_each(${bind(JSON.stringify(outside.ids))}) o
         LEFT JOIN facts f ON f.project_id = ${project} AND f.id = o.value
     ),
-    referred(key, depth) AS (
-      ${referring("slot_keys", "1")}
-      UNION ${referring("referred", "s.depth + 1", `s.depth < ${bind(REFERENCE_DEPTH)}`)}
+    referred(key) AS (
+      ${referring("slot_keys")}
+      UNION ${referring("referred")}
+      LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     ),
     history AS (
       SELECT * FROM (

@@ -6,7 +6,6 @@ import {
   NEIGHBOUR_REFERENCES,
   NEIGHBOUR_SCAN,
   NEIGHBOURS,
-  REFERENCE_DEPTH,
 } from "../facts/fact-candidates";
 import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 
@@ -392,8 +391,9 @@ export class FactReplica {
       this.namedParts.get(part) ?? this.namedParts.remember(part, this.named(query.entityIds, query.userId));
     const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
     // Every version of the slots found and of `outside`, and of the slots their versions refer to (the
-    // one a correction supersedes, those a decision depends on), followed along the chain: what is dead
-    // is judged over the whole slot, however old, and over every slot a correction corrected.
+    // one a correction supersedes, those a decision depends on), followed to the end of the chain (each
+    // slot once, so a cycle ends; as many slots as the history holds versions): what is dead is judged
+    // over the whole slot, however old, and over every slot a correction corrected.
     const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
     const foundIds = JSON.stringify(found.map((r) => r.id));
     const history =
@@ -404,17 +404,18 @@ export class FactReplica {
               SELECT value FROM json_each(?1)
               UNION SELECT coalesce(f.key, i.value) FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
             ),
-            referred(key, depth) AS (
-              SELECT coalesce(t.key, r.value), 1 FROM slot s
+            referred(key) AS (
+              SELECT coalesce(t.key, r.value) FROM slot s
                 CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
                 CROSS JOIN json_each(v.refs) r
                 LEFT JOIN replica_facts t ON t.id = r.value
                 WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
-              UNION SELECT coalesce(t.key, r.value), s.depth + 1 FROM referred s
+              UNION SELECT coalesce(t.key, r.value) FROM referred s
                 CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
                 CROSS JOIN json_each(v.refs) r
                 LEFT JOIN replica_facts t ON t.id = r.value
-                WHERE s.depth < ?6 AND v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
+                WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
+              LIMIT ?5
             )
             SELECT f.id, f.key FROM (SELECT key FROM slot UNION SELECT key FROM referred) k
               CROSS JOIN replica_facts f ON f.key = k.key
@@ -425,7 +426,6 @@ export class FactReplica {
             query.userId,
             foundIds,
             limits.history + 1,
-            REFERENCE_DEPTH,
           )
         : [];
     const ids = (list: readonly FoundRow[]) => list.map((r) => r.id);
