@@ -106,6 +106,16 @@ const REFERENCES = (row: string) => `nullif((SELECT json_group_array(value) FROM
     SELECT ${row} ->> 'supersedes' AS value WHERE value IS NOT NULL
     UNION ALL SELECT value FROM json_each(${jsonList(`${row} ->> 'depends_on_json'`)}))), '[]')`;
 
+/**
+ * The slots that the versions in `from`'s slots refer to (a reference that names no version names a
+ * slot), through the index of the rows that refer to anything; `?3` is the reader.
+ */
+const REFERRED_SLOTS = (from: string) => `SELECT coalesce(t.key, r.value) FROM ${from} s
+                CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
+                CROSS JOIN json_each(v.refs) r
+                LEFT JOIN replica_facts t ON t.id = r.value
+                WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)`;
+
 /** The entity part of a search: the named entities' facts, their neighbours, and the neighbours' facts. */
 interface NamedPart {
   entity: FoundRow[];
@@ -405,16 +415,8 @@ export class FactReplica {
               UNION SELECT coalesce(f.key, i.value) FROM json_each(?2) i LEFT JOIN replica_facts f ON f.id = i.value
             ),
             referred(key) AS (
-              SELECT coalesce(t.key, r.value) FROM slot s
-                CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
-                CROSS JOIN json_each(v.refs) r
-                LEFT JOIN replica_facts t ON t.id = r.value
-                WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
-              UNION SELECT coalesce(t.key, r.value) FROM referred s
-                CROSS JOIN replica_facts v INDEXED BY replica_facts_referring ON v.key = s.key
-                CROSS JOIN json_each(v.refs) r
-                LEFT JOIN replica_facts t ON t.id = r.value
-                WHERE v.refs IS NOT NULL AND (v.user_id IS NULL OR v.user_id = ?3)
+              ${REFERRED_SLOTS("slot")}
+              UNION ${REFERRED_SLOTS("referred")}
               LIMIT ?5
             )
             SELECT f.id, f.key FROM (SELECT key FROM slot UNION SELECT key FROM referred) k

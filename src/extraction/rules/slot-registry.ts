@@ -113,15 +113,18 @@ export class SlotRegistry {
     return slots;
   }
 
-  /** Slots visible from a scope: its own, then the global ones it may refer to. */
+  /** Slots visible from a scope, as far as `nearestFirst` lets lookups see. */
   private visible(scopeKey: string): Slot[] {
-    const own = [...(this.scopes.get(scopeKey)?.values() ?? [])];
-    const shadowed = new Set(own.map((s) => s.key));
-    const slots =
-      scopeKey === GLOBAL
-        ? own
-        : own.concat([...this.scope(GLOBAL).values()].filter((s) => !shadowed.has(s.key)));
+    const slots = this.inScope(scopeKey);
     return this.conversationOnly ? slots.filter((s) => !s.elsewhere) : slots;
+  }
+
+  /** Slots of a scope: its own, then the global ones it may refer to. */
+  private inScope(scopeKey: string): Slot[] {
+    const own = [...(this.scopes.get(scopeKey)?.values() ?? [])];
+    if (scopeKey === GLOBAL) return own;
+    const shadowed = new Set(own.map((s) => s.key));
+    return own.concat([...this.scope(GLOBAL).values()].filter((s) => !shadowed.has(s.key)));
   }
 
   private allKeys(): Map<string, number> {
