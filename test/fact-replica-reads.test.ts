@@ -383,3 +383,43 @@ describe("the fact replica's answer", () => {
     }
   }, 120_000);
 });
+
+/**
+ * The history part of a replica search reads only the slots that can hold a version the answer lacks:
+ * a found slot of one version holds only the version found, so it is not read; a found slot of more
+ * versions is, and so is every slot the reader asks about (`outside`) whatever its versions.
+ */
+describe("the fact replica's history", () => {
+  it("reads every slot that holds a version beyond those found, and those the reader asks about", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("alpha_ledger", "The alpha ledger closes on the fifth"),
+      fact("beta_ledger", "The beta ledger closes on the tenth"),
+      fact("gamma_rule", "Refunds above 500 euros need a second approver"),
+    ]);
+    await t.events([fact("beta_ledger", "The beta ledger closes on the twelfth")]);
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`history-${t.project}`));
+    await runInDurableObject(stub, async (_, state) => {
+      const replica = new FactReplica(state.storage);
+      await replica.catchUp(env.TENANT_ACME_DB, t.project, 10);
+      const answer = replica.search({
+        userId: "u1",
+        terms: ["ledger"],
+        similarIds: [],
+        outside: { keys: ["gamma_rule", "alpha_ledger"], ids: [] },
+        entityIds: [],
+        known: [],
+        since: 0,
+      });
+      const row = (id: string) => JSON.parse(answer.rows[id] as string) as RawFactRow;
+      const matched = answer.matched.map((id) => row(id).content);
+      expect(matched).toEqual(expect.arrayContaining(["alpha_ledger: The alpha ledger closes on the fifth"]));
+      const history = answer.history.map(
+        (id) => `${row(id).key}:${row(id).tx_end === null ? "current" : "closed"}`,
+      );
+      // The beta slot's first version, and the rule the reader asked about; nothing more of alpha's slot,
+      // whose one version was found (even though the reader asked about it too).
+      expect(history.sort()).toEqual(["beta_ledger:closed", "gamma_rule:current"]);
+    });
+  }, 60_000);
+});

@@ -312,9 +312,17 @@ function foundSql(
       UNION ${referring("referred")}
       LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}
     ),
+    -- A found slot of one version holds nothing but the version found: no history to read there.
+    single(key) AS (
+      SELECT a.key FROM (SELECT DISTINCT key FROM found_all) a
+      WHERE (SELECT count(*) FROM (
+        SELECT 1 FROM facts c WHERE c.project_id = ${project} AND c.key = a.key LIMIT 2)) = 1
+    ),
     history AS (
       SELECT * FROM (
-        SELECT f.* FROM (SELECT key FROM slot_keys UNION SELECT key FROM referred) k
+        SELECT f.* FROM (
+          SELECT key FROM slot_keys EXCEPT SELECT key FROM single UNION SELECT key FROM referred
+        ) k
           CROSS JOIN facts f ON f.project_id = ${project} AND f.key = k.key
           WHERE ${visible} AND f.id NOT IN (SELECT id FROM found_ids)
       ) ORDER BY tx_start DESC, id DESC LIMIT ${bind(FACT_CANDIDATE_LIMITS.history + 1)}

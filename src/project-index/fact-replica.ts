@@ -404,7 +404,8 @@ export class FactReplica {
     // one a correction supersedes, those a decision depends on), followed to the end of the chain (each
     // slot once, so a cycle ends; as many slots as the history holds versions): what is dead is judged
     // over the whole slot, however old, and over every slot a correction corrected.
-    const keys = [...new Set([...found.map((r) => r.key), ...query.outside.keys])];
+    const foundKeys = [...new Set(found.map((r) => r.key))];
+    const keys = [...new Set([...foundKeys, ...query.outside.keys])];
     const foundIds = JSON.stringify(found.map((r) => r.id));
     const history =
       keys.length || query.outside.ids.length
@@ -418,8 +419,16 @@ export class FactReplica {
               ${REFERRED_SLOTS("slot")}
               UNION ${REFERRED_SLOTS("referred")}
               LIMIT ?5
+            ),
+            -- A found slot of one version holds nothing but the version found: no history to read. Most
+            -- slots have one version, and counting to two is an index seek, not a read of the row.
+            single(key) AS (
+              SELECT j.value FROM json_each(?6) j
+              WHERE (SELECT count(*) FROM (SELECT 1 FROM replica_facts c WHERE c.key = j.value LIMIT 2)) = 1
             )
-            SELECT f.id, f.key FROM (SELECT key FROM slot UNION SELECT key FROM referred) k
+            SELECT f.id, f.key FROM (
+              SELECT key FROM slot EXCEPT SELECT key FROM single UNION SELECT key FROM referred
+            ) k
               CROSS JOIN replica_facts f ON f.key = k.key
               WHERE (f.user_id IS NULL OR f.user_id = ?3) AND f.id NOT IN (SELECT value FROM json_each(?4))
               ORDER BY f.tx_start DESC, f.id DESC LIMIT ?5`,
@@ -428,6 +437,7 @@ export class FactReplica {
             query.userId,
             foundIds,
             limits.history + 1,
+            JSON.stringify(foundKeys),
           )
         : [];
     const ids = (list: readonly FoundRow[]) => list.map((r) => r.id);
