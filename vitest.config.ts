@@ -15,6 +15,8 @@ export const TEST_TENANTS = {
     vectors: "TENANT_GLOBEX_VECTORS",
     key_sha256: sha256("globex-test-key"),
     entity_thresholds: { bind: 0.75, review: 0.5 },
+    /** Traces kept a week instead of the default 30 days (test/trace-retention.test.ts). */
+    trace_retention_days: 7,
   },
   /** A tenant whose projects are spread over two databases (src/tenancy/placement.ts). */
   initech: {

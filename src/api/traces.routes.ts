@@ -17,6 +17,8 @@ export const getTrace = createRoute({
     200: { content: { "application/json": { schema: TraceView } }, description: "The compile's trace" },
     400: problem("Malformed trace id; `errors` names the field"),
     401: problem("Missing or wrong tenant key, or unknown tenant (the two are not told apart)"),
-    404: problem("No trace with this id for this tenant"),
+    404: problem(
+      "No trace with this id for this tenant (traces are kept the tenant's `trace_retention_days`, 30 by default)",
+    ),
   },
 });

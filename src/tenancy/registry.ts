@@ -52,6 +52,11 @@ const tenantEntry = z.object({
     )
     .optional(),
   /**
+   * How many days a compile's trace is kept (`GET /traces/{id}`); older ones are deleted by the hourly
+   * retention run (src/traces/trace-retention.ts). 30 when absent.
+   */
+  trace_retention_days: z.number().int().min(1).max(36_500).optional(),
+  /**
    * Seed 001's entity-resolution thresholds (src/entities): a match scoring at least `bind` binds to the
    * existing entity, one above `review` (and below `bind`) becomes a pending node with a review item,
    * anything lower a new entity. 0.95 and 0.70 when absent.
@@ -84,6 +89,11 @@ function registry(env: Env): Record<string, TenantEntry> {
     parsed.set(env.TENANTS, entries);
   }
   return entries;
+}
+
+/** Every tenant the registry names. */
+export function tenantNames(env: Env): string[] {
+  return Object.keys(registry(env));
 }
 
 export function isTenantName(name: string): boolean {

@@ -6,7 +6,7 @@ import { type TraceRow, traces } from "./trace-schema";
 export class TraceRepository {
   private readonly db: DrizzleD1Database;
 
-  constructor(database: D1Database) {
+  constructor(private readonly database: D1Database) {
     this.db = drizzle(database);
   }
 
@@ -22,5 +22,20 @@ export class TraceRepository {
       .where(and(eq(traces.tenant, tenant), eq(traces.traceId, traceId)))
       .limit(1);
     return rows[0];
+  }
+
+  /**
+   * Deletes the tenant's oldest traces created before `before` (an ISO timestamp, as stored), at most
+   * `limit` of them, through the (tenant, created_at) index; how many it deleted.
+   */
+  async deleteOlderThan(tenant: string, before: string, limit: number): Promise<number> {
+    const result = await this.database
+      .prepare(
+        `DELETE FROM traces WHERE rowid IN (
+          SELECT rowid FROM traces WHERE tenant = ? AND created_at < ? ORDER BY created_at LIMIT ?)`,
+      )
+      .bind(tenant, before, limit)
+      .run();
+    return result.meta.changes ?? 0;
   }
 }

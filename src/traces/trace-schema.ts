@@ -28,6 +28,8 @@ export const traces = sqliteTable(
   (table) => [
     primaryKey({ columns: [table.tenant, table.traceId] }),
     index("traces_thread_created").on(table.tenant, table.thread, table.createdAt),
+    // Retention deletes a tenant's traces by age (trace-retention.ts).
+    index("traces_tenant_created").on(table.tenant, table.createdAt),
   ],
 );
 
