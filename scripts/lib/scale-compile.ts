@@ -203,6 +203,24 @@ export async function compilerAt(ref: string): Promise<{
   newCache: () => unknown;
   commit: string;
 }> {
+  const { dir, commit } = sourceAt(ref);
+  const compile = await import(join(dir, "src/compiler/compile.ts"));
+  const cache = await import(join(dir, "src/compiler/cache/compile-cache.ts"));
+  const memos = await import(join(dir, "src/compiler/cache/memos.ts"));
+  const text = new memos.TextMemos();
+  return {
+    compileContext: compile.compileContext,
+    newCache: () => new cache.CompileCache(text),
+    commit,
+  };
+}
+
+/**
+ * Another commit's `src/` (`ref`), exported once into node_modules/.cache so its imports of packages
+ * resolve as the worktree's do: benches import a baseline's modules from `dir` and time them beside
+ * this tree's in the same run.
+ */
+export function sourceAt(ref: string): { dir: string; commit: string } {
   const root = resolve(import.meta.dirname, "../..");
   const commit = execFileSync("git", ["rev-parse", "--short", ref], { cwd: root, encoding: "utf8" }).trim();
   const dir = join(root, "node_modules", ".cache", "bench-compile-baseline", commit);
@@ -214,13 +232,5 @@ export async function compilerAt(ref: string): Promise<{
     });
     execFileSync("tar", ["-x", "-C", dir], { input: archive });
   }
-  const compile = await import(join(dir, "src/compiler/compile.ts"));
-  const cache = await import(join(dir, "src/compiler/cache/compile-cache.ts"));
-  const memos = await import(join(dir, "src/compiler/cache/memos.ts"));
-  const text = new memos.TextMemos();
-  return {
-    compileContext: compile.compileContext,
-    newCache: () => new cache.CompileCache(text),
-    commit,
-  };
+  return { dir, commit };
 }

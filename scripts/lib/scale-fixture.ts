@@ -304,6 +304,9 @@ const QUESTION_FORMS: ((topic: string) => string)[] = [
   (t) => `Summarise where things stand with ${t}.`,
   (t) => `Did anyone mention ${t} recently?`,
 ];
+/** The named things of the fact filler (companies, teams, people), as an entity registry would hold them. */
+export const FILLER_ENTITIES = { companies: COMPANIES, teams: TEAMS.map((t) => `${t} team`), people: PEOPLE };
+
 /** Topics of the fresh questions, by scenario: the filler's own vocabulary, so they can match something. */
 const QUESTION_TOPICS = {
   facts: [...COMPANIES, ...TEAMS.map((t) => `the ${t} team`), ...SYSTEMS, ...REGIONS, ...PEOPLE],

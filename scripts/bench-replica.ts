@@ -1,0 +1,268 @@
+// `npm run bench:replica [-- --facts 10000] [--questions 200] [--rounds 3] [--baseline main] [--statements]`
+//
+// The project fact replica's search (src/project-index/fact-replica.ts), the largest part of a new
+// question's compile at scale, timed in Node over `node:sqlite` (the SQLite engine Durable Objects use),
+// beside the replica of `--baseline` (a git ref) in the same run: question by question, the two alternate
+// which goes first, so a machine that speeds up or slows down during the run moves both alike. Wall time
+// of a server compile swings by a fifth from one run to the next on a shared machine; this does not.
+//
+// The project is bench:scale's filler (scripts/lib/scale-fixture.ts): `--facts` versions, a new one of a
+// key closing the last, written in batches of 500 as revisions, with each version's references to the
+// companies, teams and people it names (as an entity registry resolves them). Each replica catches up from
+// a D1 stand-in: the migrations applied to an in-memory `node:sqlite` database, read through the D1 calls
+// the catch-up makes. Each question (fresh ones, as bench:scale asks) is asked as a thread object asks
+// it: its search terms, the entities it names, 50 nearest facts (a deterministic draw), and the newest 500
+// versions as held. It prints each side's time per search (p50, p95, mean), how many answers differ
+// (0 when a change keeps the answers), and with `--statements` each side's time per statement.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { getTableColumns } from "drizzle-orm";
+import type { FactVersion } from "../src/domain/fact-version";
+import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
+import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../src/facts/fact-candidates";
+import { facts } from "../src/facts/fact-schema";
+import { prepareFact } from "../src/facts/prepare-fact";
+import type { FactReplica, ReplicaQuery } from "../src/project-index/fact-replica";
+import { loadTokenCounter } from "../src/tokens/count-tokens";
+import { percentile } from "./lib/bench-http";
+import { nodeSqlStorage } from "./lib/node-sql-storage";
+import { sourceAt } from "./lib/scale-compile";
+import { FILLER_ENTITIES, fillerFact, freshQuestions, picker } from "./lib/scale-fixture";
+
+const USAGE = `usage: npm run bench:replica [-- --facts N] [--questions N] [--rounds N] [--baseline REF] [--statements]
+  --facts N        fact versions in the project (default 10000)
+  --questions N    fresh questions (default 200)
+  --rounds N       passes over the questions; the first warms the JIT and is not timed (default 3)
+  --baseline REF   git ref whose replica is timed beside this tree's (default HEAD)
+  --statements     print each side's time per SQL statement too`;
+
+const { values: options } = parseArgs({
+  options: {
+    facts: { type: "string", default: "10000" },
+    questions: { type: "string", default: "200" },
+    rounds: { type: "string", default: "3" },
+    baseline: { type: "string", default: "HEAD" },
+    statements: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  },
+});
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const positive = (text: string, name: string) => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench:replica: --${name} must be a positive integer, got '${text}'\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+};
+const SIZE = positive(options.facts, "facts");
+const QUESTIONS = positive(options.questions, "questions");
+const ROUNDS = Math.max(2, positive(options.rounds, "rounds"));
+const PROJECT = "bench";
+const USER = "u1";
+/** Versions per write, as bench:scale writes its filler. */
+const BATCH = 500;
+const NEAREST = FACT_CANDIDATE_LIMITS.similar;
+
+type ReplicaClass = new (storage: DurableObjectStorage, sql?: SqlStorage) => FactReplica;
+
+/** The filler as stored versions: a new version of a key closes the last, as plan-writes.ts does. */
+async function fillerVersions(): Promise<(FactVersion & { revision: number })[]> {
+  const { chance, pick } = picker(SIZE);
+  const countTokens = await loadTokenCounter();
+  const start = Date.parse("2026-01-01T00:00:00Z");
+  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  const writer = {
+    projectId: PROJECT,
+    threadId: "bench",
+    identity: { user_id: USER, user_name: "Ada", authority: "employee" },
+    ladder: DEFAULT_AUTHORITY_LADDER,
+    receivedAt: at(0),
+    countTokens,
+  };
+  const latest = new Map<string, FactVersion & { revision: number }>();
+  const versions: (FactVersion & { revision: number })[] = [];
+  for (let i = 0; i < SIZE; i++) {
+    const revision = 1 + Math.floor(i / BATCH);
+    const row = {
+      ...prepareFact(fillerFact(i, at(i), pick, chance), { ...writer, receivedAt: at(i) }),
+      revision,
+    };
+    const previous = latest.get(row.key);
+    if (previous) {
+      // Closing a version restamps it with the closing write's revision, as the fact repository does.
+      Object.assign(previous, { txEnd: row.txStart, supersededBy: row.id, isValid: false, revision });
+      row.supersedes = previous.id;
+      row.lineageId = previous.lineageId;
+    }
+    latest.set(row.key, row);
+    versions.push(row);
+  }
+  return versions;
+}
+
+const ENTITY_NAMES = [...FILLER_ENTITIES.companies, ...FILLER_ENTITIES.teams, ...FILLER_ENTITIES.people];
+const entityId = (name: string) => `entity-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+/** The names of registered entities a text holds (the registry's exact-name match). */
+const mentions = (text: string) => {
+  const lower = text.toLowerCase();
+  return ENTITY_NAMES.filter((name) => lower.includes(name.toLowerCase()));
+};
+const named = (text: string) => mentions(text).map(entityId);
+
+/** The D1 stand-in: the migrations applied to an in-memory database holding the project's facts. */
+function sourceDatabase(versions: readonly (FactVersion & { revision: number })[]): D1Database {
+  const db = new DatabaseSync(":memory:");
+  const migrations = resolve(import.meta.dirname, "../migrations");
+  for (const file of readdirSync(migrations)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    db.exec(readFileSync(join(migrations, file), "utf8"));
+  }
+  const columns = Object.entries(getTableColumns(facts)).map(([property, column]) => ({
+    property,
+    name: column.name,
+  }));
+  const insert = db.prepare(
+    `INSERT INTO facts (${columns.map((c) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+  );
+  const link = db.prepare(
+    "INSERT INTO fact_entities (project_id, fact_id, mention, entity_id) VALUES (?, ?, ?, ?)",
+  );
+  db.exec("BEGIN");
+  for (const row of versions) {
+    const record = row as unknown as Record<string, unknown>;
+    insert.run(
+      ...columns.map(({ property }) => {
+        const value = record[property];
+        return typeof value === "boolean" ? Number(value) : ((value ?? null) as string | number | null);
+      }),
+    );
+    for (const mention of mentions(row.content)) link.run(PROJECT, row.id, mention, entityId(mention));
+  }
+  const revision = versions.reduce((most, r) => Math.max(most, r.revision), 0);
+  db.prepare("INSERT INTO fact_revisions (project_id, revision) VALUES (?, ?)").run(PROJECT, revision);
+  db.exec("COMMIT");
+  const statement = (sql: string, bound: unknown[] = []) => ({
+    sql,
+    bound,
+    bind: (...values: unknown[]) => statement(sql, values),
+  });
+  return {
+    prepare: (sql: string) => statement(sql),
+    batch: async (list: { sql: string; bound: unknown[] }[]) =>
+      list.map((s) => ({ results: db.prepare(s.sql).all(...(s.bound as (string | number | null)[])) })),
+  } as unknown as D1Database;
+}
+
+/** A replica of `Replica`'s code in a database of its own, caught up with the source. */
+async function replicaOf(Replica: ReplicaClass, source: D1Database) {
+  const store = nodeSqlStorage(":memory:");
+  const statements = new Map<string, number>();
+  const exec = store.sql.exec;
+  const timed = ((query: string, ...bindings: never[]) => {
+    const started = performance.now();
+    const rows = exec(query, ...bindings).toArray();
+    const key = query.replace(/\s+/g, " ").trim().slice(0, 100);
+    statements.set(key, (statements.get(key) ?? 0) + performance.now() - started);
+    return {
+      toArray: () => rows,
+      one: () => rows[0],
+      [Symbol.iterator]: () => rows[Symbol.iterator](),
+    };
+  }) as unknown as SqlStorage["exec"];
+  const sql = { exec: timed } as unknown as SqlStorage;
+  const storage = {
+    sql,
+    transactionSync: <T>(body: () => T): T => {
+      store.database.exec("BEGIN");
+      try {
+        const result = body();
+        store.database.exec("COMMIT");
+        return result;
+      } catch (error) {
+        store.database.exec("ROLLBACK");
+        throw error;
+      }
+    },
+  } as unknown as DurableObjectStorage;
+  const replica = new Replica(storage, sql);
+  for (;;) {
+    const { revision, latest } = await replica.catchUp(source, PROJECT, 100);
+    if (revision >= latest) break;
+  }
+  statements.clear();
+  return { replica, statements };
+}
+
+const versions = await fillerVersions();
+const source = sourceDatabase(versions);
+const { dir, commit } = sourceAt(options.baseline);
+const theirs = (await import(join(dir, "src/project-index/fact-replica.ts"))).FactReplica as ReplicaClass;
+const mine = (await import("../src/project-index/fact-replica")).FactReplica as ReplicaClass;
+const sides = { mine: await replicaOf(mine, source), theirs: await replicaOf(theirs, source) };
+
+const current = versions.filter((r) => r.txEnd === null).map((r) => r.id);
+const known = [...versions].sort(newestFirst).slice(0, FACT_CANDIDATE_LIMITS.recent);
+const since = versions.reduce((most, r) => Math.max(most, r.revision), 0);
+const queries: ReplicaQuery[] = freshQuestions("facts", QUESTIONS, []).map((question, i) => {
+  const draw = picker(SIZE * 7919 + i);
+  return {
+    userId: USER,
+    terms: searchTerms(question),
+    similarIds: [...new Set(Array.from({ length: NEAREST }, () => draw.pick(current)))],
+    outside: { keys: [], ids: [] },
+    entityIds: named(question),
+    known: known.map((r) => r.id),
+    since,
+  };
+});
+
+const times = { mine: [] as number[], theirs: [] as number[] };
+let differing = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [i, query] of queries.entries()) {
+    const order = (round + i) % 2 === 0 ? (["mine", "theirs"] as const) : (["theirs", "mine"] as const);
+    const answers: Record<string, string> = {};
+    for (const side of order) {
+      const started = performance.now();
+      const answer = sides[side].replica.search(query);
+      const elapsed = performance.now() - started;
+      if (round > 0) times[side].push(elapsed);
+      if (round === ROUNDS - 1) answers[side] = JSON.stringify(answer);
+    }
+    if (round === ROUNDS - 1 && answers.mine !== answers.theirs) differing++;
+  }
+  // The first round warms the JIT and each replica's memos; the statements are timed from the second.
+  if (round === 0) for (const side of Object.values(sides)) side.statements.clear();
+}
+
+const line = (name: string, list: number[]) => {
+  const s = [...list].sort((a, b) => a - b);
+  const mean = s.reduce((t, x) => t + x, 0) / s.length;
+  return `  ${name.padEnd(26)} p50 ${percentile(s, 50).toFixed(2).padStart(6)} ms   p95 ${percentile(s, 95).toFixed(2).padStart(6)} ms   mean ${mean.toFixed(2).padStart(6)} ms`;
+};
+const withEntities = queries.filter((q) => q.entityIds.length > 0).length;
+console.log(
+  `\nfact replica search at ${SIZE} fact versions (node:sqlite; ${QUESTIONS} fresh questions, ${withEntities} naming an entity, ${ROUNDS - 1} timed rounds after one untimed; each replica keeps its memos across questions, as the index object does)`,
+);
+console.log(line("this tree", times.mine));
+console.log(line(`baseline ${commit} (${options.baseline})`, times.theirs));
+console.log(`  answers differing from the baseline's: ${differing} of ${QUESTIONS}`);
+if (options.statements) {
+  const searches = times.mine.length;
+  for (const [side, label] of [
+    ["mine", "this tree"],
+    ["theirs", `baseline ${commit}`],
+  ] as const) {
+    console.log(`\n  ${label}, per statement (ms per search):`);
+    for (const [statement, ms] of [...sides[side].statements].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+      console.log(`  ${(ms / searches).toFixed(3).padStart(7)}  ${statement}`);
+    }
+  }
+}
