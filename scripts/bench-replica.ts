@@ -68,6 +68,18 @@ const USER = "u1";
 /** Versions per write, as bench:scale writes its filler. */
 const BATCH = 500;
 const NEAREST = FACT_CANDIDATE_LIMITS.similar;
+/** The baseline's source, checked before the fixture is built. */
+const baseline = (() => {
+  try {
+    return sourceAt(options.baseline);
+  } catch {
+    console.error(
+      `bench:replica: --baseline '${options.baseline}' names no commit of this repository\n${USAGE}`,
+    );
+    process.exit(2);
+  }
+})();
+const { dir, commit } = baseline;
 
 type ReplicaClass = new (storage: DurableObjectStorage, sql?: SqlStorage) => FactReplica;
 
@@ -202,7 +214,6 @@ async function replicaOf(Replica: ReplicaClass, source: D1Database) {
 
 const versions = await fillerVersions();
 const source = sourceDatabase(versions);
-const { dir, commit } = sourceAt(options.baseline);
 const theirs = (await import(join(dir, "src/project-index/fact-replica.ts"))).FactReplica as ReplicaClass;
 const mine = (await import("../src/project-index/fact-replica")).FactReplica as ReplicaClass;
 const sides = { mine: await replicaOf(mine, source), theirs: await replicaOf(theirs, source) };
