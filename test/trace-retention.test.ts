@@ -1,8 +1,9 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../src/env";
 import worker from "../src/index";
 import { lookupTenant } from "../src/tenancy/registry";
-import { PRUNE_BATCH, PRUNE_BATCHES, pruneTraces } from "../src/traces/trace-retention";
+import { PRUNE_BATCH, PRUNE_BATCHES, pruneAllTenants, pruneTraces } from "../src/traces/trace-retention";
 import { call, fact, message, newThread } from "./helpers";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -93,4 +94,63 @@ describe("trace retention", () => {
     expect(next).toMatchObject({ deleted: 5, more: false });
     expect(await left(home)).toBe(3);
   }, 60_000);
+
+  it("keeps a tenant whose key is not configured tidy, and reports a database that is not bound", async () => {
+    const t = await newThread();
+    await t.events([fact("deploy_region", "eu-west-1")]);
+    const compiled = await t.context({ query: "which region?", budget_tokens: 200 });
+    await age(env.TENANT_ACME_DB, compiled.json.trace_id, 40);
+    // acme's key hash lives in a secret nobody set, and it names a second database nobody bound.
+    const registry = {
+      acme: { db: "TENANT_ACME_DB", more_dbs: ["TENANT_ACME_DB_GONE"], vectors: "V", key_secret: "UNSET" },
+    };
+    const misconfigured = { ...env, TENANTS: JSON.stringify(registry) } as unknown as Env;
+    expect(lookupTenant(misconfigured, "acme")).toBeUndefined();
+    const [outcome] = await pruneAllTenants(misconfigured, Date.now());
+    expect(outcome).toMatchObject({ tenant: "acme", more: true, failed: ["TENANT_ACME_DB_GONE"] });
+    expect(outcome?.deleted).toBeGreaterThanOrEqual(1);
+    const gone = await env.TENANT_ACME_DB.prepare("SELECT count(*) AS n FROM traces WHERE trace_id = ?")
+      .bind(compiled.json.trace_id)
+      .first<{ n: number }>();
+    expect(gone?.n).toBe(0);
+  });
+
+  it("stops a run when its budget of statements is spent, and says more is due", async () => {
+    const tenant = lookupTenant(env, "initech");
+    if (!tenant) throw new Error("the initech test tenant is not configured");
+    const due = new Date(Date.now() - 40 * DAY_MS).toISOString();
+    await env.TENANT_INITECH_DB_2.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+      INSERT INTO traces (tenant, trace_id, project_id, thread, created_at, query_sha256, query_chars,
+        budget_tokens, tokens, compile_ms, candidate_count, compiled_count, omitted_count,
+        quarantined_count, trace_json)
+      SELECT 'initech', 'budget-' || i, 'p-budget', 't-budget', ?, '', 0, 0, 0, 0, 0, 0, 0, 0, '{}' FROM n`,
+    )
+      .bind(PRUNE_BATCH * 3, due)
+      .run();
+    const budget = { statements: 2 };
+    const first = await pruneTraces(tenant, Date.now(), budget, ["TENANT_INITECH_DB_2"]);
+    expect(first).toMatchObject({ deleted: PRUNE_BATCH * 2, more: true });
+    expect(budget.statements).toBe(0);
+    const rest = await pruneTraces(tenant, Date.now());
+    expect(rest).toMatchObject({ deleted: PRUNE_BATCH, more: false });
+  });
+});
+
+/**
+ * A registry entry an operator hand-edited wrongly costs that tenant, never the others: the entry is
+ * logged and left out (its requests are unauthorized), and the service goes on.
+ */
+describe("a malformed tenant registry", () => {
+  it("leaves out the malformed entry and serves the others", () => {
+    const registry = {
+      acme: { db: "TENANT_ACME_DB", vectors: "V", key_sha256: "0".repeat(64), trace_retention_days: "14" },
+      globex: { db: "TENANT_GLOBEX_DB", vectors: "V", key_sha256: "1".repeat(64), trace_retention_days: 14 },
+    };
+    const configured = { ...env, TENANTS: JSON.stringify(registry) } as unknown as Env;
+    expect(lookupTenant(configured, "acme")).toBeUndefined();
+    expect(lookupTenant(configured, "globex")?.trace_retention_days).toBe(14);
+    const broken = { ...env, TENANTS: "{not json" } as unknown as Env;
+    expect(lookupTenant(broken, "globex")).toBeUndefined();
+  });
 });

@@ -67,8 +67,6 @@ const tenantEntry = z.object({
     .optional(),
 });
 
-const registrySchema = z.record(z.string().regex(TENANT_NAME), tenantEntry);
-
 export type TenantEntry = z.infer<typeof tenantEntry>;
 
 export interface Tenant extends TenantEntry {
@@ -82,18 +80,74 @@ export interface Tenant extends TenantEntry {
 
 const parsed = new Map<string, Record<string, TenantEntry>>();
 
+/**
+ * The registry's valid entries, parsed once per configuration. Each entry is checked on its own: one
+ * that is malformed (a hand-edited field of the wrong type, a name that breaks the name rule) is logged
+ * and left out, so that tenant is unknown (401) while every other tenant is served; a registry that is
+ * not JSON at all leaves every tenant unknown, and is logged too. Never a 500 for a configuration slip.
+ */
 function registry(env: Env): Record<string, TenantEntry> {
   let entries = parsed.get(env.TENANTS);
   if (!entries) {
-    entries = registrySchema.parse(JSON.parse(env.TENANTS || "{}"));
+    entries = validEntries(env.TENANTS);
     parsed.set(env.TENANTS, entries);
   }
   return entries;
 }
 
-/** Every tenant the registry names. */
-export function tenantNames(env: Env): string[] {
-  return Object.keys(registry(env));
+function validEntries(text: string): Record<string, TenantEntry> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text || "{}");
+  } catch (error) {
+    console.error("TENANTS is not JSON: no tenant is served", error);
+    return {};
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    console.error("TENANTS is not an object of tenants: no tenant is served");
+    return {};
+  }
+  const entries: Record<string, TenantEntry> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const entry = tenantEntry.safeParse(value);
+    if (!TENANT_NAME.test(name)) {
+      console.error(`TENANTS: '${name}' is not a valid tenant name; the entry is ignored`);
+    } else if (!entry.success) {
+      const fields = entry.error.issues.map((issue) => issue.path.join(".") || "(entry)").join(", ");
+      console.error(`TENANTS: tenant '${name}' is malformed (${fields}); it is not served`);
+    } else {
+      entries[name] = entry.data;
+    }
+  }
+  return entries;
+}
+
+/**
+ * Every tenant the registry holds, with the databases it names that are bound (and those that are not,
+ * by name) and its settings, whatever its key: what maintenance that does not serve requests needs
+ * (trace retention), so a tenant whose key is misconfigured is still kept tidy.
+ */
+export function registeredTenants(env: Env): {
+  name: string;
+  entry: TenantEntry;
+  databases: Map<string, D1Database>;
+  unbound: string[];
+}[] {
+  return Object.entries(registry(env)).map(([name, entry]) => {
+    const databases = new Map<string, D1Database>();
+    const unbound: string[] = [];
+    for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
+      const database = boundDatabase(env, binding);
+      if (database) databases.set(binding, database);
+      else unbound.push(binding);
+    }
+    return { name, entry, databases, unbound };
+  });
+}
+
+function boundDatabase(env: Env, binding: string): D1Database | undefined {
+  const database = (env as unknown as Record<string, unknown>)[binding] as D1Database | undefined;
+  return database && typeof database.prepare === "function" ? database : undefined;
 }
 
 export function isTenantName(name: string): boolean {
@@ -108,13 +162,9 @@ export function lookupTenant(env: Env, name: string): Tenant | undefined {
   if (!isTenantName(name)) return undefined;
   const entry = Object.hasOwn(registry(env), name) ? registry(env)[name] : undefined;
   if (!entry) return undefined;
-  const bound = (binding: string) => {
-    const database = (env as unknown as Record<string, unknown>)[binding] as D1Database | undefined;
-    return database && typeof database.prepare === "function" ? database : undefined;
-  };
   const databases = new Map<string, D1Database>();
   for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
-    const database = bound(binding);
+    const database = boundDatabase(env, binding);
     // Every database must be bound: a missing one would hide its projects, never fall back elsewhere.
     if (!database) return undefined;
     databases.set(binding, database);
