@@ -1,4 +1,4 @@
-// `npm run tenant:create -- <name> [--remote] [--dry-run] [--config path/to/wrangler.toml] [--dimensions 768]`
+// `npm run tenant:create -- <name> [--remote] [--dry-run] [--config path/to/wrangler.toml] [--dimensions 768] [--trace-retention-days 30]`
 // `npm run tenant:create -- <name> --add-database [--remote] [--dry-run] [--config path/to/wrangler.toml]`
 // `npm run tenant:create -- <name> --close-db <BINDING> [--remote] [--dry-run] [--config path/to/wrangler.toml]`
 //
@@ -43,6 +43,8 @@ const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const MIGRATIONS_DIR = "migrations";
 const DEFAULT_DIMENSIONS = 768;
 const MAX_DIMENSIONS = 1536;
+/** The Worker's bound on a tenant's trace retention (src/tenancy/registry.ts). */
+const MAX_RETENTION_DAYS = 36_500;
 const PRODUCTION_ENV = "production";
 
 const SCOPES = {
@@ -95,6 +97,9 @@ Options:
   --dry-run             Print the wrangler commands and the wrangler.toml diff without running or writing.
   --config <path>       wrangler.toml to edit (default: the project's wrangler.toml).
   --dimensions <n>      Vectorize dimensions when creating a tenant with --remote (default ${DEFAULT_DIMENSIONS}).
+  --trace-retention-days <n>
+                        Days a compile's trace is kept, 1 to ${MAX_RETENTION_DAYS}, when creating a tenant
+                        (its registry entry's trace_retention_days; 30 when not given).
   -h, --help            Show this help.
 
 The name must match ${TENANT_NAME}.`;
@@ -121,6 +126,7 @@ function readOptions(argv) {
         "dry-run": { type: "boolean", default: false },
         config: { type: "string" },
         dimensions: { type: "string" },
+        "trace-retention-days": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -170,6 +176,19 @@ function readOptions(argv) {
     }
   }
 
+  let traceRetentionDays;
+  const retention = values["trace-retention-days"];
+  if (retention !== undefined) {
+    if (action !== "create")
+      fail(`--trace-retention-days only applies when creating a tenant, not with --${action}.`);
+    if (!/^\d+$/.test(retention) || Number(retention) < 1 || Number(retention) > MAX_RETENTION_DAYS) {
+      fail(
+        `--trace-retention-days must be a whole number from 1 to ${MAX_RETENTION_DAYS}, got '${retention}'.`,
+      );
+    }
+    traceRetentionDays = Number(retention);
+  }
+
   // npm runs scripts from the package root; resolve a relative --config against where npm was started.
   const baseDir = process.env.INIT_CWD ?? process.cwd();
   const configPath = values.config ? path.resolve(baseDir, values.config) : defaultConfigPath;
@@ -184,9 +203,15 @@ function readOptions(argv) {
     remote: values.remote,
     dryRun: values["dry-run"],
     dimensions,
+    traceRetentionDays,
     configPath,
     configArgs: passConfig ? ["--config", configPath] : [],
   };
+}
+
+/** The registry entry's trace retention, when --trace-retention-days gave one. */
+function retentionOf(options) {
+  return options.traceRetentionDays === undefined ? {} : { trace_retention_days: options.traceRetentionDays };
 }
 
 function tenantNames(name) {
@@ -708,7 +733,7 @@ function createLocal(options, config, originalText) {
   const registry = checkNotTaken(config, scope, names, options.configPath);
   const database = d1Block(names.dbBinding, names.databaseName, randomUUID());
   const migrateArgs = migrateArgsFor(names.databaseName, options);
-  const entry = { db: names.dbBinding, vectors: names.vectorsBinding };
+  const entry = { db: names.dbBinding, vectors: names.vectorsBinding, ...retentionOf(options) };
   const changeFor = (keySha256) => ({
     database,
     registry: { ...registry, [names.name]: { ...entry, key_sha256: keySha256 } },
@@ -814,7 +839,12 @@ async function createRemote(options, config, originalText) {
   ];
   const migrateArgs = migrateArgsFor(names.databaseName, options);
   const secretArgs = ["secret", "put", names.keySecret, ...envArgs, ...options.configArgs];
-  const entry = { db: names.dbBinding, vectors: names.vectorsBinding, key_secret: names.keySecret };
+  const entry = {
+    db: names.dbBinding,
+    vectors: names.vectorsBinding,
+    key_secret: names.keySecret,
+    ...retentionOf(options),
+  };
   const changeFor = (databaseId) => ({
     database: d1Block(names.dbBinding, names.databaseName, databaseId),
     vectorize: { binding: names.vectorsBinding, index_name: names.indexName },
