@@ -133,21 +133,22 @@ export function registeredTenants(env: Env): {
   databases: Map<string, D1Database>;
   unbound: string[];
 }[] {
-  return Object.entries(registry(env)).map(([name, entry]) => {
-    const databases = new Map<string, D1Database>();
-    const unbound: string[] = [];
-    for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
-      const database = boundDatabase(env, binding);
-      if (database) databases.set(binding, database);
-      else unbound.push(binding);
-    }
-    return { name, entry, databases, unbound };
-  });
+  return Object.entries(registry(env)).map(([name, entry]) => ({ name, entry, ...databasesOf(env, entry) }));
 }
 
-function boundDatabase(env: Env, binding: string): D1Database | undefined {
-  const database = (env as unknown as Record<string, unknown>)[binding] as D1Database | undefined;
-  return database && typeof database.prepare === "function" ? database : undefined;
+/** The entry's databases (home first) that the Worker binds, and the names of those it does not. */
+function databasesOf(
+  env: Env,
+  entry: TenantEntry,
+): { databases: Map<string, D1Database>; unbound: string[] } {
+  const databases = new Map<string, D1Database>();
+  const unbound: string[] = [];
+  for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
+    const database = (env as unknown as Record<string, unknown>)[binding] as D1Database | undefined;
+    if (database && typeof database.prepare === "function") databases.set(binding, database);
+    else unbound.push(binding);
+  }
+  return { databases, unbound };
 }
 
 export function isTenantName(name: string): boolean {
@@ -162,13 +163,9 @@ export function lookupTenant(env: Env, name: string): Tenant | undefined {
   if (!isTenantName(name)) return undefined;
   const entry = Object.hasOwn(registry(env), name) ? registry(env)[name] : undefined;
   if (!entry) return undefined;
-  const databases = new Map<string, D1Database>();
-  for (const binding of [entry.db, ...(entry.more_dbs ?? [])]) {
-    const database = boundDatabase(env, binding);
-    // Every database must be bound: a missing one would hide its projects, never fall back elsewhere.
-    if (!database) return undefined;
-    databases.set(binding, database);
-  }
+  const { databases, unbound } = databasesOf(env, entry);
+  // Every database must be bound: a missing one would hide its projects, never fall back elsewhere.
+  if (unbound.length > 0) return undefined;
   const database = databases.get(entry.db) as D1Database;
   const keySha256 =
     entry.key_sha256 ??

@@ -53,6 +53,39 @@ export interface PruneBudget {
   statements: number;
 }
 
+/** Traces of the tenant created before this instant are due at `now`. */
+function dueBefore(tenant: Pick<RetainedTenant, "trace_retention_days">, now: number): string {
+  const days = tenant.trace_retention_days ?? DEFAULT_TRACE_RETENTION_DAYS;
+  return new Date(now - days * DAY_MS).toISOString();
+}
+
+/**
+ * Deletes one database's due traces of the tenant, oldest first, as far as its share of the run and
+ * `budget` reach; whether some may be left. A failure is logged, and reported as `failed`.
+ */
+async function pruneDatabase(
+  tenant: string,
+  binding: string,
+  database: D1Database,
+  before: string,
+  budget: PruneBudget,
+): Promise<{ deleted: number; more: boolean; failed: boolean }> {
+  const repository = new TraceRepository(database);
+  let deleted = 0;
+  try {
+    for (let batches = 0; batches < PRUNE_BATCHES && budget.statements > 0; batches++) {
+      budget.statements--;
+      const removed = await repository.deleteOlderThan(tenant, before, PRUNE_BATCH);
+      deleted += removed;
+      if (removed < PRUNE_BATCH) return { deleted, more: false, failed: false };
+    }
+    return { deleted, more: true, failed: false };
+  } catch (error) {
+    console.error("trace retention failed for a database", tenant, binding, error);
+    return { deleted, more: true, failed: true };
+  }
+}
+
 /** The oldest due traces of one tenant's databases, as far as `budget` reaches, in the given order. */
 export async function pruneTraces(
   tenant: RetainedTenant,
@@ -60,30 +93,25 @@ export async function pruneTraces(
   budget: PruneBudget = { statements: PRUNE_STATEMENTS },
   order: readonly string[] = [...tenant.databases.keys()],
 ): Promise<PruneOutcome> {
-  const days = tenant.trace_retention_days ?? DEFAULT_TRACE_RETENTION_DAYS;
-  const before = new Date(now - days * DAY_MS).toISOString();
-  const outcome: PruneOutcome = { tenant: tenant.name, before, deleted: 0, more: false, failed: [] };
+  const outcome: PruneOutcome = {
+    tenant: tenant.name,
+    before: dueBefore(tenant, now),
+    deleted: 0,
+    more: false,
+    failed: [],
+  };
   for (const binding of order) {
     const database = tenant.databases.get(binding);
-    if (!database) continue;
-    const repository = new TraceRepository(database);
-    try {
-      for (let batches = 0; ; batches++) {
-        if (batches >= PRUNE_BATCHES || budget.statements <= 0) {
-          outcome.more = true;
-          break;
-        }
-        budget.statements--;
-        const removed = await repository.deleteOlderThan(tenant.name, before, PRUNE_BATCH);
-        outcome.deleted += removed;
-        if (removed < PRUNE_BATCH) break;
-      }
-    } catch (error) {
-      console.error("trace retention failed for a database", tenant.name, binding, error);
-      outcome.failed.push(binding);
-    }
+    if (database)
+      add(outcome, binding, await pruneDatabase(tenant.name, binding, database, outcome.before, budget));
   }
   return outcome;
+}
+
+function add(outcome: PruneOutcome, binding: string, run: Awaited<ReturnType<typeof pruneDatabase>>): void {
+  outcome.deleted += run.deleted;
+  outcome.more ||= run.more;
+  if (run.failed) outcome.failed.push(binding);
 }
 
 /**
@@ -93,30 +121,25 @@ export async function pruneTraces(
 export async function pruneAllTenants(env: Env, now: number): Promise<PruneOutcome[]> {
   const tenants = registeredTenants(env);
   const budget: PruneBudget = { statements: PRUNE_STATEMENTS };
-  const retained = new Map(
-    tenants.map((t) => [t.name, { name: t.name, ...t.entry, databases: t.databases }] as const),
-  );
-  // Every tenant's outcome, with the databases the registry names but the Worker does not bind.
   const outcomes = new Map<string, PruneOutcome>(
-    await Promise.all(
-      tenants.map(async (t) => {
-        const outcome = await pruneTraces(retained.get(t.name) as RetainedTenant, now, budget, []);
-        const withUnbound: PruneOutcome = { ...outcome, more: t.unbound.length > 0, failed: [...t.unbound] };
-        return [t.name, withUnbound] as [string, PruneOutcome];
-      }),
-    ),
+    tenants.map((t) => [
+      t.name,
+      {
+        tenant: t.name,
+        before: dueBefore(t.entry, now),
+        deleted: 0,
+        more: t.unbound.length > 0,
+        failed: [...t.unbound],
+      },
+    ]),
   );
-  const slots = tenants.flatMap((t) => [...t.databases.keys()].map((binding) => ({ name: t.name, binding })));
+  const slots = tenants.flatMap((t) =>
+    [...t.databases].map(([binding, database]) => ({ t, binding, database })),
+  );
   const start = slots.length ? Math.floor(now / HOUR_MS) % slots.length : 0;
-  for (const { name, binding } of [...slots.slice(start), ...slots.slice(0, start)]) {
-    const outcome = await pruneTraces(retained.get(name) as RetainedTenant, now, budget, [binding]);
-    const sum = outcomes.get(name) as PruneOutcome;
-    outcomes.set(name, {
-      ...sum,
-      deleted: sum.deleted + outcome.deleted,
-      more: sum.more || outcome.more,
-      failed: [...sum.failed, ...outcome.failed],
-    });
+  for (const { t, binding, database } of [...slots.slice(start), ...slots.slice(0, start)]) {
+    const outcome = outcomes.get(t.name) as PruneOutcome;
+    add(outcome, binding, await pruneDatabase(t.name, binding, database, outcome.before, budget));
   }
   const all = [...outcomes.values()];
   for (const outcome of all) {
