@@ -23,13 +23,12 @@ import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../src/facts/fact-candidates";
 import { facts } from "../src/facts/fact-schema";
-import { prepareFact } from "../src/facts/prepare-fact";
 import type { FactReplica, ReplicaQuery } from "../src/project-index/fact-replica";
 import { loadTokenCounter } from "../src/tokens/count-tokens";
 import { percentile } from "./lib/bench-http";
 import { nodeSqlStorage } from "./lib/node-sql-storage";
-import { sourceAt } from "./lib/scale-compile";
-import { FILLER_ENTITIES, fillerFact, freshQuestions, picker } from "./lib/scale-fixture";
+import { fillerChain, sourceAt } from "./lib/scale-compile";
+import { FILLER_ENTITIES, freshQuestions, picker } from "./lib/scale-fixture";
 
 const USAGE = `usage: npm run bench:replica [-- --facts N] [--questions N] [--rounds N] [--baseline REF] [--statements]
   --facts N        fact versions in the project (default 10000)
@@ -83,10 +82,11 @@ const { dir, commit } = baseline;
 
 type ReplicaClass = new (storage: DurableObjectStorage, sql?: SqlStorage) => FactReplica;
 
-/** The filler as stored versions: a new version of a key closes the last, as plan-writes.ts does. */
+/**
+ * The filler as stored versions, each with the revision of the write that last stamped it: its own, or
+ * the one that closed it (closing restamps a version, as the fact repository does).
+ */
 async function fillerVersions(): Promise<(FactVersion & { revision: number })[]> {
-  const { chance, pick } = picker(SIZE);
-  const countTokens = await loadTokenCounter();
   const start = Date.parse("2026-01-01T00:00:00Z");
   const at = (i: number) => new Date(start + i * 1000).toISOString();
   const writer = {
@@ -94,28 +94,15 @@ async function fillerVersions(): Promise<(FactVersion & { revision: number })[]>
     threadId: "bench",
     identity: { user_id: USER, user_name: "Ada", authority: "employee" },
     ladder: DEFAULT_AUTHORITY_LADDER,
-    receivedAt: at(0),
-    countTokens,
+    countTokens: await loadTokenCounter(),
   };
-  const latest = new Map<string, FactVersion & { revision: number }>();
-  const versions: (FactVersion & { revision: number })[] = [];
-  for (let i = 0; i < SIZE; i++) {
+  const revisions = new Map<string, number>();
+  const versions = fillerChain(SIZE, writer, at, picker(SIZE), (i, row, closed) => {
     const revision = 1 + Math.floor(i / BATCH);
-    const row = {
-      ...prepareFact(fillerFact(i, at(i), pick, chance), { ...writer, receivedAt: at(i) }),
-      revision,
-    };
-    const previous = latest.get(row.key);
-    if (previous) {
-      // Closing a version restamps it with the closing write's revision, as the fact repository does.
-      Object.assign(previous, { txEnd: row.txStart, supersededBy: row.id, isValid: false, revision });
-      row.supersedes = previous.id;
-      row.lineageId = previous.lineageId;
-    }
-    latest.set(row.key, row);
-    versions.push(row);
-  }
-  return versions;
+    revisions.set(row.id, revision);
+    if (closed) revisions.set(closed.id, revision);
+  });
+  return versions.map((row) => Object.assign(row, { revision: revisions.get(row.id) as number }));
 }
 
 const ENTITY_NAMES = [...FILLER_ENTITIES.companies, ...FILLER_ENTITIES.teams, ...FILLER_ENTITIES.people];

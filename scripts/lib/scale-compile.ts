@@ -58,22 +58,7 @@ export async function scaleCompile(
     receivedAt: at(0),
     countTokens,
   };
-  // Versions of one key form one chain: a new one closes the last (as src/facts/plan-writes.ts does).
-  const latest = new Map<string, FactVersion>();
-  const versions: FactVersion[] = [];
-  for (let i = 0; i < size; i++) {
-    const row = prepareFact(fillerFact(i, at(i), pick, chance), { ...writer, receivedAt: at(i) });
-    const previous = latest.get(row.key);
-    if (previous) {
-      previous.txEnd = row.txStart;
-      previous.supersededBy = row.id;
-      previous.isValid = false;
-      row.supersedes = previous.id;
-      row.lineageId = previous.lineageId;
-    }
-    latest.set(row.key, row);
-    versions.push(row);
-  }
+  const versions = fillerChain(size, writer, at, { pick, chance });
   for (const row of versions) Object.freeze(row);
   const newest = [...versions].sort(newestFirst);
   const recent = newest.slice(0, FACT_CANDIDATE_LIMITS.recent);
@@ -191,6 +176,36 @@ export async function scaleCompile(
       countTokens,
     },
   };
+}
+
+/**
+ * bench:scale's filler as stored versions, in the order written: versions of one key form one chain, a
+ * new one closing the last (as src/facts/plan-writes.ts does). `written(i, row, closed)` is told of each.
+ */
+export function fillerChain(
+  size: number,
+  writer: Omit<Parameters<typeof prepareFact>[1], "receivedAt">,
+  at: (i: number) => string,
+  draw: ReturnType<typeof picker>,
+  written: (i: number, row: FactVersion, closed?: FactVersion) => void = () => undefined,
+): FactVersion[] {
+  const latest = new Map<string, FactVersion>();
+  const versions: FactVersion[] = [];
+  for (let i = 0; i < size; i++) {
+    const row = prepareFact(fillerFact(i, at(i), draw.pick, draw.chance), { ...writer, receivedAt: at(i) });
+    const previous = latest.get(row.key);
+    if (previous) {
+      previous.txEnd = row.txStart;
+      previous.supersededBy = row.id;
+      previous.isValid = false;
+      row.supersedes = previous.id;
+      row.lineageId = previous.lineageId;
+    }
+    written(i, row, previous);
+    latest.set(row.key, row);
+    versions.push(row);
+  }
+  return versions;
 }
 
 /**
