@@ -472,6 +472,44 @@ describe("transcript order", () => {
   });
 });
 
+describe("message records held between compiles", () => {
+  it("are the most recently used up to their limit, the oldest let go first", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      const sql = state.storage.sql;
+      const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+      for (const [i, at] of ids.entries()) {
+        sql.exec(
+          "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, 'stored', 'stored', 1)",
+          at,
+          second(i),
+        );
+      }
+      const vectors = new SqliteVectorIndex(sql);
+      // A held record is served without reading storage, so storage changed behind the index's back
+      // tells the held ones from those read afresh. Asked last: the ask itself changes what is held.
+      const heldBy = (index: EpisodeIndex) => {
+        sql.exec("UPDATE messages SET content = 'changed'");
+        const found = index.records(ids);
+        sql.exec("UPDATE messages SET content = 'stored'");
+        return ids.filter((at) => found.get(at)?.content === "stored");
+      };
+
+      // One at a time: r0 is used again before the table fills, so r1 and r2 go first.
+      const single = new EpisodeIndex(sql, vectors, { recordCacheLimit: 5 });
+      for (const at of ["r0", "r1", "r2", "r3", "r0", "r4", "r5", "r6"]) single.records([at]);
+      expect(heldBy(single)).toEqual(["r0", "r3", "r4", "r5", "r6"]);
+
+      // Several let go at once: four new records over a full table of five send the four oldest.
+      const batch = new EpisodeIndex(sql, vectors, { recordCacheLimit: 5 });
+      for (const at of ["r0", "r1", "r2", "r3", "r4"]) batch.records([at]);
+      batch.records(["r5", "r6", "r7", "r8"]);
+      expect(heldBy(batch)).toEqual(["r4", "r5", "r6", "r7", "r8"]);
+    });
+  });
+});
+
 describe("message embeddings after the first scan", () => {
   const turn = (id: string, n: number, content: string) => ({
     type: "message" as const,

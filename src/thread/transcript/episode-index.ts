@@ -394,10 +394,12 @@ export class EpisodeIndex {
       found.set(record.id, record);
       this.cached.set(record.id, record);
     }
-    while (this.cached.size > this.recordCacheLimit) {
-      const oldest = this.cached.keys().next().value;
-      if (oldest === undefined) break;
-      this.cached.delete(oldest);
+    // The oldest go, in one pass over the keys: a fresh iterator per eviction would step over every
+    // entry deleted before it (a Map keeps them until it next rehashes), quadratic in the evictions.
+    let excess = this.cached.size - this.recordCacheLimit;
+    for (const id of this.cached.keys()) {
+      if (excess-- <= 0) break;
+      this.cached.delete(id);
     }
     return found;
   }
