@@ -20,11 +20,14 @@
 // thread object held of the first time (the project's fact search, term and text memos), so cycling
 // through a few fixed questions (--queries repeat, the ten of scripts/lib/scale-fixture.ts, as runs before
 // this option did) times warm repeats and understates a new question's cost.
-// Memory: a Durable Object's own memory is not observable from outside workerd. When the bench started
-// the server, it prints the resident memory (RSS, /proc) of the dev server's workerd processes before and
-// after each scenario: the whole runtime (every object, the isolate, local D1's SQLite cache), a coarse
-// proxy only. When it started the server it also restarts it at the end and times each thread's first
-// compile on a cold object.
+// Memory: when the bench starts the server, it reads the V8 heap of the server's Worker isolate through
+// its inspector (scripts/lib/isolate-heap.mjs), after a full collection, before each scenario and after
+// its compiles. Locally the Worker and all its Durable Objects share that isolate, so for one object's
+// share a facts scenario ends with a second thread of the same project asking the first one's questions:
+// the heap's growth meanwhile is what one more thread object holds (the figure that must stay flat as
+// the project grows). It also prints the RSS of the workerd processes, a coarse bound on everything
+// (SQLite's caches included). When it started the server it also restarts it at the end and times each
+// thread's first compile on a cold object.
 // What each thread object holds between compiles is reported by the service itself (trace.held: the fact
 // versions of its last few searches and its compile cache's objects): the table prints it after the last
 // compile of each scenario, the figure that must stay flat as the project grows.
@@ -36,6 +39,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { apiClient, type Call, percentile, sorted } from "./lib/bench-http";
 import { DevServer } from "./lib/dev-server.mjs";
+import { IsolateHeap } from "./lib/isolate-heap.mjs";
 import {
   FACT_QUERIES,
   fillerFact,
@@ -108,6 +112,25 @@ interface Memory {
   /** Sum over the dev server's workerd processes, MiB; undefined when not observable. */
   beforeMiB?: number;
   afterMiB?: number;
+  /** The Worker isolate's V8 heap after a full collection, MiB (scripts/lib/isolate-heap.mjs). */
+  heapBeforeMiB?: number;
+  heapAfterMiB?: number;
+  /**
+   * Facts scenarios: what one more thread object of the project holds, MiB: the heap's growth while a
+   * second thread asks the first one's questions, with that thread's trace.held after its last compile.
+   */
+  secondThread?: {
+    heapMiB: number;
+    questions: number;
+    held?: { fact_rows: number; compiled_objects: number };
+  };
+}
+
+/** What a scenario can read of the server's memory: its processes' RSS, and the isolate's heap. */
+interface Probes {
+  server?: DevServer;
+  /** The isolate heap after a full collection, MiB; absent when not observable. */
+  heapMiB?: () => Promise<number>;
 }
 
 interface Recall {
@@ -183,6 +206,8 @@ class CompileLog {
   readonly trips: number[] = [];
   /** Each compile's split of trace.compile_ms (trace.timings), in order. */
   readonly splits: Split[] = [];
+  /** Every question asked, in order. */
+  readonly questions: string[] = [];
   held?: Scenario["held"];
   constructor(
     private readonly call: Call,
@@ -197,6 +222,7 @@ class CompileLog {
       trace_detail: "summary",
     })) as Compiled;
     const tripMs = performance.now() - started;
+    this.questions.push(query);
     this.server.push(output.trace.compile_ms);
     this.trips.push(tripMs);
     const t = output.trace.timings;
@@ -285,21 +311,44 @@ async function openScenario(
   kind: Scenario["kind"],
   size: number,
   nonce: string,
-  server?: DevServer,
-): Promise<{ thread: string; memory: Memory; at: (i: number) => string }> {
+  probes: Probes,
+): Promise<{ thread: string; project: string; memory: Memory; at: (i: number) => string }> {
   const thread = `scale-${kind === "facts" ? "f" : "m"}${size}-${nonce}`;
-  const memory: Memory = { beforeMiB: workerdMiB(server) };
-  await call("PUT", `/threads/${thread}`, {
-    project_id: `scale-${kind}-${size}-${nonce}`,
-    identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
-  });
+  const project = `scale-${kind}-${size}-${nonce}`;
+  const memory: Memory = { beforeMiB: workerdMiB(probes.server), heapBeforeMiB: await probes.heapMiB?.() };
+  await openThread(call, thread, project);
   const start = Date.now() - (size + 60) * 1000;
-  return { thread, memory, at: (i) => new Date(start + i * 1000).toISOString() };
+  return { thread, project, memory, at: (i) => new Date(start + i * 1000).toISOString() };
 }
 
-async function factsAtScale(call: Call, size: number, nonce: string, server?: DevServer): Promise<Scenario> {
+const openThread = (call: Call, thread: string, project: string) =>
+  call("PUT", `/threads/${thread}`, {
+    project_id: project,
+    identity: { user_id: "u1", user_name: "Ada", authority: "employee" },
+  });
+
+/**
+ * What one more thread object of a project holds: the isolate heap's growth (after full collections)
+ * while a new thread of the project asks `questions`. The isolate-wide memos already hold their texts,
+ * and nothing is written, so the growth is that object's own.
+ */
+async function secondThread(
+  call: Call,
+  thread: string,
+  project: string,
+  questions: readonly string[],
+  heapMiB: () => Promise<number>,
+): Promise<NonNullable<Memory["secondThread"]>> {
+  const before = await heapMiB();
+  await openThread(call, thread, project);
+  const log = new CompileLog(call, thread);
+  for (const question of questions) await log.compile(question);
+  return { heapMiB: (await heapMiB()) - before, questions: questions.length, held: log.held };
+}
+
+async function factsAtScale(call: Call, size: number, nonce: string, probes: Probes): Promise<Scenario> {
   const { chance, pick } = picker(size);
-  const { thread, memory, at } = await openScenario(call, "facts", size, nonce, server);
+  const { thread, project, memory, at } = await openScenario(call, "facts", size, nonce, probes);
   const planted = new Map(PLANTED_FACTS.map((p) => [plantedIndex(p.position, size), p]));
   const events = Array.from({ length: size }, (_, i) => {
     const p = planted.get(i);
@@ -325,7 +374,13 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
     await call("POST", `/threads/${thread}/events`, { events: [event] });
     await afterWrite.compile(FACT_QUERIES[(i + 1) % FACT_QUERIES.length] as string);
   }
-  memory.afterMiB = workerdMiB(server);
+  memory.afterMiB = workerdMiB(probes.server);
+  if (probes.heapMiB) {
+    memory.heapAfterMiB = await probes.heapMiB();
+    progress(`${size} facts: a second thread of the project asks the same questions`);
+    const questions = [...log.questions, ...afterWrite.questions];
+    memory.secondThread = await secondThread(call, `${thread}-2`, project, questions, probes.heapMiB);
+  }
   const written = summarise(afterWrite);
   return {
     ...(WRITE_ROUNDS > 0
@@ -351,14 +406,9 @@ async function factsAtScale(call: Call, size: number, nonce: string, server?: De
   };
 }
 
-async function messagesAtScale(
-  call: Call,
-  size: number,
-  nonce: string,
-  server?: DevServer,
-): Promise<Scenario> {
+async function messagesAtScale(call: Call, size: number, nonce: string, probes: Probes): Promise<Scenario> {
   const { pick } = picker(size + 7);
-  const { thread, memory, at } = await openScenario(call, "messages", size, nonce, server);
+  const { thread, memory, at } = await openScenario(call, "messages", size, nonce, probes);
   const planted = new Map(PLANTED_MESSAGES.map((p) => [plantedIndex(p.position, size), p]));
   const events = Array.from({ length: size }, (_, i) => {
     const p = planted.get(i);
@@ -403,7 +453,8 @@ async function messagesAtScale(
     MESSAGE_QUERIES.slice(1),
     PLANTED_MESSAGES.map((p) => p.question),
   );
-  memory.afterMiB = workerdMiB(server);
+  memory.afterMiB = workerdMiB(probes.server);
+  memory.heapAfterMiB = await probes.heapMiB?.();
   return {
     kind: "messages",
     size,
@@ -459,6 +510,7 @@ function latencyTarget(s: Scenario): Target {
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? "—" : n.toFixed(digits);
+const signed = (n: number) => `${n >= 0 ? "+" : "−"}${fmt(Math.abs(n))}`;
 const yes = (met: boolean) => (met ? "met" : "MISSED");
 
 const held = (s: Scenario) => (s.held ? `${s.held.fact_rows}/${s.held.compiled_objects}` : "—");
@@ -564,26 +616,38 @@ function printSplits(scenarios: Scenario[]): void {
   }
 }
 
-function printMemory(scenarios: Scenario[], observable: boolean): void {
-  console.log("\nmemory per thread object (target: flat as facts grow)");
-  console.log(
-    "  not observable from outside workerd: a Durable Object's heap is not reported by the runtime or the API.",
-  );
-  if (!observable) {
-    console.log("  (the bench did not start this server, so not even the process RSS proxy is shown)");
-    return;
-  }
-  console.log(
-    "  proxy shown above: RSS of the dev server's workerd processes, summed, before each scenario and after its\n" +
-      "  compiles — the whole runtime (every object alive so far, the isolate, local D1's SQLite cache, allocator\n" +
-      "  slack), so it only bounds a thread's share from above and cannot show whether one object stays flat.",
-  );
-  const facts = scenarios.filter((s) => s.kind === "facts" && s.memory.beforeMiB !== undefined);
-  for (const s of facts) {
+function printMemory(scenarios: Scenario[], observable: { rss: boolean; heap: boolean }): void {
+  console.log("\nmemory (target: a thread object's memory flat as facts grow)");
+  if (observable.heap) {
     console.log(
-      `    ${String(s.size).padStart(7)} facts: +${fmt((s.memory.afterMiB ?? 0) - (s.memory.beforeMiB ?? 0), 0)} MiB over the scenario`,
+      "  V8 heap of the dev server's Worker isolate after a full collection, read through its inspector. Locally\n" +
+        "  the Worker and every Durable Object share that isolate; SQLite's page cache is outside it.",
+    );
+    for (const s of scenarios) {
+      const m = s.memory;
+      if (m.heapBeforeMiB === undefined || m.heapAfterMiB === undefined) continue;
+      const second = m.secondThread;
+      console.log(
+        `    ${String(s.size).padStart(7)} ${s.kind.padEnd(8)} ${fmt(m.heapBeforeMiB, 0)} → ${fmt(m.heapAfterMiB, 0)} MiB over the scenario` +
+          ` (${signed(m.heapAfterMiB - m.heapBeforeMiB)}: its thread${s.kind === "facts" ? " and project index objects" : " object"} and isolate-wide memos, less earlier objects evicted meanwhile)` +
+          (second
+            ? `; one more thread of the project asking the same ${second.questions} questions: ${signed(second.heapMiB)} MiB` +
+              ` (it then held ${second.held ? `${second.held.fact_rows} fact rows, ${second.held.compiled_objects} compiled objects` : "?"})`
+            : ""),
+      );
+    }
+  } else {
+    console.log(
+      observable.rss
+        ? "  the isolate's heap could not be read (no inspector); only the process RSS below"
+        : "  not observable: the bench did not start this server (--url), so neither its inspector nor its processes are read",
     );
   }
+  if (!observable.rss) return;
+  console.log(
+    "  the table's RSS column: the dev server's workerd processes, summed, before each scenario and after its\n" +
+      "  compiles — the whole runtime (every object, local D1's SQLite cache, allocator slack), a coarse bound.",
+  );
 }
 
 async function main(): Promise<void> {
@@ -598,7 +662,7 @@ async function main(): Promise<void> {
   if (!url) {
     progress("starting the dev server");
     try {
-      url = await (devServer as DevServer).start(120_000);
+      url = await (devServer as DevServer).start(120_000, { inspector: true });
     } catch (error) {
       devServer?.printLogTail();
       throw error;
@@ -607,10 +671,17 @@ async function main(): Promise<void> {
   const { call } = apiClient(url, options.tenant, options.key, 300_000);
   const nonce = Date.now().toString(36);
   const scenarios: Scenario[] = [];
+  const heap = devServer?.inspectorPort ? await IsolateHeap.connect(devServer.inspectorPort) : undefined;
+  const healthz = `${url}/healthz`;
+  const probes: Probes = {
+    server: devServer,
+    ...(heap ? { heapMiB: async () => (await heap.usedAfterCollection(() => fetch(healthz))) / MiB } : {}),
+  };
   try {
-    for (const size of FACT_SIZES) scenarios.push(await factsAtScale(call, size, nonce, devServer));
-    for (const size of MESSAGE_SIZES) scenarios.push(await messagesAtScale(call, size, nonce, devServer));
+    for (const size of FACT_SIZES) scenarios.push(await factsAtScale(call, size, nonce, probes));
+    for (const size of MESSAGE_SIZES) scenarios.push(await messagesAtScale(call, size, nonce, probes));
   } finally {
+    heap?.close();
     await devServer?.stop();
   }
   if (devServer && scenarios.length > 0) {
@@ -634,7 +705,7 @@ async function main(): Promise<void> {
     scenarios.filter((s) => s.kind === "messages"),
   );
   printSplits(scenarios);
-  printMemory(scenarios, devServer !== undefined);
+  printMemory(scenarios, { rss: devServer !== undefined, heap: heap !== undefined });
   if (options.json) {
     writeFileSync(
       options.json,

@@ -32,19 +32,31 @@ export class DevServer {
     /** @type {string | undefined} */
     this.logPath = undefined;
     this.stopping = undefined;
+    /** The port of the Worker's inspector (DevTools protocol), once started with one. */
+    /** @type {number | undefined} */
+    this.inspectorPort = undefined;
   }
 
-  /** Starts the server and resolves with its base URL once /healthz answers 200. */
-  async start(timeoutMs = 90_000) {
+  /**
+   * Starts the server and resolves with its base URL once /healthz answers 200. With `inspector`, the
+   * Worker's inspector listens on a free port too (`inspectorPort`), for scripts/lib/isolate-heap.mjs.
+   */
+  async start(timeoutMs = 90_000, { inspector = false } = {}) {
     const port = await freePort();
+    this.inspectorPort = inspector ? await freePort() : undefined;
+    const inspectorArgs = this.inspectorPort ? ["--inspector-port", String(this.inspectorPort)] : [];
     this.logPath = join(tmpdir(), `tenure-${this.label}-${process.pid}-${Date.now()}.log`);
     const log = openSync(this.logPath, "w");
     try {
-      this.child = spawn(process.execPath, [devScript, "--port", String(port), "--ip", "127.0.0.1"], {
-        cwd: repoRoot,
-        detached: true,
-        stdio: ["ignore", log, log],
-      });
+      this.child = spawn(
+        process.execPath,
+        [devScript, "--port", String(port), "--ip", "127.0.0.1", ...inspectorArgs],
+        {
+          cwd: repoRoot,
+          detached: true,
+          stdio: ["ignore", log, log],
+        },
+      );
     } finally {
       closeSync(log);
     }
