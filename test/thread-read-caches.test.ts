@@ -443,6 +443,30 @@ describe("transcript order", () => {
       check();
       order.added(insert(1));
       check();
+      // Turns after every held one, as a conversation's new turns come (appended in place): a batch out of
+      // order within itself, one tied on the last held time with a greater id, and one alone.
+      const later = (rows: { id: string; ts: string }[]) => {
+        for (const row of rows) {
+          sql.exec(
+            "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, 'x', 'x', 1)",
+            row.id,
+            row.ts,
+          );
+        }
+        return rows;
+      };
+      order.added(
+        later([
+          { id: "n2", ts: second(11) },
+          { id: "n1", ts: second(10) },
+          { id: "n0", ts: second(11) },
+        ]),
+      );
+      check();
+      order.added(later([{ id: "n3", ts: second(11) }]));
+      check();
+      order.added(later([{ id: "A0", ts: second(12) }]));
+      check();
       // Past its limit the order lets go of its copy, and callers seek in SQL.
       const small = new TranscriptOrder(sql, 10);
       expect(small.around(second(1), "a")).toBeUndefined();

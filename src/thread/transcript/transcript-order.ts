@@ -29,6 +29,20 @@ export class TranscriptOrder {
       return;
     }
     const fresh = [...messages].sort((a, b) => compare(a.ts, a.id, b.ts, b.id));
+    // A batch after every held message (the usual new turn) is appended in place, and its ids indexed
+    // if the positions are: the merge below copies the whole order, and the next lookup would index
+    // every message again, for one turn.
+    const last = this.ids.length - 1;
+    const first = fresh[0] as { id: string; ts: string };
+    if (last < 0 || compare(this.times[last] as string, this.ids[last] as string, first.ts, first.id) < 0) {
+      for (const m of fresh) {
+        this.positions?.set(m.id, this.ids.length);
+        this.ids.push(m.id);
+        this.times.push(m.ts);
+        this.millis.push(Date.parse(m.ts));
+      }
+      return;
+    }
     // One merge pass: a batch lands anywhere in the order, since clients may send past timestamps.
     const ids: string[] = [];
     const times: string[] = [];
