@@ -84,6 +84,20 @@ export function planFactWrites(
   slotOf: SlotOf = () => null,
 ): FactPlan {
   const byId = new Map(existing.map((row) => [row.id, { ...row }]));
+  // The same rows by key, in byId's order (a key never changes while planning): a look-up by key reads
+  // its slot's versions, not every row loaded.
+  const byKey = new Map<string, FactVersion[]>();
+  const keep = (row: FactVersion) => {
+    const list = byKey.get(row.key);
+    if (list) list.push(row);
+    else byKey.set(row.key, [row]);
+  };
+  for (const row of byId.values()) keep(row);
+  /**
+   * The current rows by slot (slotOf), in byId's order; made on first use, as most batches never ask.
+   * A row never becomes current once planning has closed it, so only new versions join it afterwards.
+   */
+  let bySlot: Map<string | null, FactVersion[]> | undefined;
   const inserted = new Set<string>();
   const plan: FactPlan = {
     inserts: [],
@@ -107,8 +121,8 @@ export function planFactWrites(
   };
   const currentByKey = (key: string, writer: FactVersion, slotOnly: boolean): FactVersion | undefined => {
     let found: FactVersion | undefined;
-    for (const row of byId.values()) {
-      if (row.key !== key || !isCurrent(row)) continue;
+    for (const row of byKey.get(key) ?? []) {
+      if (!isCurrent(row)) continue;
       // Shared facts (no user) are anyone's slot to contest; another user's private memory never is.
       if (row.userId !== null && row.userId !== writer.userId) continue;
       if (slotOnly && !sameSlot(row, writer)) continue;
@@ -123,7 +137,7 @@ export function planFactWrites(
   };
   /** The current version of exactly this slot and user, the one the storage allows a single one of. */
   const currentOfSlot = (writer: FactVersion, userId: string | null): FactVersion | undefined => {
-    for (const row of byId.values()) {
+    for (const row of byKey.get(writer.key) ?? []) {
       if (isCurrent(row) && sameSlot(row, writer) && row.userId === userId) return row;
     }
     return undefined;
@@ -136,7 +150,17 @@ export function planFactWrites(
   const currentOfEntitySlot = (writer: FactVersion): FactVersion | undefined => {
     const slot = slotOf(writer);
     if (slot === null) return undefined;
-    const found = [...byId.values()].filter(
+    if (!bySlot) {
+      bySlot = new Map();
+      for (const row of byId.values()) {
+        if (!isCurrent(row)) continue;
+        const at = slotOf(row);
+        const list = bySlot.get(at);
+        if (list) list.push(row);
+        else bySlot.set(at, [row]);
+      }
+    }
+    const found = (bySlot.get(slot) ?? []).filter(
       (row) =>
         row.key !== writer.key &&
         isCurrent(row) &&
@@ -248,6 +272,13 @@ export function planFactWrites(
     if (dependsOn.length) plan.dependencies.set(fact.id, dependsOn);
 
     byId.set(fact.id, fact);
+    keep(fact);
+    if (bySlot) {
+      const at = slotOf(fact);
+      const list = bySlot.get(at);
+      if (list) list.push(fact);
+      else bySlot.set(at, [fact]);
+    }
     inserted.add(fact.id);
     plan.inserts.push(fact);
     plan.outcomes.push({
