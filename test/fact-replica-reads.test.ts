@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entityLookup } from "../src/entities/query-entities";
-import { FactCandidateCache, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
+import { FactCandidateCache, HELD_SEARCHES, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
 import { searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
@@ -320,6 +320,41 @@ describe("the fact replica's answer", () => {
       if (text.includes("Brightwater")) {
         named = viaReplica.candidates.entities.filter((e) => !e.pending).map((e) => e.id);
       }
+    }
+
+    // One reader asking question after question holds its last few searches: each answer comes from the
+    // replica (every version it leaves out as held is found held), is D1's answer, and what the reader
+    // holds is its base's versions and its last HELD_SEARCHES searches', each counted once.
+    {
+      const reader = { projectId: t.project, userId: "u1", thread: `reader-${crypto.randomUUID()}` };
+      const cache = new FactCandidateCache();
+      const first = await cache.read(repository, reader, [], Date.now(), undefined, replica);
+      const heldSets: string[][] = [];
+      for (const text of [
+        "When does the Harrow Street kiln fire?",
+        "Who supplies the celadon glaze?",
+        "What does gauge 17 read?",
+        "What does gauge 2040 read?",
+        "Who runs the Brightwater account?",
+        "How much does a firing cost now?",
+        "What does gauge 4100 read?",
+      ]) {
+        const found = await cache.read(repository, reader, searchTerms(text), Date.now(), undefined, replica);
+        expect(found.read).toBe("replica");
+        const fresh = new FactCandidateCache();
+        const alone = { ...reader, thread: `reader-${crypto.randomUUID()}` };
+        await fresh.read(repository, alone, [], Date.now());
+        const viaD1 = await fresh.read(repository, alone, searchTerms(text), Date.now());
+        const ids = found.candidates.rows.map((r) => r.id);
+        expect(ids).toEqual(viaD1.candidates.rows.map((r) => r.id));
+        heldSets.push(ids);
+        if (heldSets.length > HELD_SEARCHES) heldSets.shift();
+      }
+      const base = first.candidates.base;
+      const baseIds = [...(base?.recent ?? []), ...(base?.standing ?? []), ...(base?.thread ?? [])].map(
+        (r) => r.id,
+      );
+      expect(cache.heldRows()).toBe(new Set([...baseIds, ...heldSets.flat()]).size);
     }
 
     // What the replica remembers of a search (a term's count, an entity's part) goes with the next page.

@@ -72,9 +72,9 @@ export class FactCandidateCache {
   private base: FactBase | undefined;
   private baseUser: string | undefined;
   /** Candidate sets by reader and search, least recently used first, all at `revision`. */
-  private readonly held = new Map<string, FactCandidates>();
-  /** What knownRows last answered, for which base: kept until a search adds or drops a held set. */
-  private known: { base: FactBase; rows: Map<string, FactVersion> } | undefined;
+  private readonly held = new HeldSearches();
+  /** What knownRows last answered, for which base and held sets (`version`, -1 when not counted). */
+  private known: { base: FactBase; version: number; rows: KnownRows } | undefined;
 
   /** `reader.thread` names the object holding this cache, for writers to address their announcements. */
   async read(
@@ -95,15 +95,10 @@ export class FactCandidateCache {
       this.fitsInRecent = false;
       this.base = undefined;
       this.held.clear();
-      this.known = undefined;
     }
     const current = this.revision >= this.announced && now - this.checkedAt < FACT_RECHECK_MS;
-    const held = current ? this.held.get(key) : undefined;
-    if (held) {
-      this.held.delete(key);
-      this.held.set(key, held);
-      return { candidates: held, read: "held", near: index.nearest() };
-    }
+    const held = current ? this.held.use(key) : undefined;
+    if (held) return { candidates: held, read: "held", near: index.nearest() };
     // The first search registers in the same transaction as it reads, so no write is missed in between.
     const register = now - this.registeredAt >= FACT_RECHECK_MS;
     const watcher: FactWatcher | undefined = register
@@ -167,7 +162,7 @@ export class FactCandidateCache {
         revision: base ? base.revision : this.announced,
         terms: [...searched],
         heldIds,
-        knownIds: [...known.keys()],
+        knownIds: known.ids,
         knownAt: from.revision,
         outside,
         entityIds,
@@ -213,7 +208,6 @@ export class FactCandidateCache {
     this.fitsInRecent = !cut;
     if (register) this.registeredAt = now;
     // Another search may have moved on while this one waited: only the newest answers are kept.
-    this.known = undefined;
     if (found.revision > this.revision) {
       this.held.clear();
       this.revision = found.revision;
@@ -223,14 +217,8 @@ export class FactCandidateCache {
       this.baseUser = userId;
     }
     // At one revision a version is the same row whichever search found it: one object is kept of each.
-    const shared = new Map<string, FactVersion>();
-    for (const held of this.held.values()) for (const row of held.rows) shared.set(row.id, row);
-    const candidates = { ...found, rows: found.rows.map((row) => shared.get(row.id) ?? row) };
-    if (candidates.revision === this.revision) {
-      this.held.delete(key);
-      this.held.set(key, candidates);
-      while (this.held.size > HELD_SEARCHES) this.held.delete(this.held.keys().next().value as string);
-    }
+    const candidates = { ...found, rows: found.rows.map((row) => this.held.row(row.id) ?? row) };
+    if (candidates.revision === this.revision) this.held.hold(key, candidates, HELD_SEARCHES);
     // Only a read of the revision itself counts as asking D1 whether the project changed.
     if (!base) this.checkedAt = now;
     return { candidates, read: found.replicated ? "replica" : "searched", near };
@@ -238,25 +226,29 @@ export class FactCandidateCache {
 
   /** How many distinct fact versions the held searches and base keep (rows shared by two count once). */
   heldRows(): number {
-    return this.base ? this.knownRows(this.base).size : 0;
+    return this.base ? this.knownRows(this.base).ids.length : 0;
   }
 
   /**
-   * Every version held at `base.revision`, by id: the base's and the held searches' (which are all at the
+   * Every version held at `base.revision`: the base's and the held searches' (which are all at the
    * cache's revision, and so at the base's when a search uses it). A search asks the replica not to send
-   * these again.
+   * these again. Worked out again only when the base or the held sets change.
    */
-  private knownRows(base: FactBase): Map<string, FactVersion> {
-    if (this.known?.base === base) return this.known.rows;
-    const known = new Map<string, FactVersion>();
-    for (const row of base.recent) known.set(row.id, row);
-    for (const row of base.standing) known.set(row.id, row);
-    for (const row of base.thread ?? []) known.set(row.id, row);
-    if (base.revision === this.revision) {
-      for (const candidates of this.held.values()) for (const row of candidates.rows) known.set(row.id, row);
-    }
-    this.known = { base, rows: known };
-    return known;
+  private knownRows(base: FactBase): KnownRows {
+    const withHeld = base.revision === this.revision;
+    const version = withHeld ? this.held.version : -1;
+    if (this.known?.base === base && this.known.version === version) return this.known.rows;
+    const own = baseRows(base);
+    const ids = [...own.keys()];
+    const held = this.held;
+    if (withHeld) for (const id of held.ids()) if (!own.has(id)) ids.push(id);
+    const rows: KnownRows = {
+      ids,
+      // A held search's object of a version before the base's, as it is the one compiles were handed.
+      get: withHeld ? (id) => held.row(id) ?? own.get(id) : (id) => own.get(id),
+    };
+    this.known = { base, version, rows };
+    return rows;
   }
 
   /** Whether a writer announced a revision this cache has not read yet. */
@@ -272,5 +264,94 @@ export class FactCandidateCache {
     if (token !== this.token || projectId !== this.watching) return false;
     this.announced = Math.max(this.announced, revision);
     return true;
+  }
+}
+
+/**
+ * The versions a reader holds, for the replica: their ids, and each one's row. `get` reads the held
+ * searches as they are when asked: a search that ended meanwhile can have let one go, and the answer is
+ * then read from D1 instead (fact-repository.ts replicaRows), as when the replica is behind.
+ */
+interface KnownRows {
+  readonly ids: string[];
+  get(id: string): FactVersion | undefined;
+}
+
+/** A base's rows by id (its newest versions, standing rules, then the thread's own; the last of an id kept). */
+function baseRows(base: FactBase): Map<string, FactVersion> {
+  let rows = baseRowMaps.get(base);
+  if (!rows) {
+    rows = new Map();
+    for (const row of base.recent) rows.set(row.id, row);
+    for (const row of base.standing) rows.set(row.id, row);
+    for (const row of base.thread ?? []) rows.set(row.id, row);
+    baseRowMaps.set(base, rows);
+  }
+  return rows;
+}
+
+const baseRowMaps = new WeakMap<FactBase, Map<string, FactVersion>>();
+
+/**
+ * The candidate sets of a reader's last few searches, least recently used first, with the rows they hold
+ * indexed by id, each counted by the sets that hold it: a new search's rows are matched to the objects
+ * already held, and the replica told which versions the reader has, without walking every set each time.
+ */
+class HeldSearches {
+  private readonly sets = new Map<string, FactCandidates>();
+  private readonly rows = new Map<string, { row: FactVersion; sets: number }>();
+  /** Moves on with every change to the sets held. */
+  version = 0;
+
+  /** The set held for `key`, now the most recently used. */
+  use(key: string): FactCandidates | undefined {
+    const set = this.sets.get(key);
+    if (set) {
+      this.sets.delete(key);
+      this.sets.set(key, set);
+    }
+    return set;
+  }
+
+  /** Holds `candidates` for `key` (replacing any), letting the least recently used go past `limit`. */
+  hold(key: string, candidates: FactCandidates, limit: number): void {
+    this.drop(key);
+    this.sets.set(key, candidates);
+    for (const row of candidates.rows) {
+      const held = this.rows.get(row.id);
+      if (held) held.sets++;
+      else this.rows.set(row.id, { row, sets: 1 });
+    }
+    for (const oldest of this.sets.keys()) {
+      if (this.sets.size <= limit) break;
+      this.drop(oldest);
+    }
+    this.version++;
+  }
+
+  clear(): void {
+    this.sets.clear();
+    this.rows.clear();
+    this.version++;
+  }
+
+  /** The held object of a version, if a held set has it. */
+  row(id: string): FactVersion | undefined {
+    return this.rows.get(id)?.row;
+  }
+
+  /** The ids of every version a held set has, each once. */
+  ids(): IterableIterator<string> {
+    return this.rows.keys();
+  }
+
+  private drop(key: string): void {
+    const set = this.sets.get(key);
+    if (!set) return;
+    this.sets.delete(key);
+    for (const row of set.rows) {
+      const held = this.rows.get(row.id);
+      if (held && --held.sets === 0) this.rows.delete(row.id);
+    }
   }
 }

@@ -158,7 +158,8 @@ const STANDING = sql`(${facts.isConstraint} = 1 OR ${facts.sourceType} IN ('poli
 export interface ReplicaRead {
   rows: Promise<ReplicaRows | undefined>;
   named: boolean;
-  known: ReadonlyMap<string, FactVersion>;
+  /** The versions the reader holds, which the replica was told not to send. */
+  known: Pick<ReadonlyMap<string, FactVersion>, "get">;
   asked: { entityIds: readonly string[]; heldIds: readonly string[]; outside: HistoryTargets };
 }
 
@@ -176,7 +177,7 @@ function sameMembers(a: readonly string[], b: readonly string[]): boolean {
  */
 function replicaRows(
   answer: ReplicaRows,
-  known: ReadonlyMap<string, FactVersion> = new Map(),
+  known: Pick<ReadonlyMap<string, FactVersion>, "get"> = new Map(),
 ): { answer: ReplicaRows; rows: Map<string, FactVersion> } | undefined {
   const rows = new Map<string, FactVersion>();
   for (const source of REPLICA_SOURCES) {
