@@ -671,17 +671,19 @@ async function main(): Promise<void> {
   const { call } = apiClient(url, options.tenant, options.key, 300_000);
   const nonce = Date.now().toString(36);
   const scenarios: Scenario[] = [];
-  const heap = devServer?.inspectorPort ? await IsolateHeap.connect(devServer.inspectorPort) : undefined;
+  const inspector = devServer?.inspectorPort;
   const healthz = `${url}/healthz`;
+  const heapNow = async () =>
+    inspector ? await IsolateHeap.read(inspector, () => fetch(healthz)) : undefined;
+  const heap = (await heapNow()) !== undefined;
   const probes: Probes = {
     server: devServer,
-    ...(heap ? { heapMiB: async () => (await heap.usedAfterCollection(() => fetch(healthz))) / MiB } : {}),
+    ...(heap ? { heapMiB: async () => ((await heapNow()) ?? Number.NaN) / MiB } : {}),
   };
   try {
     for (const size of FACT_SIZES) scenarios.push(await factsAtScale(call, size, nonce, probes));
     for (const size of MESSAGE_SIZES) scenarios.push(await messagesAtScale(call, size, nonce, probes));
   } finally {
-    heap?.close();
     await devServer?.stop();
   }
   if (devServer && scenarios.length > 0) {
@@ -705,7 +707,7 @@ async function main(): Promise<void> {
     scenarios.filter((s) => s.kind === "messages"),
   );
   printSplits(scenarios);
-  printMemory(scenarios, { rss: devServer !== undefined, heap: heap !== undefined });
+  printMemory(scenarios, { rss: devServer !== undefined, heap });
   if (options.json) {
     writeFileSync(
       options.json,

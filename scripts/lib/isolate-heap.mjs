@@ -6,7 +6,9 @@
 //
 // Wrangler's inspector proxy admits only DevTools origins, hence the Origin header (Node's WebSocket
 // takes headers as an undici extension). The isolate answers protocol calls only while it runs, so a
-// collection is followed by a request to the server (`poke`), which lets it run.
+// collection is followed by a request to the server (`poke`), which lets it run. Each reading connects
+// and disconnects: an inspector left attached receives every console message of the run through
+// wrangler's own process, which then delayed responses by up to a minute during a bulk extraction.
 
 const DEVTOOLS_ORIGIN = "https://devtools.devprod.cloudflare.dev";
 const CALL_TIMEOUT_MS = 30_000;
@@ -66,6 +68,22 @@ export class IsolateHeap {
     await collected;
     const usage = /** @type {{ usedSize: number }} */ (await this.#call("Runtime.getHeapUsage"));
     return usage.usedSize;
+  }
+
+  /**
+   * One reading: connects, collects, reads and disconnects; undefined when the inspector cannot be read.
+   * @param {number} port
+   * @param {() => Promise<unknown>} poke
+   * @returns {Promise<number | undefined>}
+   */
+  static async read(port, poke) {
+    const heap = await IsolateHeap.connect(port);
+    if (!heap) return undefined;
+    try {
+      return await heap.usedAfterCollection(poke);
+    } finally {
+      heap.close();
+    }
   }
 
   close() {
