@@ -38,16 +38,38 @@ function ownValues(loser: Instruction, winner: Instruction): Set<string> {
   return own;
 }
 
+/** What retells reads of a text, worked out once per text: its tokens, their value words, its topic. */
+interface ReadTokens {
+  tokens: Set<string>;
+  /** Each token lower-cased, and the parts of a hyphenated one. */
+  words: string[];
+  topic?: Set<string>;
+}
+
+const readTokens = (text: string): ReadTokens => {
+  const tokens = tokensOf(text);
+  const words = new Set<string>();
+  for (const t of tokens) {
+    words.add(t.toLowerCase());
+    for (const part of t.split("-")) words.add(part.toLowerCase());
+  }
+  return { tokens: new Set(tokens), words: [...words] };
+};
+
 /** Whether a sentence names the instruction's speaker, states one of its values and speaks of its topic. */
-function retells(sentence: string, instruction: Instruction, values: Set<string>): boolean {
-  const tokens = tokensOf(sentence);
-  if (!instruction.names.some((name) => tokens.includes(name))) return false;
+function retells(
+  sentence: string,
+  instruction: Instruction,
+  values: Set<string>,
+  read = readTokens(sentence),
+): boolean {
+  if (!instruction.names.some((name) => read.tokens.has(name))) return false;
   // "2-week" states the 2 of "2 weeks": a hyphenated token counts by its parts too.
-  const statesValue = tokens.some(
-    (t) => values.has(t.toLowerCase()) || t.split("-").some((part) => values.has(part.toLowerCase())),
-  );
+  if (!read.words.some((w) => values.has(w))) return false;
   // The same figure said of another matter ("Otto paid the $900 catering bill") retells nothing.
-  return statesValue && [...topicOf(sentence)].some((w) => instruction.topic.has(w));
+  read.topic ??= topicOf(sentence);
+  for (const w of read.topic) if (instruction.topic.has(w)) return true;
+  return false;
 }
 
 /** An overridden instruction, with what retells it. */
@@ -82,10 +104,16 @@ export function overriddenInstructions(omitted: readonly Omission[]): Retold[] {
 export function itemRetelling(item: ContextObject, retold: readonly Retold[]): Retold | undefined {
   const text = item.claim ?? item.text;
   const lower = text.toLowerCase();
+  // The item's tokens are read once, by the first instruction that asks.
+  let read: ReadTokens | undefined;
+  const readOnce = () => {
+    read ??= readTokens(text);
+    return read;
+  };
   return retold.find(
     (r) =>
       (r.said.length >= 12 && lower.includes(r.said)) ||
-      (r.values.size > 0 && retells(text, r.instruction, r.values)),
+      (r.values.size > 0 && retells(text, r.instruction, r.values, readOnce())),
   );
 }
 
@@ -103,12 +131,9 @@ export function retoldInstructions(
   for (const { instruction, reason, diedAt, values } of retold) {
     if (!values.size || !instruction.names.length) continue;
     for (const message of messages) {
-      const stamp = message.transcript?.stamp;
-      const text = stamp && message.text.startsWith(stamp) ? message.text.slice(stamp.length) : message.text;
-      for (const match of text.matchAll(SENTENCE)) {
-        const sentence = match[0].trim();
-        if (sentence.length < 12 || seen.has(sentence)) continue;
-        if (!retells(sentence, instruction, values)) continue;
+      for (const { sentence, read } of sentencesOf(message)) {
+        if (seen.has(sentence)) continue;
+        if (!retells(sentence, instruction, values, read)) continue;
         seen.add(sentence);
         found.push({
           text: sentence,
@@ -120,6 +145,23 @@ export function retoldInstructions(
         });
       }
     }
+  }
+  return found;
+}
+
+/** A message's sentences of 12 characters or more, each with its tokens: read once per message object. */
+const messageSentences = new WeakMap<ContextObject, { sentence: string; read: ReadTokens }[]>();
+function sentencesOf(message: ContextObject): { sentence: string; read: ReadTokens }[] {
+  let found = messageSentences.get(message);
+  if (!found) {
+    const stamp = message.transcript?.stamp;
+    const text = stamp && message.text.startsWith(stamp) ? message.text.slice(stamp.length) : message.text;
+    found = [];
+    for (const match of text.matchAll(SENTENCE)) {
+      const sentence = match[0].trim();
+      if (sentence.length >= 12) found.push({ sentence, read: readTokens(sentence) });
+    }
+    messageSentences.set(message, found);
   }
   return found;
 }
