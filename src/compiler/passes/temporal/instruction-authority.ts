@@ -252,7 +252,10 @@ export interface RunInstructions {
 /** The instructions behind each omitted object instructionOverrides made (read by retold-instructions.ts). */
 export const overridden = new WeakMap<ContextObject, { loser: Instruction; winner: Instruction }>();
 
-const share = (a: ReadonlySet<string>, b: ReadonlySet<string>) => [...a].some((w) => b.has(w));
+const share = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
+  for (const w of a) if (b.has(w)) return true;
+  return false;
+};
 const shareThing = (a: Instruction, b: Instruction) =>
   share(a.things, b.things) || share(a.heads, b.things) || share(a.things, b.heads);
 
@@ -352,28 +355,34 @@ export function instructionOverrides(
   const instructions = read(facts, run?.length ?? 0, run ? [...run.value.instructions] : []);
   if (instructions.length < 2) return [];
   const out = new Map<string, Omission>();
-  for (const [i, a] of instructions.entries()) {
-    for (const b of instructions.slice(i + 1)) {
+  for (let i = 0; i < instructions.length; i++) {
+    const a = instructions[i] as Instruction;
+    for (let j = i + 1; j < instructions.length; j++) {
+      const b = instructions[j] as Instruction;
       // A task's or a session's instruction holds in its own scope, the project's everywhere: neither
       // settles the other (both reach a compile for that task or session; hypothetical and draft ones
       // never do, the gate leaves them out).
       if (a.object.scope !== b.object.scope || a.object.scopeId !== b.object.scopeId) continue;
       const sameSpeaker = a.speaker === b.speaker;
+      // Who would win is cheap to tell, and a loser already settled needs no more: both come before
+      // whether the two speak of one matter (the same pairs reach collision as in the order of the seed).
+      let winner: Instruction;
+      let loser: Instruction;
+      if (sameSpeaker) {
+        if (validTime(a.object) === validTime(b.object)) continue;
+        const later = validTime(b.object).localeCompare(validTime(a.object)) > 0;
+        winner = later ? b : a;
+        loser = later ? a : b;
+      } else if (a.rank !== b.rank) {
+        winner = a.rank > b.rank ? a : b;
+        loser = a.rank > b.rank ? b : a;
+      } else continue;
+      if (out.has(loser.object.objectId)) continue;
       // The same speaker may name the thing ("Project Kite"); different speakers must share a common
       // word for it, as a shared name alone may be a person both speak of on different matters, or a
       // registered thing both name.
       const matter = sameMatter(a, b, sameSpeaker);
       if (!matter) continue;
-      let winner: Instruction;
-      let loser: Instruction;
-      if (sameSpeaker) {
-        const later = validTime(b.object).localeCompare(validTime(a.object)) > 0;
-        if (validTime(a.object) === validTime(b.object)) continue;
-        [winner, loser] = later ? [b, a] : [a, b];
-      } else if (a.rank !== b.rank) {
-        [winner, loser] = a.rank > b.rank ? [a, b] : [b, a];
-      } else continue;
-      if (out.has(loser.object.objectId)) continue;
       const why = collision(winner, loser, sameSpeaker, matter);
       if (!why) continue;
       // Its claim is what was said, without who said it: the items and turns that restate the
