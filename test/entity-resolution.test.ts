@@ -288,3 +288,30 @@ describe("the labelled set (npm run bench:entities)", () => {
     expect(figures.results.filter((r) => r.decision === "unseen" && r.expect !== null)).toEqual([]);
   });
 });
+
+describe("the in-memory registry's candidates", () => {
+  it("are those with the mention's one word, then those with a word it begins, in the registry's order", () => {
+    const people = [
+      "Samantha Reed",
+      "Sandra Lee",
+      "Samuel Park",
+      "Ola Samsonite",
+      "Tam Samara",
+      "Sam Okafor",
+    ];
+    const held = new MemoryRegistry(
+      people.map((name, i) => registryEntity({ id: `p${i}`, name, type: "person" })),
+    );
+    const found = (name: string) => held.candidates(mention(name, { type: "person" })).map((e) => e.id);
+    // "Sam" is Sam Okafor's word (found first, by the whole word) and begins Samantha, Samuel, Samsonite
+    // and Samara; Sandra shares only "Sa".
+    expect(found("Sam")).toEqual(["p5", "p0", "p2", "p3", "p4"]);
+    expect(found("Sama")).toEqual(["p0", "p4"]);
+    expect(found("Samuel")).toEqual(["p2"]);
+    // Too short to be a prefix: only a whole word matches.
+    expect(found("Sa")).toEqual([]);
+    // A name learnt later (an alias) is found by its beginning too.
+    held.addAlias("p1", { alias: "Sammy", norm: "sammy", source: "observed" });
+    expect(found("Samm")).toEqual(["p1"]);
+  });
+});

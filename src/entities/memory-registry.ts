@@ -10,6 +10,11 @@ import { entityTerms, mentionLookup } from "./resolution/terms";
 export class MemoryRegistry {
   private readonly byId = new Map<string, RegistryEntity>();
   private readonly byTerm = new Map<string, Set<string>>();
+  /**
+   * The terms by their first HEAD characters, each list in byTerm's order: a prefix look-up reads the
+   * terms that can start with it, not every term of the registry.
+   */
+  private readonly byHead = new Map<string, string[]>();
 
   constructor(entities: Iterable<RegistryEntity> = []) {
     for (const entity of entities) this.add(entity);
@@ -40,7 +45,15 @@ export class MemoryRegistry {
     const { terms, prefixes } = mentionLookup(mention);
     const ids = new Set<string>();
     for (const term of terms) for (const id of this.byTerm.get(term) ?? []) ids.add(id);
-    if (prefixes.length) {
+    if (prefixes.length && prefixes.every((p) => p.length >= HEAD)) {
+      // The matching terms in byTerm's order, as the scan below meets them.
+      const matched = new Set<string>();
+      for (const p of prefixes) {
+        for (const term of this.byHead.get(p.slice(0, HEAD)) ?? []) if (term.startsWith(p)) matched.add(term);
+      }
+      const ordered = prefixes.length > 1 ? [...this.byTerm.keys()].filter((t) => matched.has(t)) : matched;
+      for (const term of ordered) for (const id of this.byTerm.get(term) ?? []) ids.add(id);
+    } else if (prefixes.length) {
       for (const [term, holders] of this.byTerm) {
         if (prefixes.some((p) => term.startsWith(p))) for (const id of holders) ids.add(id);
       }
@@ -52,7 +65,16 @@ export class MemoryRegistry {
     for (const { term } of entityTerms(entity)) {
       const holders = this.byTerm.get(term);
       if (holders) holders.add(entity.id);
-      else this.byTerm.set(term, new Set([entity.id]));
+      else {
+        this.byTerm.set(term, new Set([entity.id]));
+        const head = term.slice(0, HEAD);
+        const list = this.byHead.get(head);
+        if (list) list.push(term);
+        else this.byHead.set(head, [term]);
+      }
     }
   }
 }
+
+/** Characters a prefix look-up is bucketed by: "w:" and a word's first three (terms.ts MIN_PREFIX). */
+const HEAD = 5;
