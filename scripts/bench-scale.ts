@@ -510,7 +510,7 @@ function latencyTarget(s: Scenario): Target {
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? "—" : n.toFixed(digits);
-const signed = (n: number) => `${n >= 0 ? "+" : "−"}${fmt(Math.abs(n))}`;
+const signed = (n: number) => (Number.isNaN(n) ? "—" : `${n >= 0 ? "+" : "−"}${fmt(Math.abs(n))}`);
 const yes = (met: boolean) => (met ? "met" : "MISSED");
 
 const held = (s: Scenario) => (s.held ? `${s.held.fact_rows}/${s.held.compiled_objects}` : "—");

@@ -12,6 +12,8 @@
 
 const DEVTOOLS_ORIGIN = "https://devtools.devprod.cloudflare.dev";
 const CALL_TIMEOUT_MS = 30_000;
+const POKE_EVERY_MS = 250;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class IsolateHeap {
   /** @param {WebSocket} socket */
@@ -63,15 +65,23 @@ export class IsolateHeap {
    * @returns {Promise<number>}
    */
   async usedAfterCollection(poke) {
-    const collected = this.#call("HeapProfiler.collectGarbage");
-    await poke();
+    let done = false;
+    const collected = this.#call("HeapProfiler.collectGarbage").finally(() => {
+      done = true;
+    });
+    // A request that reaches the isolate before the call does leaves it unanswered: ask again until
+    // the collection has run (the call's own timeout ends this).
+    while (!done) {
+      await poke();
+      await Promise.race([collected.catch(() => undefined), sleep(POKE_EVERY_MS)]);
+    }
     await collected;
     const usage = /** @type {{ usedSize: number }} */ (await this.#call("Runtime.getHeapUsage"));
     return usage.usedSize;
   }
 
   /**
-   * One reading: connects, collects, reads and disconnects; undefined when the inspector cannot be read.
+   * One reading: connects, collects, reads and disconnects; undefined (and said) when it cannot be read.
    * @param {number} port
    * @param {() => Promise<unknown>} poke
    * @returns {Promise<number | undefined>}
@@ -81,6 +91,9 @@ export class IsolateHeap {
     if (!heap) return undefined;
     try {
       return await heap.usedAfterCollection(poke);
+    } catch (error) {
+      console.error(`  … isolate heap not read: ${error instanceof Error ? error.message : error}`);
+      return undefined;
     } finally {
       heap.close();
     }
