@@ -284,6 +284,28 @@ describe("CompileCache", () => {
     expect(again).toStrictEqual(first);
   });
 
+  it("holds every object of a compile that hands in more than its limit, for the next compile to reuse", () => {
+    const cache = new CompileCache();
+    // A thread whose lists alone pass the limit (a working set with a long history, say).
+    const rows = Array.from({ length: OBJECT_LIMIT + 500 }, (_, i) =>
+      row(`v${i}`, `step_${i}`, `value ${i}`),
+    );
+    cache.begin(origin);
+    const made = rows.map((r) => cache.fact(r, origin));
+    expect(cache.size).toBe(rows.length);
+    // The same lists again, and again with one more version: every object is the one made before.
+    cache.begin(origin);
+    expect(rows.filter((r, i) => cache.fact(r, origin) !== made[i])).toEqual([]);
+    cache.begin(origin);
+    for (const [i, r] of rows.entries()) expect(cache.fact(r, origin)).toBe(made[i]);
+    cache.fact(row("v-new", "step_new", "value new"), origin);
+    // A compile that hands in fewer lets the others go again, down to the limit's three quarters.
+    cache.begin(origin);
+    for (const r of rows.slice(0, 100)) cache.fact(r, origin);
+    cache.fact(row("v-other", "step_other", "value other"), origin);
+    expect(cache.size).toBeLessThanOrEqual(OBJECT_LIMIT);
+  });
+
   it("takes a deeply frozen record handed in again as unchanged, but not one frozen only on the outside", () => {
     const cache = new CompileCache();
     cache.begin(origin);

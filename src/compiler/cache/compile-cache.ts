@@ -93,6 +93,8 @@ export class CompileCache {
   private runs = freshRuns();
   /** Bumped whenever a table lets go of an entry or replaces one: held runs then resolve afresh. */
   private changes = 0;
+  /** Tables found full of this compile's own objects, and the compile that found them so. */
+  private readonly overfull = new Map<Map<string, Entry<unknown>>, number>();
 
   /** `text`: memos keyed by text alone, which the caller may share between threads (see TextMemos). */
   constructor(private readonly text: TextMemos = new TextMemos()) {
@@ -416,13 +418,17 @@ export class CompileCache {
    * newest facts, its items) stay here.
    */
   private evict(table: Map<string, Entry<unknown>>): void {
+    // A table this compile alone filled is let be until the next compile (see below).
+    if (this.overfull.get(table) === this.compiles) return;
     this.changes++;
     for (const [id, entry] of table) {
       if (table.size <= (OBJECT_LIMIT * 3) / 4) return;
       if (entry.used !== this.compiles) table.delete(id);
     }
-    // One compile handed in more than the limit: nothing older is left to let go.
-    if (table.size >= OBJECT_LIMIT) table.clear();
+    // One compile handed in more than the limit: nothing older is left to let go, and every entry left
+    // is one this compile uses, so the table holds them (as many as the compile's own lists) rather
+    // than being emptied for the next compile to make them all again; not looked at again this compile.
+    if (table.size >= OBJECT_LIMIT) this.overfull.set(table, this.compiles);
   }
 }
 
