@@ -11,7 +11,9 @@
 // wrangler's own process, which then delayed responses by up to a minute during a bulk extraction.
 
 const DEVTOOLS_ORIGIN = "https://devtools.devprod.cloudflare.dev";
-const CALL_TIMEOUT_MS = 30_000;
+const CALL_TIMEOUT_MS = 10_000;
+const READ_ATTEMPTS = 3;
+const RETRY_AFTER_MS = 1_000;
 const POKE_EVERY_MS = 250;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -87,16 +89,23 @@ export class IsolateHeap {
    * @returns {Promise<number | undefined>}
    */
   static async read(port, poke) {
-    const heap = await IsolateHeap.connect(port);
-    if (!heap) return undefined;
-    try {
-      return await heap.usedAfterCollection(poke);
-    } catch (error) {
-      console.error(`  … isolate heap not read: ${error instanceof Error ? error.message : error}`);
-      return undefined;
-    } finally {
-      heap.close();
+    // Now and then a fresh session's call goes unanswered (wrangler's proxy still closing the last one,
+    // it seems): a few tries, each on a new connection.
+    let failure = "";
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      if (attempt > 0) await sleep(RETRY_AFTER_MS);
+      const heap = await IsolateHeap.connect(port);
+      if (!heap) return undefined;
+      try {
+        return await heap.usedAfterCollection(poke);
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+      } finally {
+        heap.close();
+      }
     }
+    console.error(`  … isolate heap not read after ${READ_ATTEMPTS} tries: ${failure}`);
+    return undefined;
   }
 
   close() {
