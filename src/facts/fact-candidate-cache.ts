@@ -244,8 +244,11 @@ export class FactCandidateCache {
     if (withHeld) for (const id of held.ids()) if (!own.has(id)) ids.push(id);
     const rows: KnownRows = {
       ids,
-      // A held search's object of a version before the base's, as it is the one compiles were handed.
-      get: withHeld ? (id) => held.row(id) ?? own.get(id) : (id) => own.get(id),
+      // A held search's object of a version before the base's, as it is the one compiles were handed;
+      // once the held sets change (another search ended meanwhile), the base's alone.
+      get: withHeld
+        ? (id) => (held.version === version ? held.row(id) : undefined) ?? own.get(id)
+        : (id) => own.get(id),
     };
     this.known = { base, version, rows };
     return rows;
@@ -269,8 +272,9 @@ export class FactCandidateCache {
 
 /**
  * The versions a reader holds, for the replica: their ids, and each one's row. `get` reads the held
- * searches as they are when asked: a search that ended meanwhile can have let one go, and the answer is
- * then read from D1 instead (fact-repository.ts replicaRows), as when the replica is behind.
+ * searches only while they are as they were when the ids were listed: once another search has changed
+ * them, a version only they held is not found, and the answer is read from D1 instead
+ * (fact-repository.ts replicaRows), as when the replica is behind.
  */
 interface KnownRows {
   readonly ids: string[];
