@@ -45,14 +45,12 @@ export class MemoryRegistry {
     const { terms, prefixes } = mentionLookup(mention);
     const ids = new Set<string>();
     for (const term of terms) for (const id of this.byTerm.get(term) ?? []) ids.add(id);
-    if (prefixes.length && prefixes.every((p) => p.length >= HEAD)) {
-      // The matching terms in byTerm's order, as the scan below meets them.
-      const matched = new Set<string>();
-      for (const p of prefixes) {
-        for (const term of this.byHead.get(p.slice(0, HEAD)) ?? []) if (term.startsWith(p)) matched.add(term);
+    const [prefix] = prefixes;
+    if (prefixes.length === 1 && prefix !== undefined && prefix.length >= HEAD) {
+      // A mention has one prefix at most: its bucket holds the terms it can begin, in byTerm's order.
+      for (const term of this.byHead.get(prefix.slice(0, HEAD)) ?? []) {
+        if (term.startsWith(prefix)) for (const id of this.byTerm.get(term) ?? []) ids.add(id);
       }
-      const ordered = prefixes.length > 1 ? [...this.byTerm.keys()].filter((t) => matched.has(t)) : matched;
-      for (const term of ordered) for (const id of this.byTerm.get(term) ?? []) ids.add(id);
     } else if (prefixes.length) {
       for (const [term, holders] of this.byTerm) {
         if (prefixes.some((p) => term.startsWith(p))) for (const id of holders) ids.add(id);
