@@ -382,19 +382,23 @@ describe("transcript order", () => {
       const sql = state.storage.sql;
       const ids = ["a", "b", "B", "é", "\u{1F600}", "\uFF01", "m10", "m2", "z"];
       let n = 0;
-      const insert = (count: number) => {
-        const rows: { id: string; ts: string }[] = [];
-        for (let i = 0; i < count; i++, n++) {
-          // Few distinct times, so ties on ts are common and the id decides.
-          const row = { id: `${ids[(n * 7) % ids.length]}${n}`, ts: second((n * 13) % 5) };
+      const stored = (rows: { id: string; ts: string }[]) => {
+        for (const row of rows) {
           sql.exec(
             "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, 'x', 'x', 1)",
             row.id,
             row.ts,
           );
-          rows.push(row);
         }
         return rows;
+      };
+      const insert = (count: number) => {
+        const rows: { id: string; ts: string }[] = [];
+        for (let i = 0; i < count; i++, n++) {
+          // Few distinct times, so ties on ts are common and the id decides.
+          rows.push({ id: `${ids[(n * 7) % ids.length]}${n}`, ts: second((n * 13) % 5) });
+        }
+        return stored(rows);
       };
       insert(20);
       const order = new TranscriptOrder(sql, 1_000);
@@ -445,27 +449,17 @@ describe("transcript order", () => {
       check();
       // Turns after every held one, as a conversation's new turns come (appended in place): a batch out of
       // order within itself, one tied on the last held time with a greater id, and one alone.
-      const later = (rows: { id: string; ts: string }[]) => {
-        for (const row of rows) {
-          sql.exec(
-            "INSERT INTO messages (id, ts, role, speaker, content, line, tokens) VALUES (?, ?, 'user', NULL, 'x', 'x', 1)",
-            row.id,
-            row.ts,
-          );
-        }
-        return rows;
-      };
       order.added(
-        later([
+        stored([
           { id: "n2", ts: second(11) },
           { id: "n1", ts: second(10) },
           { id: "n0", ts: second(11) },
         ]),
       );
       check();
-      order.added(later([{ id: "n3", ts: second(11) }]));
+      order.added(stored([{ id: "n3", ts: second(11) }]));
       check();
-      order.added(later([{ id: "A0", ts: second(12) }]));
+      order.added(stored([{ id: "A0", ts: second(12) }]));
       check();
       // Past its limit the order lets go of its copy, and callers seek in SQL.
       const small = new TranscriptOrder(sql, 10);
