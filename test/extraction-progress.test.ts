@@ -62,6 +62,25 @@ describe("a backlog", () => {
     expect(ctx.json.context).toContain("Vendor 3.");
   });
 
+  // A slice's work is mostly synchronous: unless the pass gives the runtime a turn between slices, no
+  // request reaches the object (nor does an answer leave it) until the whole backlog is extracted.
+  it("is worked between requests: the thread answers while it drains", async () => {
+    const t = await newThread();
+    for (let from = 0; from < 2_000; from += 500) await t.events(bulk(from, 500));
+    // The first compile makes the thread interactive: its backlog drains on the write path from here.
+    const first = await t.context({ query: "Which vendor supplies item 3?", budget_tokens: 1500 });
+    const pending = first.json.trace.extraction_pending;
+    expect(pending).toBeGreaterThan(1_000);
+    const midway = await until(
+      async () => (await call("GET", `/threads/${t.thread}/state`)).json.watermark.pending_messages,
+      (left: number) => left < pending,
+    );
+    expect(midway).toBeGreaterThan(0);
+    const during = await t.context({ query: "Which vendor supplies item 7?", budget_tokens: 1500 });
+    expect(during.json.trace.extraction_pending).toBeGreaterThan(0);
+    expect(during.json.trace.extraction_pending).toBeLessThan(pending);
+  }, 60_000);
+
   // A thread nobody reads is drained by its extraction job coming back after each slice.
   it("drains by itself, with no compile to drive it", async () => {
     const t = await newThread();

@@ -101,7 +101,7 @@ describe("upkeep", () => {
 
   it("works a backlog between a stream of reads, which never hold its start back", async () => {
     let passes = 0;
-    const upkeep = new Upkeep({ background: () => {} }, async (idle) => {
+    const upkeep = new Upkeep({ background: () => {} }, async ({ idle }) => {
       await idle();
       passes++;
       return { extractionFailed: false };
@@ -115,6 +115,59 @@ describe("upkeep", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(passes).toBe(1);
+  });
+
+  it("gives the event loop a turn before each slice, so a timer set meanwhile fires between slices", async () => {
+    let slices = 0;
+    const upkeep = new Upkeep(
+      { background: () => {} },
+      async ({ idle }) => {
+        for (let i = 0; i < 50; i++) {
+          await idle();
+          slices++;
+        }
+        return { extractionFailed: false };
+      },
+      0,
+    );
+    upkeep.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    let seen = -1;
+    setTimeout(() => {
+      seen = slices;
+    }, 0);
+    expect(await upkeep.settled(1_000)).toBe(true);
+    expect(slices).toBe(50);
+    expect(seen).toBeGreaterThanOrEqual(0);
+    expect(seen).toBeLessThan(50);
+  });
+
+  it("lets a waiting compile read once the pass caught up, and leaves a backlog to the round a write asks for", async () => {
+    let rounds = 0;
+    let inBacklog = false;
+    const upkeep = new Upkeep(
+      { background: () => {} },
+      async ({ idle, caughtUp, anotherRound }) => {
+        rounds++;
+        caughtUp();
+        // The first round's backlog (a bulk import's vectors) goes on until another round is asked for.
+        inBacklog = rounds === 1;
+        while (inBacklog && !anotherRound()) await idle();
+        inBacklog = false;
+        return { extractionFailed: false };
+      },
+      0,
+    );
+    upkeep.schedule();
+    // Caught up: the compile reads while the backlog is still being worked.
+    expect(await upkeep.settled(1_000)).toBe(true);
+    expect(rounds).toBe(1);
+    expect(inBacklog).toBe(true);
+    // A write during the backlog: a compile now waits for the next round, which does not wait for the backlog.
+    upkeep.schedule();
+    expect(await upkeep.settled(1_000)).toBe(true);
+    expect(rounds).toBe(2);
+    expect(inBacklog).toBe(false);
   });
 
   it("survives a failing pass and runs the next one", async () => {

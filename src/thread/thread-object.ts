@@ -39,7 +39,7 @@ import {
 import { threadStub } from "./thread-stub";
 import { ThreadViews } from "./thread-views";
 import { Transcript } from "./transcript/transcript";
-import { Upkeep } from "./upkeep";
+import { type PassControl, Upkeep } from "./upkeep";
 import { upkeepPass } from "./upkeep-pass";
 
 type Host = SqlHost & TransactionHost & ExclusiveHost & BackgroundHost & ClockHost;
@@ -92,7 +92,7 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const sources = { transcript: this.transcript, layers: this.layers, facts: this.facts };
     this.compilation = new Compilation(host, { ...sources, extraction: store, retrieval: this.retrieval });
     this.views = new ThreadViews(host, { ...sources, extraction: this.extraction });
-    this.upkeep = new Upkeep(host, (idle, options) => this.upkeepPass(idle, options));
+    this.upkeep = new Upkeep(host, (control, options) => this.upkeepPass(control, options));
   }
 
   /** The record when the call names this object's own tenant and thread, with the tenant's entry. */
@@ -175,12 +175,12 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     };
   }
 
-  private async upkeepPass(idle: () => Promise<void>, options: { indexFacts: boolean }) {
+  private async upkeepPass(control: PassControl, options: { indexFacts: boolean }) {
     const record = this.records.current();
     const entry = record && lookupTenant(this.env, record.tenant);
     if (!record || !entry) return { extractionFailed: false };
     const parts = { extraction: this.extraction, retrieval: this.retrieval, facts: this.facts };
-    return upkeepPass(parts, record, entry, this.adapters(entry), idle, options);
+    return upkeepPass(parts, record, entry, this.adapters(entry), control, options);
   }
 
   async compile(

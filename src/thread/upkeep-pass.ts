@@ -3,6 +3,7 @@ import type { ExtractionAdapters, ThreadExtraction } from "./extraction/thread-e
 import type { ThreadFacts } from "./facts/thread-facts";
 import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import type { ThreadRecord } from "./thread-record";
+import type { PassControl } from "./upkeep";
 
 export interface UpkeepParts {
   extraction: ThreadExtraction;
@@ -21,17 +22,21 @@ const UPKEEP_BACKFILL = { limit: 100, restart: false, maxNames: 1000 };
 /**
  * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
  * each one exclusive and each after the requests in progress (`idle`), then bring the message index,
- * and for a thread that is read the fact index, up to date. A failure is logged and leaves the rest to the next pass.
+ * and for a thread that is read the fact index, up to date. A compile waiting for the pass reads once
+ * the first batch of message vectors and the fact index are written (`caughtUp`); the rest of the
+ * message vectors follow a batch at a time, unless another round is asked for, which then catches up
+ * before going on with them. A failure is logged and leaves the rest to the next pass.
  */
 export async function upkeepPass(
   parts: UpkeepParts,
   record: ThreadRecord,
   tenant: Tenant,
   adapters: ExtractionAdapters,
-  idle: () => Promise<void>,
+  control: PassControl,
   options: { indexFacts: boolean },
 ): Promise<{ extractionFailed: boolean }> {
   const { extraction, retrieval, facts } = parts;
+  const { idle } = control;
   let extractionFailed = false;
   try {
     while (extraction.pending() > 0) {
@@ -44,17 +49,27 @@ export async function upkeepPass(
   }
   if (!extractionFailed) {
     try {
+      await idle();
       await extraction.backfillMentions(record, tenant, UPKEEP_BACKFILL, adapters.mentions);
     } catch (error) {
       console.error("mention back-fill failed", record.tenant, record.thread, error);
     }
   }
   try {
-    while (await retrieval.indexMessages(record.thread, adapters.embedder)) {}
+    // One batch of message vectors (a caller's last turns) and the fact index before a waiting compile
+    // reads; the rest of a backlog after it, a batch at a time between requests.
+    await idle();
+    let moreMessages = await retrieval.indexMessages(record.thread, adapters.embedder);
     // The project's facts are read (from D1 when they changed) only for a thread that is read itself.
     if (options.indexFacts) {
       const { rows } = (await facts.read(tenant, record, "")).candidates;
-      while (await retrieval.indexFacts(record.thread, rows, adapters.embedder)) {}
+      do await idle();
+      while (await retrieval.indexFacts(record.thread, rows, adapters.embedder));
+    }
+    control.caughtUp();
+    while (moreMessages && !control.anotherRound()) {
+      await idle();
+      moreMessages = await retrieval.indexMessages(record.thread, adapters.embedder);
     }
   } catch (error) {
     console.error("index upkeep failed", record.tenant, record.thread, error);

@@ -6,9 +6,26 @@ import type { BackgroundHost } from "./host";
  * whether the thread has been read (compiled), so that its fact index is worth keeping current.
  */
 export type UpkeepPass = (
-  idle: () => Promise<void>,
+  control: PassControl,
   options: { indexFacts: boolean },
 ) => Promise<{ extractionFailed: boolean }>;
+
+/** What a pass is handed by the object running it. */
+export interface PassControl {
+  /** Resolves once no request is in progress, after a turn of the event loop: awaited before each slice. */
+  idle(): Promise<void>;
+  /**
+   * What a compile waits for is done: the pending messages extracted and the first batch of vectors
+   * written (a caller's last turns). What is left is a backlog (a bulk import's vectors), which the pass
+   * works between requests and no compile waits on.
+   */
+  caughtUp(): void;
+  /**
+   * Another round was asked for (a write, or a compile with messages pending) since this one began: the
+   * pass leaves the rest of its backlog to that round, which catches up first.
+   */
+  anotherRound(): boolean;
+}
 
 /** How long requests must pause before a scheduled pass starts: a burst of ingests is extracted as one. */
 export const QUIET_MS = 100;
@@ -57,6 +74,11 @@ export class Upkeep {
   private idlers: (() => void)[] = [];
   /** When the thread was last read (compiled), by this object's clock; 0 when never. */
   private lastRead = 0;
+  /** Rounds of the pass started, and the last one caught up (PassControl.caughtUp, or ended). */
+  private rounds = 0;
+  private caughtUpRound = 0;
+  /** Compiles waiting for a round to catch up. */
+  private catchUpWaiters: { round: number; resolve: () => void }[] = [];
 
   constructor(
     private readonly host: BackgroundHost,
@@ -133,10 +155,17 @@ export class Upkeep {
     if (kind === "write" && this.writes === 0) this.arm();
   }
 
-  /** Resolves once no request is in progress: a pass awaits it before each slice. */
-  idle(): Promise<void> {
-    if (this.holds === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idlers.push(resolve));
+  /**
+   * Resolves once no request is in progress: a pass awaits it before each slice. It first gives the
+   * runtime's event loop a turn (a timer, not a resolved promise): a slice's awaits are mostly on work
+   * already done, and a pass that only ever awaits such promises keeps the isolate from delivering a
+   * request or writing out an answer until the whole backlog is extracted. Measured before this turn:
+   * a compile answered in 107 ms on the server reached its client 15.8 s later, after 28,400 messages.
+   */
+  async idle(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (this.holds === 0) return;
+    await new Promise<void>((resolve) => this.idlers.push(resolve));
   }
 
   /** Keeps the object alive until the pass being scheduled has run; returns what ends that. */
@@ -167,17 +196,25 @@ export class Upkeep {
     return this.failed;
   }
 
-  /** Waits for the pass in flight (starting one that waits for quiet), at most `ms`; true when done. */
+  /**
+   * Waits until the pass in flight (starting one that waits for quiet) has caught up, at most `ms`; true
+   * when it did. A write that arrived during a round is worked by the next one, so that is the round
+   * waited for then.
+   */
   async settled(ms: number): Promise<boolean> {
     this.start();
-    const running = this.running;
-    if (!running) return true;
+    if (!this.running) return true;
+    const round = this.again ? this.rounds + 1 : this.rounds;
+    if (this.caughtUpRound >= round) return true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), ms);
     });
+    const caughtUp = new Promise<true>((resolve) => {
+      this.catchUpWaiters.push({ round, resolve: () => resolve(true) });
+    });
     try {
-      return await Promise.race([running.then(() => true), timeout]);
+      return await Promise.race([caughtUp, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -186,12 +223,28 @@ export class Upkeep {
   private async loop(): Promise<void> {
     do {
       this.again = false;
+      const round = ++this.rounds;
+      const control = {
+        idle: () => this.idle(),
+        caughtUp: () => this.markCaughtUp(round),
+        anotherRound: () => this.again,
+      };
       try {
         const indexFacts = this.lastRead > 0;
-        this.failed = (await this.pass(() => this.idle(), { indexFacts })).extractionFailed;
+        this.failed = (await this.pass(control, { indexFacts })).extractionFailed;
       } catch (error) {
         console.error("thread upkeep failed", error);
+      } finally {
+        this.markCaughtUp(round);
       }
     } while (this.again);
+  }
+
+  private markCaughtUp(round: number): void {
+    if (round <= this.caughtUpRound) return;
+    this.caughtUpRound = round;
+    const waiting = this.catchUpWaiters;
+    this.catchUpWaiters = waiting.filter((w) => w.round > round);
+    for (const w of waiting) if (w.round <= round) w.resolve();
   }
 }

@@ -28,8 +28,8 @@ export const EPISODE_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS episode_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
 ];
 
-/** Messages embedded per upkeep pass at most, so one pass on a huge thread stays bounded. */
-export const EMBED_PER_QUERY = 2_000;
+/** Messages embedded per call at most: a pass calls again while some remain, each call after the requests in progress. */
+export const EMBED_PER_QUERY = 250;
 /** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
 export const ORDER_LIMIT = 50_000;
 /** Message records kept decoded between compiles at most, least recently used dropped first. */
@@ -296,8 +296,14 @@ export class EpisodeIndex {
     const added = this.embedded.get(done);
     if (added) {
       if (added.size === 0) return false;
-      // What is known to be pending now; messages arriving while this awaits the embedder wait their turn.
-      const known = [...added];
+      // What is known to be pending now, EMBED_PER_QUERY at most (a bulk import adds tens of thousands,
+      // seconds of work the pass splits between requests); messages arriving while this awaits the
+      // embedder wait their turn.
+      const known: string[] = [];
+      for (const id of added) {
+        if (known.length === EMBED_PER_QUERY) break;
+        known.push(id);
+      }
       const pending = this.contents(known);
       await this.embedMessages(embedder, namespace, pending);
       for (const m of pending) added.delete(m.id);
