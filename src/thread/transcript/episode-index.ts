@@ -29,7 +29,7 @@ export const EPISODE_SCHEMA = [
 ];
 
 /** Messages embedded per call at most: a pass calls again while some remain, each call after the requests in progress. */
-export const EMBED_PER_QUERY = 250;
+export const EMBED_PER_QUERY = 100;
 /** Messages whose (ts, id) order is held in memory at most (about 100 bytes each). */
 export const ORDER_LIMIT = 50_000;
 /** Message records kept decoded between compiles at most, least recently used dropped first. */
