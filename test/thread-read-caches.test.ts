@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../src/adapters/hashing-embedder";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import { ThreadObject } from "../src/thread/thread-object";
-import { EpisodeIndex } from "../src/thread/transcript/episode-index";
+import { EMBED_PER_QUERY, EpisodeIndex } from "../src/thread/transcript/episode-index";
 import { TranscriptOrder } from "../src/thread/transcript/transcript-order";
 import { call, fact, message, newThread } from "./helpers";
 import { bareThread } from "./support/bare-thread";
@@ -535,6 +535,55 @@ describe("message embeddings after the first scan", () => {
     ts: second(n),
     role: "user" as const,
     content,
+  });
+
+  it("are scanned on from where the last call reached, and one written meanwhile before it is embedded too", async () => {
+    const t = await newThread();
+    const id = env.THREADS.idFromName(`tenant:acme/thread:${t.thread}`);
+    await runInDurableObject(env.THREADS.get(id), async (_instance: ThreadObject, state) => {
+      // The rows each scan statement read, as the storage counts them.
+      const scans: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+      const real = state.storage.sql;
+      const sql = Object.create(real, {
+        exec: {
+          value: (query: string, ...bindings: unknown[]) => {
+            const cursor = real.exec(query, ...bindings);
+            if (query.includes("FROM messages m") && query.includes("episode_embedded")) scans.push(cursor);
+            return cursor;
+          },
+        },
+      }) as SqlStorage;
+      const bare = bareThread(state, t.thread, { sql });
+      const count = EMBED_PER_QUERY * 3 + 20;
+      await bare.ingest(
+        Array.from({ length: count }, (_, i) =>
+          turn(`s${i}`, 10 + i, `Status note ${i}: shipment ${i} cleared customs in Antwerp.`),
+        ),
+      );
+      const index = bare.transcript.episodes;
+      const hashing = new HashingEmbedder();
+      const read: number[] = [];
+      const embedOnce = async () => {
+        const before = scans.length;
+        const more = await index.embedPending(hashing, "ns");
+        read.push(scans.slice(before).reduce((sum, cursor) => sum + cursor.rowsRead, 0));
+        return more;
+      };
+      expect(await embedOnce()).toBe(true);
+      expect(await embedOnce()).toBe(true);
+      // Written between two calls, and older than every message the scan reached.
+      await bare.ingest([turn("late", 1, "Forgotten note: the Rotterdam warehouse lease was signed.")]);
+      while (await embedOnce()) {}
+      // The third call reads about what the first did, not the messages embedded before it again.
+      expect(read[2]).toBeLessThan((read[0] as number) * 1.5);
+      const embedded = real
+        .exec<{ n: number }>("SELECT count(*) AS n FROM episode_embedded WHERE embedder = ?", hashing.name)
+        .one().n;
+      expect(embedded).toBe(count + 1);
+      const [vector] = await hashing.embed(["Rotterdam warehouse lease"]);
+      expect((await index.semantic(vector as number[], "ns", 5)).map((m) => m.id)).toContain("late");
+      expect(await index.embedPending(hashing, "ns")).toBe(false);
+    });
   });
 
   it("embed each new message, including one written while a scan awaits the embedder", async () => {

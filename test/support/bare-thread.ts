@@ -24,11 +24,14 @@ import { Transcript } from "../../src/thread/transcript/transcript";
 export function bareThread(
   state: DurableObjectState,
   thread: string,
-  /** Who reads entity mentions of facts and messages (the tenant's choice, the rules, by default). */
-  options: { mentions?: MentionExtractor } = {},
+  /**
+   * Who reads entity mentions of facts and messages (the tenant's choice, the rules, by default), and the
+   * storage's SQL as the capabilities see it (a test may watch the statements through a wrapper).
+   */
+  options: { mentions?: MentionExtractor; sql?: SqlStorage } = {},
 ) {
   const host = {
-    sql: state.storage.sql,
+    sql: options.sql ?? state.storage.sql,
     transaction: <T>(run: () => T) => state.storage.transactionSync(run),
     exclusive: <T>(run: () => Promise<T>) => state.blockConcurrencyWhile(run),
     now: () => new Date().toISOString(),

@@ -49,8 +49,13 @@ export class EpisodeIndex {
    * of the transcript a new message costs its own embedding, not another scan.
    */
   private readonly embedded = new Map<string, Set<string>>();
-  /** Messages added while a full scan is embedding (it awaits the embedder), by namespace. */
-  private readonly scanning = new Map<string, Set<string>>();
+  /**
+   * Scans of the transcript in progress, by namespace: the (ts, id) the last call reached, and the
+   * messages added since the scan began (one may sort before where it reached). A scan goes on from
+   * where it reached, not from the start: it embeds EMBED_PER_QUERY messages a call, and starting over
+   * would step over every message embedded so far, each call, quadratic in the thread's length.
+   */
+  private readonly scans = new Map<string, { reached?: { ts: string; id: string }; arriving: Set<string> }>();
   private readonly order: TranscriptOrder;
   /** What the message search's choice of terms needs of each FTS table, held while it stays exact. */
   private readonly termCounts: TermCounts;
@@ -123,7 +128,8 @@ export class EpisodeIndex {
    */
   add(message: { id: string; speaker: string | null; content: string; record?: MessageRecord }): void {
     // A message whose insert rolls back is not found when its turn to be embedded comes.
-    for (const added of [...this.embedded.values(), ...this.scanning.values()]) added.add(message.id);
+    for (const added of this.embedded.values()) added.add(message.id);
+    for (const scan of this.scans.values()) scan.arriving.add(message.id);
     if (this.heldTail) {
       // Set aside until the transaction is in: until then `tail` reads storage, new turn included.
       this.tailBeforeAdd = this.heldTail;
@@ -315,25 +321,48 @@ export class EpisodeIndex {
       for (const id of missing) if (!stored.has(id)) added.delete(id);
       return added.size > 0;
     }
-    const arriving = new Set<string>();
-    this.scanning.set(done, arriving);
-    let pending: { id: string; content: string }[];
-    try {
-      pending = this.sql
-        .exec<{ id: string; content: string }>(
-          `SELECT m.id, m.content FROM messages m
-           WHERE NOT EXISTS (SELECT 1 FROM episode_embedded e WHERE e.embedder = ? AND e.id = m.id)
-           ORDER BY m.ts, m.id LIMIT ?`,
-          embedder.name,
-          EMBED_PER_QUERY,
-        )
-        .toArray();
-      await this.embedMessages(embedder, namespace, pending);
-    } finally {
-      this.scanning.delete(done);
+    let scan = this.scans.get(done);
+    if (!scan) {
+      scan = { arriving: new Set() };
+      this.scans.set(done, scan);
     }
-    if (pending.length < EMBED_PER_QUERY) this.embedded.set(done, arriving);
-    return pending.length >= EMBED_PER_QUERY || arriving.size > 0;
+    const { reached } = scan;
+    const pending = this.sql
+      .exec<{ id: string; content: string; ts: string }>(
+        `SELECT m.id, m.content, m.ts FROM messages m
+         WHERE (m.ts, m.id) > (?2, ?3)
+           AND NOT EXISTS (SELECT 1 FROM episode_embedded e WHERE e.embedder = ?1 AND e.id = m.id)
+         ORDER BY m.ts, m.id LIMIT ?4`,
+        embedder.name,
+        reached?.ts ?? "",
+        reached?.id ?? "",
+        EMBED_PER_QUERY,
+      )
+      .toArray();
+    // A failed call leaves the scan where it was, to read the same messages again.
+    await this.embedMessages(embedder, namespace, pending);
+    const last = pending.at(-1);
+    if (last) scan.reached = { ts: last.ts, id: last.id };
+    if (pending.length >= EMBED_PER_QUERY) return true;
+    // The whole transcript is read: what arrived meanwhile and is not embedded yet is all that is left.
+    this.scans.delete(done);
+    const left = new Set(this.unembedded(embedder, [...scan.arriving]));
+    this.embedded.set(done, left);
+    return left.size > 0;
+  }
+
+  /** The ids among `ids` not embedded yet by this embedder. */
+  private unembedded(embedder: Embedder, ids: string[]): string[] {
+    if (ids.length === 0) return [];
+    return this.sql
+      .exec<{ id: string }>(
+        `SELECT value AS id FROM json_each(?1)
+         WHERE NOT EXISTS (SELECT 1 FROM episode_embedded e WHERE e.embedder = ?2 AND e.id = value)`,
+        JSON.stringify(ids),
+        embedder.name,
+      )
+      .toArray()
+      .map((r) => r.id);
   }
 
   private async embedMessages(
