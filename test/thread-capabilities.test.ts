@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
-import { LayerStore, prepareLayerWrite } from "../src/thread/layers/layer-store";
+import { type LayerChange, LayerStore, prepareLayerWrite } from "../src/thread/layers/layer-store";
 import { ThreadMeta } from "../src/thread/thread-meta";
 import type { ThreadObject } from "../src/thread/thread-object";
 import { ThreadRecords } from "../src/thread/thread-record";
@@ -207,14 +207,18 @@ describe("layers", () => {
   it("upsert by key, keep history, count a redelivered write as a duplicate, and never let a late write win", async () => {
     await withStorage((host) => {
       const layers = new LayerStore(host);
-      const write = (id: string, value: string, ts: number) =>
-        layers.append(
+      const write = (id: string, value: string, ts: number) => {
+        const change = layers.append(
           prepareLayerWrite(
             { type: "fact", id, key: "deploy_target", value, layer: "environment", ts: second(ts) },
             countTokens,
           ),
           clock.now(),
         );
+        if (change === "duplicate") return change;
+        layers.appended([change]);
+        return "upserted";
+      };
       expect(write("e1", "staging", 10)).toBe("upserted");
       expect(write("e2", "production", 20)).toBe("upserted");
       expect(write("e2", "production", 20)).toBe("duplicate");
@@ -230,6 +234,84 @@ describe("layers", () => {
       ]);
       // A fresh store over the same storage reads the same state.
       expect(new LayerStore(host).entries("environment", true)).toEqual(layers.entries("environment", true));
+    });
+  });
+});
+
+describe("layers held between compiles", () => {
+  it("stand after each write as a fresh read gives them, keep the versions a write left alone, and ignore a rolled-back write", async () => {
+    await withStorage((host, state) => {
+      const layers = new LayerStore(host);
+      const fresh = () => new LayerStore(host);
+      const layerNames = ["working", "environment"] as const;
+      const batch = (writes: [id: string, layer: "working" | "environment", key: string, ts: number][]) =>
+        state.storage.transactionSync(() => {
+          const changes: LayerChange[] = [];
+          for (const [id, layer, key, ts] of writes) {
+            const change = layers.append(
+              prepareLayerWrite(
+                { type: "fact", id, key, value: `${key} as of ${id}`, layer, ts: second(ts) },
+                countTokens,
+              ),
+              clock.now(),
+            );
+            if (change !== "duplicate") changes.push(change);
+          }
+          layers.appended(changes);
+        });
+      const same = () => {
+        for (const layer of layerNames) {
+          expect(layers.entries(layer, true)).toEqual(fresh().entries(layer, true));
+          expect(layers.entries(layer)).toEqual(fresh().entries(layer));
+        }
+      };
+      // Held before any write.
+      for (const layer of layerNames) expect(layers.entries(layer, true)).toEqual([]);
+      batch([
+        ["w1", "working", "step", 10],
+        ["w2", "working", "goal", 10],
+        ["e1", "environment", "region", 10],
+      ]);
+      same();
+      const before = layers.entries("working", true);
+      // A new value of one key, in both layers at once.
+      batch([
+        ["w3", "working", "step", 20],
+        ["e2", "environment", "region", 20],
+      ]);
+      same();
+      const after = layers.entries("working", true);
+      // The version no write touched is the very object held before; the replaced one is marked anew.
+      expect(after.find((v) => v.id === "w2")).toBe(before.find((v) => v.id === "w2"));
+      expect(after.find((v) => v.id === "w1")?.replacedBy).toBe("w3");
+      // A late write (history, placed by its time), one placed between two keys of one instant, a tie
+      // in time and key broken by insertion, keys beyond ASCII (ordered as SQLite orders them), and a
+      // redelivery, in one transaction.
+      batch([
+        ["w4", "working", "step", 15],
+        ["w5", "working", "ghost", 10],
+        ["w6", "working", "step", 20],
+        ["w7", "working", "\u{1F600}key", 30],
+        ["w8", "working", "\uFF5Akey", 30],
+        ["w3", "working", "step", 20],
+      ]);
+      same();
+      // A write whose transaction rolls back leaves the held layers as they were.
+      const held = layers.entries("working", true);
+      expect(() =>
+        state.storage.transactionSync(() => {
+          layers.append(
+            prepareLayerWrite(
+              { type: "fact", id: "w9", key: "step", value: "lost", layer: "working", ts: second(40) },
+              countTokens,
+            ),
+            clock.now(),
+          );
+          throw new Error("rolled back");
+        }),
+      ).toThrow("rolled back");
+      expect(layers.entries("working", true)).toBe(held);
+      same();
     });
   });
 });

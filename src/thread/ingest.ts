@@ -6,7 +6,7 @@ import type { Tenant } from "../tenancy/registry";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import type { FactsWrittenTo, ThreadFacts } from "./facts/thread-facts";
 import type { ClockHost, TransactionHost } from "./host";
-import { type LayerStore, type LayerWrite, prepareLayerWrite } from "./layers/layer-store";
+import { type LayerChange, type LayerStore, type LayerWrite, prepareLayerWrite } from "./layers/layer-store";
 import type { ThreadRecord } from "./thread-record";
 import { prepareMessages, type Transcript } from "./transcript/transcript";
 
@@ -101,19 +101,24 @@ export async function ingestEvents(
     const appended = transcript.append(preparedMessages, record.identity, countTokens);
     accepted += appended.accepted;
     duplicates += appended.duplicates;
+    const changes: LayerChange[] = [];
     for (const prepared of preparedLayers) {
-      const outcome = layers.append(prepared, receivedAt);
-      if (outcome === "duplicate") duplicates++;
-      else accepted++;
+      const change = layers.append(prepared, receivedAt);
+      if (change === "duplicate") duplicates++;
+      else {
+        accepted++;
+        changes.push(change);
+      }
       outcomes.push({
         id: prepared.write.id,
         key: prepared.write.key,
-        outcome,
+        outcome: change === "duplicate" ? "duplicate" : "upserted",
         supersedes: null,
         reason: null,
       });
     }
     // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
+    layers.appended(changes);
     transcript.appended();
   });
   return {
