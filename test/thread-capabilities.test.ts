@@ -136,10 +136,46 @@ describe("upkeep", () => {
     setTimeout(() => {
       seen = slices;
     }, 0);
-    expect(await upkeep.settled(1_000)).toBe(true);
-    expect(slices).toBe(50);
+    while (slices < 50) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(seen).toBeGreaterThanOrEqual(0);
     expect(seen).toBeLessThan(50);
+  });
+
+  it("gives no turns while a compile waits for the pass to catch up, and gives them again once it has", async () => {
+    let slices = 0;
+    const upkeep = new Upkeep(
+      { background: () => {} },
+      async ({ idle, caughtUp }) => {
+        for (let i = 0; i < 20; i++) {
+          await idle();
+          slices++;
+        }
+        caughtUp();
+        for (let i = 0; i < 20; i++) {
+          await idle();
+          slices++;
+        }
+        return { extractionFailed: false };
+      },
+      0,
+    );
+    upkeep.schedule();
+    let seen = -1;
+    setTimeout(() => {
+      seen = slices;
+    }, 0);
+    // The compile starts the pass and waits: every step before the catch-up runs before the timer.
+    expect(await upkeep.settled(1_000)).toBe(true);
+    expect(seen).toBe(-1);
+    expect(slices).toBe(20);
+    // After it, the backlog gives turns again: a timer set now fires before the pass ends.
+    let later = -1;
+    setTimeout(() => {
+      later = slices;
+    }, 0);
+    while (slices < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(later).toBeGreaterThanOrEqual(20);
+    expect(later).toBeLessThan(40);
   });
 
   it("lets a waiting compile read once the pass caught up, and leaves a backlog to the round a write asks for", async () => {

@@ -173,7 +173,10 @@ export class Upkeep {
    * a compile answered in 107 ms on the server reached its client 15.8 s later, after 28,400 messages.
    */
   async idle(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, YIELD_MS));
+    // Not while a compile waits for the pass to catch up: that wait is bounded (one slice, a batch of
+    // vectors, the fact index) and is the caller's own read-your-writes, which the turns would only
+    // lengthen (by YIELD_MS a step: 20 ms on every compile right after a write).
+    if (this.catchUpWaiters.length === 0) await new Promise((resolve) => setTimeout(resolve, YIELD_MS));
     if (this.holds === 0) return;
     await new Promise<void>((resolve) => this.idlers.push(resolve));
   }
@@ -212,21 +215,26 @@ export class Upkeep {
    * waited for then.
    */
   async settled(ms: number): Promise<boolean> {
-    this.start();
-    if (!this.running) return true;
-    const round = this.again ? this.rounds + 1 : this.rounds;
+    if (!this.running && !this.waiting) return true;
+    // A pass waiting for quiet is the next round; a write during the running round is the next one's.
+    const round = !this.running || this.again ? this.rounds + 1 : this.rounds;
     if (this.caughtUpRound >= round) return true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), ms);
     });
+    const waiter = { round, resolve: () => {} };
     const caughtUp = new Promise<true>((resolve) => {
-      this.catchUpWaiters.push({ round, resolve: () => resolve(true) });
+      waiter.resolve = () => resolve(true);
+      this.catchUpWaiters.push(waiter);
     });
+    // Started once the wait is known, so the pass gives no turns before the caller's catch-up.
+    this.start();
     try {
       return await Promise.race([caughtUp, timeout]);
     } finally {
       clearTimeout(timer);
+      this.catchUpWaiters = this.catchUpWaiters.filter((w) => w !== waiter);
     }
   }
 
