@@ -162,6 +162,46 @@ describe("hygiene pass", () => {
   });
 });
 
+describe("a replaced figure inside a longer one", () => {
+  const memos = new CompilerMemos();
+  const dead = deadClaims(
+    [
+      { object: candidate({ objectId: "stage", claim: "stage 2" }), reason: "superseded" },
+      { object: candidate({ objectId: "port", claim: "port 80" }), reason: "superseded" },
+      { object: candidate({ objectId: "cap", claim: "$2,500" }), reason: "superseded" },
+      { object: candidate({ objectId: "rate", claim: "12.5% discount" }), reason: "superseded" },
+    ],
+    [],
+    new Map(),
+    memos,
+  );
+
+  it("is not a quotation of it: the current value stays whole", () => {
+    expect(dead.map((d) => d.objectId).sort()).toEqual(["cap", "port", "rate", "stage"]);
+    for (const current of [
+      "stage 29",
+      "port 8080",
+      "a $25,000 cap",
+      "$25.50 each",
+      "125% of plan",
+      "1.25%",
+    ]) {
+      expect(maskClaims(current, dead, memos)).toBe(current);
+      expect(restatedClaim(current, dead, memos)).toBeUndefined();
+    }
+  });
+
+  it("is still masked where the figure stands whole", () => {
+    expect(maskClaims("We were at stage 2, then port 80, now stage 29.", dead, memos)).toBe(
+      "We were at [superseded], then [superseded], now stage 29.",
+    );
+    expect(maskClaims("Capped at $2,500. Then 12.5% discount!", dead, memos)).toBe(
+      "Capped at [superseded]. Then [superseded]!",
+    );
+    expect(restatedClaim("Stage 2 it is.", dead, memos)?.objectId).toBe("stage");
+  });
+});
+
 describe("asides citing a replaced figure", () => {
   const dead = deadClaims(
     [

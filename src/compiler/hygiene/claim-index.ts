@@ -35,6 +35,36 @@ function gramAt(text: string, at: number): number {
   return gram;
 }
 
+/**
+ * Where `claim` occurs in `lower` at or after `from` without cutting a number short, or -1: "stage 2"
+ * does not occur in "stage 29", "80" not in "8080", "$25" not in "$25,000", "1.2" not in "1.2.5". A dead
+ * claim found inside a longer figure had masked the current value itself ("stage 29" compiled as
+ * "[superseded]9").
+ */
+export function claimAt(lower: string, claim: string, from = 0): number {
+  let at = lower.indexOf(claim, from);
+  while (at !== -1 && !wholeFigures(lower, claim, at)) at = lower.indexOf(claim, at + 1);
+  return at;
+}
+
+/** Whether the claim at `at` neither ends nor starts inside a number of the text. */
+export function wholeFigures(lower: string, claim: string, at: number): boolean {
+  if (isDigit(claim.charCodeAt(claim.length - 1)) && continuesNumber(lower, at + claim.length, 1))
+    return false;
+  return !(isDigit(claim.charCodeAt(0)) && continuesNumber(lower, at - 1, -1));
+}
+
+/** Whether the character at `i` carries a number on: a digit, or a decimal or thousands mark before one. */
+function continuesNumber(lower: string, i: number, step: 1 | -1): boolean {
+  const c = lower.charCodeAt(i);
+  if (isDigit(c)) return true;
+  return (c === 0x2e || c === 0x2c) && isDigit(lower.charCodeAt(i + step));
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
 /** The memo tables this file reads (CompilerMemos holds them). */
 export interface ClaimIndexMemos {
   /** Keyed by the list itself: deadClaims builds each list once and the compile reuses it for every candidate. */
@@ -100,10 +130,10 @@ export function groupsIn(lower: string, claims: DeadClaim[], memos: ClaimIndexMe
  * their list's order, which a stable sort of `indexed` by that place keeps.
  */
 export function searchedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
-  const found: ClaimGroup[] = index.unindexed.filter((group) => lower.includes(group.lower));
+  const found: ClaimGroup[] = index.unindexed.filter((group) => claimAt(lower, group.lower) !== -1);
   const met: { group: ClaimGroup; at: number }[] = [];
   for (const group of index.indexed) {
-    const start = lower.indexOf(group.lower);
+    const start = claimAt(lower, group.lower);
     if (start !== -1) met.push({ group, at: start + group.offset });
   }
   met.sort((a, b) => a.at - b.at);
@@ -114,7 +144,7 @@ export function searchedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
 /** The groups that occur in `lower`: those too short to index first, then the others as a scan meets them. */
 export function scannedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
   const { byGram, unindexed } = index;
-  const found: ClaimGroup[] = unindexed.filter((group) => lower.includes(group.lower));
+  const found: ClaimGroup[] = unindexed.filter((group) => claimAt(lower, group.lower) !== -1);
   if (byGram.size === 0) return found;
   // A rolling key: each step shifts one character in and the oldest out.
   const mask = 2 ** (7 * GRAM) - 1;
@@ -125,7 +155,13 @@ export function scannedGroups(lower: string, index: ClaimIndex): ClaimGroup[] {
     if (!candidates) continue;
     for (const group of candidates) {
       const start = at - group.offset;
-      if (start >= 0 && lower.startsWith(group.lower, start) && !found.includes(group)) found.push(group);
+      if (
+        start >= 0 &&
+        lower.startsWith(group.lower, start) &&
+        wholeFigures(lower, group.lower, start) &&
+        !found.includes(group)
+      )
+        found.push(group);
     }
   }
   return found;

@@ -1,4 +1,4 @@
-import { groupsIn, indexOf } from "./claim-index";
+import { claimAt, groupsIn, indexOf } from "./claim-index";
 import type { DeadClaim } from "./dead-claim";
 import { ASIDE, deadFiguresOf, figuresOf } from "./figures";
 import { maskedTextsOf, type SuccessionMemos } from "./succession";
@@ -34,10 +34,10 @@ function maskWith(text: string, claims: DeadClaim[], memos: MaskMemos): string {
   for (const position of present.sort((a, b) => a - b)) {
     const claim = claims[position];
     if (!claim) continue;
-    let index = out.toLowerCase().indexOf(claim.lower);
+    let index = claimAt(out.toLowerCase(), claim.lower);
     while (index !== -1) {
       out = `${out.slice(0, index)}${MASK}${out.slice(index + claim.text.length)}`;
-      index = out.toLowerCase().indexOf(claim.lower, index + MASK.length);
+      index = claimAt(out.toLowerCase(), claim.lower, index + MASK.length);
     }
   }
   const deadFigures = deadFiguresOf(claims, memos);

@@ -1,6 +1,6 @@
 import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject } from "../context-object";
-import { type ClaimIndexMemos, firstIn } from "./claim-index";
+import { type ClaimIndexMemos, claimAt, firstIn } from "./claim-index";
 import { type DeadClaim, sameSet } from "./dead-claim";
 import { deadFiguresOf, type FigureMemos } from "./figures";
 
@@ -179,7 +179,7 @@ export function firstAfter(
   const until = here ? (succession.at.get(here) as number) : Number.POSITIVE_INFINITY;
   for (const { claim, at } of succession.added) {
     if (at >= until) break;
-    if (lower.includes(claim.lower) && accept(claim)) return claim;
+    if (claimAt(lower, claim.lower) !== -1 && accept(claim)) return claim;
   }
   return here;
 }
