@@ -23,8 +23,10 @@ export interface CompileTrace {
     compiled: number;
     /** Where the project's facts came from; only the versions these sources found were considered. */
     facts?: FactCandidateCounts;
-    /** Whether a source's bound left versions out (named in `facts.truncated`). */
+    /** Whether a source's bound left versions out (named in `facts.truncated`, or `layer_history`). */
     truncated?: boolean;
+    /** Replaced working and environment versions compiled, and older ones past the bound (when any was). */
+    layer_history?: { kept: number; left_out: number };
     /** The registered entities the query names, whose facts were searched for (issue 17, seed 001). */
     entities?: QueryEntity[];
     /** Entities that share a fact with those the query names: their facts were candidates too (seed 001's neighbourhood). */

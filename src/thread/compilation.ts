@@ -99,8 +99,11 @@ export class Compilation {
       ...itemRecords.flatMap((r) => r.item.refs),
     ]);
     // Copies of the held arrays (the entries themselves are frozen and shared between compiles).
-    const working = [...layers.entries("working", true)];
-    const environmentFacts = [...layers.entries("environment", true)];
+    const workingLayer = layers.forCompile("working");
+    const environmentLayer = layers.forCompile("environment");
+    const working = [...workingLayer.entries];
+    const environmentFacts = [...environmentLayer.entries];
+    const layerHistoryLeftOut = workingLayer.leftOut + environmentLayer.leftOut;
     const threadRead = performance.now();
     const { candidates: factCandidates, read: factsRead, near: nearPending } = await factsPending;
     // The thread's messages that refer to an entity the question names by another of its names are
@@ -183,7 +186,15 @@ export class Compilation {
         candidates: {
           ...output.trace.candidates,
           facts: { ...factCandidates.counts, truncated: factCandidates.truncated },
-          truncated: factCandidates.truncated.length > 0,
+          truncated: factCandidates.truncated.length > 0 || layerHistoryLeftOut > 0,
+          ...(layerHistoryLeftOut > 0
+            ? {
+                layer_history: {
+                  kept: workingLayer.replaced + environmentLayer.replaced,
+                  left_out: layerHistoryLeftOut,
+                },
+              }
+            : {}),
           entities: factCandidates.entities,
           ...(factCandidates.neighbours?.length ? { neighbours: factCandidates.neighbours } : {}),
           ...(namedMessages.length

@@ -213,8 +213,19 @@ export const ContextResult = z
                 "`truncated` names the sources whose bound left versions out, best-ranked kept.",
             }),
           truncated: z.boolean().optional().openapi({
-            description: "True when any candidate source's bound left versions out (see `facts.truncated`).",
+            description:
+              "True when any candidate source's bound left versions out (see `facts.truncated` and `layer_history`).",
           }),
+          layer_history: z
+            .object({ kept: z.number().int(), left_out: z.number().int() })
+            .optional()
+            .openapi({
+              description:
+                "Present when the working or environment layer holds more replaced versions than a compile reads " +
+                "(500 per layer, the newest): `kept` replaced versions were compiled with the current entries, " +
+                "`left_out` older ones were not, so a message restating one of those values is no longer recognised " +
+                "as stating a replaced value.",
+            }),
           entities: z
             .array(
               z.object({

@@ -8,6 +8,24 @@ import type { SqlHost } from "../host";
 
 export type LayerName = "working" | "environment";
 
+/**
+ * Replaced versions of a layer a compile is handed at most, the newest kept: with every current entry,
+ * they are the layer's candidates. An agent that writes its working state every turn leaves thousands,
+ * and each was compiled and listed in every trace (6,000 versions: 16–26 ms a compile after a write, a
+ * 500 KB trace each compile, past D1's 2 MB row at some 25,000). An older replaced value is then no
+ * longer recognised as replaced when a message restates it: the trace reports how many were left out.
+ * The same bound as the project's fact history (FACT_CANDIDATE_LIMITS.history).
+ */
+export const LAYER_HISTORY = 500;
+
+/** What a compile reads of a layer: its current entries and newest replaced versions, in stored order. */
+export interface CompiledLayer {
+  entries: readonly LayerEntry[];
+  /** Replaced versions among `entries`, and those past LAYER_HISTORY, not handed over. */
+  replaced: number;
+  leftOut: number;
+}
+
 export const LAYER_SCHEMA = [
   // Working-set and environment entries, every version kept: the current one per key has no
   // replaced_by, and older values stay so the compiler can recognise them restated in messages.
@@ -64,7 +82,7 @@ export interface LayerChange {
 export class LayerStore {
   private readonly held = new Map<
     LayerName,
-    { versions: readonly LayerEntry[]; current: readonly LayerEntry[] }
+    { versions: readonly LayerEntry[]; current: readonly LayerEntry[]; compiled?: CompiledLayer }
   >();
   private readonly sql: SqlStorage;
 
@@ -142,7 +160,19 @@ export class LayerStore {
     return [...replaced, ...overridden];
   }
 
-  /** Entries of a layer: current ones only, or every version when the compiler needs the history. */
+  /**
+   * A layer as a compile reads it: every current entry and the newest LAYER_HISTORY replaced versions,
+   * in stored order; the same array every compile until the layer is written.
+   */
+  forCompile(layer: LayerName): CompiledLayer {
+    this.entries(layer);
+    const held = this.held.get(layer);
+    if (!held) return { entries: [], replaced: 0, leftOut: 0 };
+    held.compiled ??= boundedHistory(held.versions);
+    return held.compiled;
+  }
+
+  /** Entries of a layer: current ones only, or every version. */
   entries(layer: LayerName, withHistory = false): readonly LayerEntry[] {
     let held = this.held.get(layer);
     if (!held) {
@@ -245,4 +275,15 @@ export class LayerStore {
 /** The order `read` gives: by time, then key (SQLite's BINARY collation); ties by insertion. */
 function byStoredOrder(a: LayerEntry, b: LayerEntry): number {
   return compareBinary(a.ts, b.ts) || compareBinary(a.key, b.key);
+}
+
+/** The versions but for replaced ones older than the newest LAYER_HISTORY (the same array when none is). */
+function boundedHistory(versions: readonly LayerEntry[]): CompiledLayer {
+  let replaced = 0;
+  for (const v of versions) if (v.replacedBy !== null) replaced++;
+  const leftOut = Math.max(0, replaced - LAYER_HISTORY);
+  if (leftOut === 0) return { entries: versions, replaced, leftOut };
+  let skip = leftOut;
+  const entries = versions.filter((v) => v.replacedBy === null || skip-- <= 0);
+  return { entries: Object.freeze(entries), replaced: LAYER_HISTORY, leftOut };
 }
