@@ -12,7 +12,7 @@ export type LayerName = "working" | "environment";
  * Replaced versions of a layer a compile is handed at most, the newest kept: with every current entry,
  * they are the layer's candidates. An agent that writes its working state every turn leaves thousands,
  * and each was compiled and listed in every trace (6,000 versions: 16–26 ms a compile after a write, a
- * 500 KB trace each compile, past D1's 2 MB row at some 25,000). An older replaced value is then no
+ * 500 KB trace each compile, past D1's 2 MB row at some 25,000; bounded, 6–8 ms and 52 KB). An older replaced value is then no
  * longer recognised as replaced when a message restates it: the trace reports how many were left out.
  * The same bound as the project's fact history (FACT_CANDIDATE_LIMITS.history).
  */
