@@ -180,11 +180,14 @@ describe("a replaced figure inside a longer one", () => {
     expect(dead.map((d) => d.objectId).sort()).toEqual(["cap", "port", "rate", "stage"]);
     for (const current of [
       "stage 29",
+      "stage 2b",
       "port 8080",
-      "a $25,000 cap",
-      "$25.50 each",
-      "125% of plan",
-      "1.25%",
+      "port 80/tcp",
+      "a $2,500,000 cap",
+      "$2,500.75 each",
+      "$2,500/month",
+      "a 112.5% discount",
+      "a 12.5%-15% discount",
     ]) {
       expect(maskClaims(current, dead, memos)).toBe(current);
       expect(restatedClaim(current, dead, memos)).toBeUndefined();

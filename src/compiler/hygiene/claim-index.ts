@@ -36,10 +36,12 @@ function gramAt(text: string, at: number): number {
 }
 
 /**
- * Where `claim` occurs in `lower` at or after `from` without cutting a number short, or -1: "stage 2"
- * does not occur in "stage 29", "80" not in "8080", "$25" not in "$25,000", "1.2" not in "1.2.5". A dead
- * claim found inside a longer figure had masked the current value itself ("stage 29" compiled as
- * "[superseded]9").
+ * Where `claim` occurs in `lower` at or after `from` as a whole figure, or -1: never cut from a longer
+ * one. "stage 2" does not occur in "stage 29" or "stage 2b", "port 80" not in "port 8080" or
+ * "port 80/tcp", "$2,500" not in "$2,500,000" or "$2,500/month", "2025-06" not in "2025-06-15", "1.2" not
+ * in "1.2.5", "3.5%" not in "13.5%". A dead claim found inside a longer figure had masked the current
+ * value itself ("stage 29" compiled as "[superseded]9"). Words are left as they are: a replaced "Redis
+ * cluster" still occurs in "Redis clusters".
  */
 export function claimAt(lower: string, claim: string, from = 0): number {
   let at = lower.indexOf(claim, from);
@@ -47,22 +49,43 @@ export function claimAt(lower: string, claim: string, from = 0): number {
   return at;
 }
 
-/** Whether the claim at `at` neither ends nor starts inside a number of the text. */
+/** Whether the claim at `at` neither ends nor starts inside a figure of the text. */
 export function wholeFigures(lower: string, claim: string, at: number): boolean {
-  if (isDigit(claim.charCodeAt(claim.length - 1)) && continuesNumber(lower, at + claim.length, 1))
-    return false;
-  return !(isDigit(claim.charCodeAt(0)) && continuesNumber(lower, at - 1, -1));
+  return (
+    !continuesFigure(claim.charCodeAt(claim.length - 1), lower, at + claim.length, 1) &&
+    !continuesFigure(claim.charCodeAt(0), lower, at - 1, -1)
+  );
 }
 
-/** Whether the character at `i` carries a number on: a digit, or a decimal or thousands mark before one. */
-function continuesNumber(lower: string, i: number, step: 1 | -1): boolean {
+/**
+ * Whether the text at `i` carries on, in the direction `step`, a figure whose edge character is `edge`:
+ * after a digit (or a percent sign), a letter or digit does ("3rd", "2b", "29"); after any letter or
+ * digit, a joining mark before a digit does ("-15", ":8080", ",000", "+2"); after a digit, a joining
+ * mark before a letter does ("-beta", "/month").
+ */
+function continuesFigure(edge: number, lower: string, i: number, step: 1 | -1): boolean {
+  const figureEdge = isDigit(edge) || (step === 1 && edge === 0x25);
   const c = lower.charCodeAt(i);
-  if (isDigit(c)) return true;
-  return (c === 0x2e || c === 0x2c) && isDigit(lower.charCodeAt(i + step));
+  if (figureEdge && isAlphanumeric(c)) return true;
+  if (!JOINING.has(c) || !(figureEdge || isAlphanumeric(edge))) return false;
+  const beyond = lower.charCodeAt(i + step);
+  return isDigit(beyond) || (figureEdge && isAlphanumeric(beyond));
 }
+
+/** Marks that join the parts of one figure: "-", "/", ":", ".", ",", "+", "_". */
+const JOINING = new Set([0x2d, 0x2f, 0x3a, 0x2e, 0x2c, 0x2b, 0x5f]);
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
+}
+
+function isAlphanumeric(c: number): boolean {
+  return (
+    isDigit(c) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c > 0x7f && /[\p{L}\p{N}]/u.test(String.fromCharCode(c)))
+  );
 }
 
 /** The memo tables this file reads (CompilerMemos holds them). */
