@@ -37,6 +37,20 @@ describe("a working layer's history", () => {
     expect(trace.omitted.length).toBeLessThan(LAYER_HISTORY + 20);
   });
 
+  it("files a write older than the current value as history, and says so", async () => {
+    const t = await newThread();
+    await t.events(stages(10, 3));
+    const late = await t.events([
+      fact("task.stage", "stage early", { id: "late", layer: "working", ts: at(1) }),
+    ]);
+    expect(late.json.facts).toEqual([
+      { id: "late", key: "task.stage", outcome: "history", supersedes: null, reason: null },
+    ]);
+    const { context } = await ask(t, "What stage is the task at?");
+    expect(context).toContain("stage 12");
+    expect(context).not.toContain("stage early");
+  });
+
   it("is compiled whole below the bound, with nothing reported", async () => {
     const t = await newThread();
     await t.events(stages(0, 30));

@@ -112,7 +112,9 @@ export async function ingestEvents(
       outcomes.push({
         id: prepared.write.id,
         key: prepared.write.key,
-        outcome: change === "duplicate" ? "duplicate" : "upserted",
+        // A write older than the key's current value is kept as history, never current: said so, as for facts.
+        outcome:
+          change === "duplicate" ? "duplicate" : change.entry.replacedBy === null ? "upserted" : "history",
         supersedes: null,
         reason: null,
       });
