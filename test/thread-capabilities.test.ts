@@ -117,41 +117,18 @@ describe("upkeep", () => {
     expect(passes).toBe(1);
   });
 
-  it("gives the event loop a turn before each slice, so a timer set meanwhile fires between slices", async () => {
-    let slices = 0;
-    const upkeep = new Upkeep(
-      { background: () => {} },
-      async ({ idle }) => {
-        for (let i = 0; i < 50; i++) {
-          await idle();
-          slices++;
-        }
-        return { extractionFailed: false };
-      },
-      0,
-    );
-    upkeep.schedule();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    let seen = -1;
-    setTimeout(() => {
-      seen = slices;
-    }, 0);
-    while (slices < 50) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(seen).toBeGreaterThanOrEqual(0);
-    expect(seen).toBeLessThan(50);
-  });
-
-  it("gives no turns while a compile waits for the pass to catch up, and gives them again once it has", async () => {
+  /**
+   * An upkeep whose pass takes `before` slices, says it caught up, then takes `after` more; `slices`
+   * counts those taken, `sliceSeenBy` sets a timer and reports how many were taken when it fired, and
+   * `untilSlices` waits until that many are.
+   */
+  const slicedUpkeep = (before: number, after: number) => {
     let slices = 0;
     const upkeep = new Upkeep(
       { background: () => {} },
       async ({ idle, caughtUp }) => {
-        for (let i = 0; i < 20; i++) {
-          await idle();
-          slices++;
-        }
-        caughtUp();
-        for (let i = 0; i < 20; i++) {
+        for (let i = 0; i < before + after; i++) {
+          if (i === before) caughtUp();
           await idle();
           slices++;
         }
@@ -159,23 +136,42 @@ describe("upkeep", () => {
       },
       0,
     );
+    const sliceSeenBy = () => {
+      const seen = { at: -1 };
+      setTimeout(() => {
+        seen.at = slices;
+      }, 0);
+      return seen;
+    };
+    const untilSlices = async (count: number) => {
+      while (slices < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    return { upkeep, slices: () => slices, sliceSeenBy, untilSlices };
+  };
+
+  it("gives the event loop a turn before each slice, so a timer set meanwhile fires between slices", async () => {
+    const { upkeep, sliceSeenBy, untilSlices } = slicedUpkeep(0, 50);
     upkeep.schedule();
-    let seen = -1;
-    setTimeout(() => {
-      seen = slices;
-    }, 0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const seen = sliceSeenBy();
+    await untilSlices(50);
+    expect(seen.at).toBeGreaterThanOrEqual(0);
+    expect(seen.at).toBeLessThan(50);
+  });
+
+  it("gives no turns while a compile waits for the pass to catch up, and gives them again once it has", async () => {
+    const { upkeep, slices, sliceSeenBy, untilSlices } = slicedUpkeep(20, 20);
+    upkeep.schedule();
+    const seen = sliceSeenBy();
     // The compile starts the pass and waits: every step before the catch-up runs before the timer.
     expect(await upkeep.settled(1_000)).toBe(true);
-    expect(seen).toBe(-1);
-    expect(slices).toBe(20);
+    expect(seen.at).toBe(-1);
+    expect(slices()).toBe(20);
     // After it, the backlog gives turns again: a timer set now fires before the pass ends.
-    let later = -1;
-    setTimeout(() => {
-      later = slices;
-    }, 0);
-    while (slices < 40) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(later).toBeGreaterThanOrEqual(20);
-    expect(later).toBeLessThan(40);
+    const later = sliceSeenBy();
+    await untilSlices(40);
+    expect(later.at).toBeGreaterThanOrEqual(20);
+    expect(later.at).toBeLessThan(40);
   });
 
   it("lets a waiting compile read once the pass caught up, and leaves a backlog to the round a write asks for", async () => {

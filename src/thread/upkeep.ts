@@ -12,7 +12,10 @@ export type UpkeepPass = (
 
 /** What a pass is handed by the object running it. */
 export interface PassControl {
-  /** Resolves once no request is in progress, after a turn of the event loop: awaited before each slice. */
+  /**
+   * Resolves once no request is in progress, after YIELD_MS for the event loop unless a compile waits
+   * for the catch-up: awaited before each slice.
+   */
   idle(): Promise<void>;
   /**
    * What a compile waits for is done: the pending messages extracted and the first batch of vectors
@@ -167,10 +170,11 @@ export class Upkeep {
 
   /**
    * Resolves once no request is in progress: a pass awaits it before each slice. It first gives the
-   * runtime's event loop YIELD_MS on a timer, where a resolved promise gives none: a slice's awaits are mostly on work
-   * already done, and a pass that only ever awaits such promises keeps the isolate from delivering a
-   * request or writing out an answer until the whole backlog is extracted. Measured before this turn:
-   * a compile answered in 107 ms on the server reached its client 15.8 s later, after 28,400 messages.
+   * runtime's event loop YIELD_MS on a timer, where a resolved promise gives none: a slice's awaits are
+   * mostly on work already done, and a pass that only ever awaits such promises keeps the isolate from
+   * delivering a request or writing out an answer until the whole backlog is extracted. Measured before
+   * this turn: a compile answered in 107 ms on the server reached its client 15.8 s later, after 28,400
+   * messages.
    */
   async idle(): Promise<void> {
     // Not while a compile waits for the pass to catch up: that wait is bounded (one slice, a batch of

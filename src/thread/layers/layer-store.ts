@@ -12,8 +12,9 @@ export type LayerName = "working" | "environment";
  * Replaced versions of a layer a compile is handed at most, the newest kept: with every current entry,
  * they are the layer's candidates. An agent that writes its working state every turn leaves thousands,
  * and each was compiled and listed in every trace (6,000 versions: 16–26 ms a compile after a write, a
- * 500 KB trace each compile, past D1's 2 MB row at some 25,000; bounded, 6–8 ms and 52 KB). An older replaced value is then no
- * longer recognised as replaced when a message restates it: the trace reports how many were left out.
+ * 500 KB trace each compile, past D1's 2 MB row at some 25,000; bounded, 6–8 ms and 52 KB). An older
+ * replaced value is then no longer recognised as replaced when a message restates it: the trace
+ * reports how many were left out.
  * The same bound as the project's fact history (FACT_CANDIDATE_LIMITS.history).
  */
 export const LAYER_HISTORY = 500;
@@ -165,15 +166,19 @@ export class LayerStore {
    * in stored order; the same array every compile until the layer is written.
    */
   forCompile(layer: LayerName): CompiledLayer {
-    this.entries(layer);
-    const held = this.held.get(layer);
-    if (!held) return { entries: [], replaced: 0, leftOut: 0 };
+    const held = this.heldOf(layer);
     held.compiled ??= boundedHistory(held.versions);
     return held.compiled;
   }
 
   /** Entries of a layer: current ones only, or every version. */
   entries(layer: LayerName, withHistory = false): readonly LayerEntry[] {
+    const held = this.heldOf(layer);
+    return withHistory ? held.versions : held.current;
+  }
+
+  /** The layer's held copy, read when there is none. */
+  private heldOf(layer: LayerName) {
     let held = this.held.get(layer);
     if (!held) {
       const versions = this.read(layer);
@@ -181,7 +186,7 @@ export class LayerStore {
       held = { versions, current: versions.filter((v) => v.replacedBy === null) };
       this.held.set(layer, held);
     }
-    return withHistory ? held.versions : held.current;
+    return held;
   }
 
   /** Upserts by key; an older write never replaces a newer one. */
