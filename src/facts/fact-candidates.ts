@@ -36,13 +36,19 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  *
  * Each bound is explicit, ranked (recency, bm25, authority) and reported in the trace when it cut
  * anything (`trace.candidates.facts`).
+ *
+ * The question's own sources (`matched`, `entity`) bring new versions with every new question, and
+ * each costs the compile an object to build, its row to read and send, and its slot's history; the
+ * envelope's fact share holds a few dozen lines. They were 200 each until the 10,000-fact compile was
+ * timed: at 100, a new question's compile there costs some 15 % less, and no figure of any dev set moved
+ * (StateBench dev and train, wild, LoCoMo, BEAM, and StateBench dev and wild behind 1,000 distractors).
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
   standing: 200,
   thread: 200,
-  matched: 200,
-  entity: 200,
+  matched: 100,
+  entity: 100,
   similar: 50,
   history: 500,
 };
