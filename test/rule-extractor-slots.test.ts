@@ -270,3 +270,41 @@ describe("reported speech is not a hypothetical", () => {
     expect(scopeOf(out, "m2")).toBeUndefined();
   });
 });
+
+describe("when a change happened, said after its value, is not part of the value", () => {
+  it("cuts 'yesterday', 'two days ago', 'as of this morning' and 'last week' after a value", () => {
+    const out = run([
+      "The launch is on March 3.",
+      "We moved the launch to March 10 yesterday.",
+      "I switched our database to Postgres two days ago.",
+      "Budget is now $50k as of this morning.",
+      "The API port is 80.",
+      "Note it changed from port 80 to port 8080 last week.",
+      "The budget was raised to $2M a couple of weeks ago",
+    ]);
+    expect(out.facts.map((f) => [f.ref, f.key, f.value])).toEqual([
+      ["m1", "launch", "on March 3"],
+      ["m2", "launch", "March 10"],
+      ["m3", "database", "Postgres"],
+      ["m4", "budget", "$50k"],
+      ["m5", "api_port", "80"],
+      ["m6", "api_port", "port 8080"],
+      ["m7", "budget", "$2M"],
+    ]);
+  });
+
+  it("keeps a value that is the time itself, and a date the phrase completes", () => {
+    const out = run([
+      "The deadline is yesterday.",
+      "The review is due Friday last week.",
+      "The meeting is at 3pm today.",
+      "The launch date is March 10 last year.",
+    ]);
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([
+      ["deadline", "yesterday"],
+      ["review", "due Friday last week"],
+      ["meeting", "3pm today"],
+      ["launch_date", "March 10 last year"],
+    ]);
+  });
+});

@@ -293,6 +293,36 @@ const VALUE_LEAD =
   /^(?:[:=\-\s]+|now\s+|currently\s+|officially\s+|still\s+|set\s+(?:to|at)\s+|going\s+to\s+be\s+|at\s+|just\s+|maybe\s+|perhaps\s+|possibly\s+|probably\s+)+/i;
 const VALUE_TAIL =
   /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
+/**
+ * When the statement was made or the change happened, said after the value: "moved the launch to March
+ * 10 yesterday", "switched to Postgres two days ago", "$50k as of this morning". The value is what holds,
+ * not when it was said. A value that is nothing but the phrase ("the deadline is yesterday") stays
+ * whole, and so does a date or time the phrase completes (cutTimeTail).
+ */
+const TIME_TAIL =
+  /(?:\s+|,\s*)(?:(?:as of|starting|effective)\s+)?(?:yesterday|today|tonight|this (?:morning|afternoon|evening)|earlier(?: today| this (?:week|month|year))?|(?:just\s+)?recently|lately|just now|(?:(?:about|around|almost|over|nearly)\s+)?(?:a few|a couple(?: of)?|several|some|\d+|two|three|four|five|six|seven|eight|nine|ten|a|an) (?:minutes?|hours?|days?|weeks?|months?|years?|sprints?) ago|a while (?:ago|back)|last (?:night|week|month|quarter|year|weekend|sprint)|this (?:week|month|quarter|year|weekend|sprint))$/i;
+/** A weekday, a clock time or a month without its day: "Friday last week", "4 AM tonight", "May this year". */
+const OPEN_DATE_END = new RegExp(
+  String.raw`(?:\b${WEEKDAY}s?|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)|\b\d{1,2}:\d{2}|\b(?:noon|midnight)|\b${MONTH}\.?)$`,
+  "i",
+);
+/** A month's day: a whole date, which only a year completes ("March 10 last year"). */
+const DAY_END = new RegExp(
+  String.raw`(?:\b${MONTH}\.?\s+\d{1,2}(?:st|nd|rd|th)?|\b\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+${MONTH})$`,
+  "i",
+);
+
+/** The value without a trailing phrase that says when it was stated (TIME_TAIL), if anything remains. */
+function cutTimeTail(value: string): string {
+  const tail = TIME_TAIL.exec(value);
+  if (!tail || tail.index === 0) return value;
+  const rest = value.slice(0, tail.index).trim();
+  if (!/[a-z0-9$€£¥%#]/i.test(rest)) return value;
+  if (OPEN_DATE_END.test(rest)) return value;
+  if (DAY_END.test(rest) && /\byears?\b/i.test(tail[0])) return value;
+  return rest;
+}
+
 const VALUE_CUT =
   /\s*(?:,?\s+because\b|,?\s+since\b|,?\s+due to\b|,\s*which\b|,\s*so\b|\s+so that\b|,\s*but\b|,\s*and (?:i|we|you|they)\b|\.\.\.|…)/i;
 const ADVERB_LEAD =
@@ -309,9 +339,12 @@ export function cleanValue(raw: string): string | null {
   if (cut && cut.index > 0) value = value.slice(0, cut.index);
   value = value.replace(/[.!;:,]+$/, "").trim();
   for (let i = 0; i < 3; i++) {
-    const next = value
+    let next = value
       .replace(VALUE_LEAD, "")
       .replace(VALUE_TAIL, "")
+      .replace(/[.!;:,]+$/, "")
+      .trim();
+    next = cutTimeTail(next)
       .replace(/[.!;:,]+$/, "")
       .trim();
     if (next === value) break;
