@@ -62,6 +62,7 @@ function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMem
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
+      ...(o.reason === "superseded" && successor ? { successor } : {}),
       ...spokenInOf(o),
     });
   }

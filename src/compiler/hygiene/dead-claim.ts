@@ -29,6 +29,8 @@ export interface DeadClaim {
   objectId: string;
   /** When the claim stopped being current; null when it was never current for this caller. */
   diedAt: string | null;
+  /** For a superseded claim, the version that replaced it (its object id), when known. */
+  successor?: string;
   /**
    * For a claim out of scope, the message whose own scope it was spoken in (extraction names a
    * hypothetical or draft scope `<label>@<message id>`); absent otherwise.
@@ -74,6 +76,7 @@ export const sameClaim = (c: Candidate, d: Candidate) =>
     c.reason === d.reason &&
     c.objectId === d.objectId &&
     c.diedAt === d.diedAt &&
+    c.successor === d.successor &&
     c.spokenIn === d.spokenIn &&
     c.saidAt === d.saidAt);
 

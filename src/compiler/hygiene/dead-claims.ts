@@ -54,6 +54,7 @@ export function deadClaims(
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
+      ...(o.reason === "superseded" && successor ? { successor } : {}),
       ...spokenInOf(o),
       figures: [],
     });
