@@ -308,3 +308,29 @@ describe("when a change happened, said after its value, is not part of the value
     ]);
   });
 });
+
+describe("an aside after a value is not part of it", () => {
+  it("cuts hedges and asides to the listener: 'I think', 'btw', ', honestly', 'if all goes well'", () => {
+    const out = run([
+      "Our budget is $40k I think.",
+      "The deadline is Friday btw.",
+      "Team size is 12 people, give or take.",
+      "The API rate limit is 100 requests per minute, fyi.",
+      "Launch is March 10 if all goes well.",
+      "Our main competitor is Acme Corp, honestly.",
+    ]);
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([
+      ["budget", "$40k"],
+      ["deadline", "Friday"],
+      ["headcount", "12 people"],
+      ["api_rate_limit", "100 requests per minute"],
+      ["launch", "March 10"],
+      ["main_competitor", "Acme Corp"],
+    ]);
+  });
+
+  it("keeps a bound said without a comma: '3 reviewers at least'", () => {
+    const out = run(["The minimum is 3 reviewers at least."]);
+    expect(out.facts.map((f) => f.value)).toEqual(["3 reviewers at least"]);
+  });
+});

@@ -294,6 +294,14 @@ const VALUE_LEAD =
 const VALUE_TAIL =
   /(?:\s+|,\s*)(?:now|for now|right now|as of (?:today|now)|anymore|any more|though|too|as well|instead|then|currently|going forward|from now on|effective (?:immediately|today)|please|thanks|thank you|ok|okay|again|for real|at this point)$/i;
 /**
+ * How sure the speaker is, or an aside to the listener, said after the value: "$40k I think", "Friday
+ * btw", "Acme Corp, honestly", "March 10 if all goes well". The value is the same without it. Hedges
+ * that bound a figure ("at least", "roughly") only go when set off by a comma, as an afterthought: "at
+ * least 3 reviewers" or "3 reviewers at least" keeps its bound.
+ */
+const ASIDE_TAIL =
+  /(?:(?:\s+|,\s*)(?:i think|i believe|i guess|i suppose|i reckon|i'd say|i hope|hopefully|fingers crossed|btw|by the way|fyi|lol|haha|honestly|to be honest|tbh|iirc|afaik|if i remember (?:correctly|right)|if i recall (?:correctly|right)|as far as i know|if all goes (?:well|to plan)|if everything goes (?:well|to plan|according to plan)|if nothing changes|you know|or so)|,\s*(?:at least|give or take|more or less|roughly|approximately|or thereabouts))$/i;
+/**
  * When the statement was made or the change happened, said after the value: "moved the launch to March
  * 10 yesterday", "switched to Postgres two days ago", "$50k as of this morning". The value is what holds,
  * not when it was said. A value that is nothing but the phrase ("the deadline is yesterday") stays
@@ -342,6 +350,7 @@ export function cleanValue(raw: string): string | null {
     let next = value
       .replace(VALUE_LEAD, "")
       .replace(VALUE_TAIL, "")
+      .replace(ASIDE_TAIL, "")
       .replace(/[.!;:,]+$/, "")
       .trim();
     next = cutTimeTail(next)
