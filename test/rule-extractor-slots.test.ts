@@ -229,6 +229,23 @@ describe("casual conversation states no slot values", () => {
     }
   });
 
+  it("a clause cut short is not a slot's name", () => {
+    for (const clause of [
+      "Even when the days are long, it is fine",
+      "Glad the move is finally done",
+      "Keep calm and stay focused",
+      "These walks help me stay sane",
+      "Maybe this is the push I needed",
+      "I set up my laptop to run nightly backups",
+    ]) {
+      expect(readSlots(clause), clause).toEqual([]);
+    }
+    // A noun phrase joined by "and" is still one.
+    expect(readSlots("Red and blue are the team colors").map((r) => [r.subject, r.value])).toEqual([
+      ["red_and_blue", "the team colors"],
+    ]);
+  });
+
   it("values that merely open like an appraisal word are still read", () => {
     expect(readSlots("The budget is $50,000").map((r) => [r.subject, r.value])).toEqual([
       ["budget", "$50,000"],
