@@ -351,3 +351,27 @@ describe("an aside after a value is not part of it", () => {
     expect(out.facts.map((f) => f.value)).toEqual(["3 reviewers at least"]);
   });
 });
+
+describe("a hedged idea that names no slot", () => {
+  it("is no new value of a slot whose name merely shares a word with it", () => {
+    for (const idea of [
+      "I'm thinking about organising a fundraiser regarding the library.",
+      "We're considering a volunteer drive regarding renovation.",
+    ]) {
+      const out = run([idea], {
+        existingFacts: [{ key: "library_renovation", value: "approved by the board" }],
+      });
+      expect(
+        out.facts.map((f) => f.key),
+        idea,
+      ).toEqual(["plan"]);
+    }
+  });
+
+  it("still lands on the slot whose value it shares words with", () => {
+    const out = run(["I'm thinking about the Denver warehouse instead."], {
+      existingFacts: [{ key: "shipping_hub", value: "the Chicago warehouse" }],
+    });
+    expect(out.facts.map((f) => [f.key, f.value])).toEqual([["shipping_hub", "the Denver warehouse"]]);
+  });
+});

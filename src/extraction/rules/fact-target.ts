@@ -102,7 +102,7 @@ function unnamedTarget(registry: SlotRegistry, reading: SlotReading, scopeKey: s
   // "go back to X" when this run never saw X falls through to the other clues.
   const byHistory = found(r.byHistory(reading.value, scopeKey), "history");
   if (byHistory) return byHistory;
-  const byOverlap = found(r.byOverlap(reading.value, scopeKey), "overlap");
+  const byOverlap = found(r.byOverlap(reading.value, scopeKey, reading.weak), "overlap");
   if (byOverlap) return byOverlap;
   if (kind !== "text") {
     const byKind = found(r.byKind(kind, scopeKey), "kind");

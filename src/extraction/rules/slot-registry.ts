@@ -390,14 +390,18 @@ export class SlotRegistry {
     return this.newest(this.visible(scopeKey), (s) => s.key === family || s.key.endsWith(`_${family}`));
   }
 
-  /** The slot sharing the most content words with the value (in its values or its key). */
-  byOverlap(value: string, scopeKey: string): Slot | undefined {
+  /**
+   * The slot sharing the most content words with the value (in its values, and in its key unless
+   * `valuesOnly`: a hedged idea that names no slot, "thinking about a project regarding infrastructure",
+   * is no new value of a slot whose name merely shares a word with it).
+   */
+  byOverlap(value: string, scopeKey: string, valuesOnly = false): Slot | undefined {
     const words = new Set(contentWords(value));
     if (words.size === 0) return undefined;
     let best: { slot: Slot; score: number } | undefined;
     for (const slot of this.visible(scopeKey)) {
       const pool = new Set(contentWords(slot.history.join(" ")));
-      if (!GENERIC_KEYS.has(slot.key)) for (const t of tokens(slot.key)) pool.add(t);
+      if (!valuesOnly && !GENERIC_KEYS.has(slot.key)) for (const t of tokens(slot.key)) pool.add(t);
       let score = 0;
       for (const w of words) if (pool.has(w)) score++;
       if (score > 0 && (!best || score > best.score || (score === best.score && slot.seq > best.slot.seq))) {
