@@ -40,9 +40,9 @@ describe("a value that extends the one it replaced", () => {
 });
 
 /**
- * A value extended after a space or a comma. The current value's own line shows it whole; a message
- * quoting it is masked there still (a text that cites the replaced value in the same words, "Thursday,
- * not Tuesday", is masked by design, and a message's words alone do not tell the two apart).
+ * A value refined after a space or a comma: what the old value said still holds, so it is no dead claim.
+ * The current value is whole on its own line and wherever it is quoted, and so is the old one; a value
+ * the slot held before it, which the refinement did not keep, is still masked.
  */
 const spaced: [string, string][] = [
   ["March 3", "March 3, 2026"],
@@ -50,21 +50,30 @@ const spaced: [string, string][] = [
   ["Redis cluster", "Redis cluster in eu-west-1"],
 ];
 
-describe("a value that extends the one it replaced after a space", () => {
-  it.each(spaced)("%s → %s: the current value's line is whole, in either layer", async (old, current) => {
-    for (const layer of [undefined, "working"]) {
-      const t = await newThread();
-      await t.events([
-        fact("release", old, { layer, ts: at(0) }),
-        fact("release", current, { layer, ts: at(1) }),
-        fact("rollback", `planned, not for ${old}`, { ts: at(2) }),
-        message(`Back then the release was ${old} and nobody minded.`, { id: "m-then", ts: at(3) }),
-      ]);
-      const { context } = await ask(t, "When is the release?", { budget_tokens: 4000 });
-      expect(context).toContain(`release: ${current}`);
-      // Any other line citing the replaced value is masked, a fact's as a message's.
-      expect(context).toContain("rollback: planned, not for [superseded]");
-      expect(context).not.toContain(`the release was ${old} and`);
-    }
-  });
+describe("a value that refines the one it replaced after a space", () => {
+  it.each(spaced)(
+    "%s → %s: both are whole wherever they are quoted, in either layer",
+    async (old, current) => {
+      for (const layer of [undefined, "working"]) {
+        const t = await newThread();
+        await t.events([
+          fact("release", "the first week of April", { layer, ts: at(0) }),
+          fact("release", old, { layer, ts: at(1) }),
+          fact("release", current, { layer, ts: at(2) }),
+          fact("rollback", `planned, not for ${old}`, { ts: at(3) }),
+          message(`Heads-up: the release is ${current} now.`, { id: "m-now", ts: at(4) }),
+          message("Back then the release was the first week of April and nobody minded.", {
+            id: "m-then",
+            ts: at(5),
+          }),
+        ]);
+        const { context } = await ask(t, "When is the release?", { budget_tokens: 4000 });
+        expect(context).toContain(`release: ${current}`);
+        expect(context).toContain(`the release is ${current} now`);
+        expect(context).toContain(`rollback: planned, not for ${old}`);
+        // The value the refinement replaced without keeping is still recognised.
+        expect(context).not.toContain("the release was the first week of April and");
+      }
+    },
+  );
 });

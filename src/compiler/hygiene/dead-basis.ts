@@ -7,6 +7,7 @@ import {
   type DeadClaim,
   distinctive,
   lowerClaim,
+  refines,
   sameCandidates,
   sameSet,
   sameStrings,
@@ -55,6 +56,9 @@ function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMem
     const text = o.object.claim;
     if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
     const successor = o.object.supersededBy;
+    // A value its successor only refines still holds (refines).
+    const next = o.reason === "superseded" && successor ? validFrom.claimOf?.(successor) : undefined;
+    if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     found.push({
       text,
@@ -62,7 +66,6 @@ function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMem
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
-      ...(o.reason === "superseded" && successor ? { successor } : {}),
       ...spokenInOf(o),
     });
   }

@@ -17,9 +17,27 @@ export const DEAD_REASONS = new Set<OmitReasonName>([
   "not_permitted",
 ]);
 
-/** When each state object's claim became valid, by object id (a claim died when its successor did). */
+/**
+ * When each state object's claim became valid, by object id (a claim died when its successor did), and
+ * its lower-cased claim where known (a claim its successor only refines did not die).
+ */
 export interface ValidFrom {
   get(objectId: string): string | undefined;
+  claimOf?(objectId: string): string | undefined;
+}
+
+/**
+ * Whether `successor` (a lower-cased claim) refines `claim` rather than replacing it: it begins with the
+ * claim whole and goes on after a space or a comma ("march 3" → "march 3, 2026", "2025-03-01" →
+ * "2025-03-01 14:00 utc", "redis cluster" → "redis cluster in eu-west-1"). What the old value said still
+ * holds, so it is no dead claim: quoting it is no leak, and masking it would cut the current value in
+ * two. A figure joined on ("v1.2.0" → "v1.2.0-beta", "10:30 utc" → "10:30 utc+2") may be another value,
+ * and is not a refinement.
+ */
+export function refines(successor: string, claim: string): boolean {
+  if (successor.length <= claim.length || !successor.startsWith(claim)) return false;
+  const rest = successor.slice(claim.length);
+  return /^[\s,]/.test(rest) && /[a-z0-9]/.test(rest);
 }
 
 export interface DeadClaim {
@@ -29,8 +47,6 @@ export interface DeadClaim {
   objectId: string;
   /** When the claim stopped being current; null when it was never current for this caller. */
   diedAt: string | null;
-  /** For a superseded claim, the version that replaced it (its object id), when known. */
-  successor?: string;
   /**
    * For a claim out of scope, the message whose own scope it was spoken in (extraction names a
    * hypothetical or draft scope `<label>@<message id>`); absent otherwise.
@@ -76,7 +92,6 @@ export const sameClaim = (c: Candidate, d: Candidate) =>
     c.reason === d.reason &&
     c.objectId === d.objectId &&
     c.diedAt === d.diedAt &&
-    c.successor === d.successor &&
     c.spokenIn === d.spokenIn &&
     c.saidAt === d.saidAt);
 

@@ -7,6 +7,7 @@ import {
   type DeadClaim,
   distinctive,
   lowerClaim,
+  refines,
   spokenInOf,
   type ValidFrom,
 } from "./dead-claim";
@@ -47,6 +48,9 @@ export function deadClaims(
     // A value that is still live elsewhere (restated by the current fact) is not dead.
     if (liveClaims.has(lower)) continue;
     const successor = o.object.supersededBy;
+    // A value its successor only refines still holds (refines).
+    const next = o.reason === "superseded" && successor ? validFrom.claimOf?.(successor) : undefined;
+    if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     claims.push({
       text,
@@ -54,7 +58,6 @@ export function deadClaims(
       reason: o.reason,
       objectId: o.object.objectId,
       diedAt,
-      ...(o.reason === "superseded" && successor ? { successor } : {}),
       ...spokenInOf(o),
       figures: [],
     });

@@ -1,4 +1,3 @@
-import type { ContextObject } from "../context-object";
 import { claimAt, groupsIn, indexOf } from "./claim-index";
 import type { DeadClaim } from "./dead-claim";
 import { ASIDE, deadFiguresOf, figuresOf } from "./figures";
@@ -21,55 +20,6 @@ export function maskClaims(text: string, claims: DeadClaim[], memos: MaskMemos):
     out = masked.remember(text, maskedBefore(text, claims, memos) ?? maskWith(text, claims, memos));
   }
   return out;
-}
-
-/**
- * `maskClaims` for a live object's line, leaving whole the value it replaced where its own value begins
- * with it and goes on: "2025-03-01" replaced by "2025-03-01 14:00 UTC", "March 3" by "March 3, 2026". The
- * new value extends the old one rather than quoting it, and masking it there would leave the current
- * value unreadable ("[superseded] 14:00 UTC"). Only the object's own predecessors count (`successor`),
- * only at the start of its value and only when the value goes on past them; every other quotation,
- * in this line or any other, is masked as before. `predecessors` is predecessorsOf(claims).
- */
-export function maskLiveLine(
-  text: string,
-  object: Pick<ContextObject, "objectId" | "claim">,
-  claims: DeadClaim[],
-  predecessors: ReadonlyMap<string, readonly DeadClaim[]>,
-  memos: MaskMemos,
-): string {
-  const own = object.claim;
-  const replaced = predecessors.get(object.objectId);
-  const lead =
-    own && replaced ? replaced.find((claim) => extends_(own.toLowerCase(), claim.lower)) : undefined;
-  const at = own && lead ? text.indexOf(own) : -1;
-  if (!lead || at === -1) return maskClaims(text, claims, memos);
-  const end = at + lead.text.length;
-  return (
-    maskClaims(text.slice(0, at), claims, memos) +
-    text.slice(at, end) +
-    maskClaims(text.slice(end), claims, memos)
-  );
-}
-
-/** The superseded claims by the object that replaced them, longest first (claims come sorted so). */
-export function predecessorsOf(claims: readonly DeadClaim[]): Map<string, DeadClaim[]> {
-  const by = new Map<string, DeadClaim[]>();
-  for (const claim of claims) {
-    if (claim.reason !== "superseded" || !claim.successor) continue;
-    const list = by.get(claim.successor);
-    if (list) list.push(claim);
-    else by.set(claim.successor, [claim]);
-  }
-  for (const list of by.values()) list.sort((a, b) => b.text.length - a.text.length);
-  return by;
-}
-
-/** Whether `value` begins with `claim` whole and goes on after a space or comma with more words. */
-function extends_(value: string, claim: string): boolean {
-  if (!value.startsWith(claim) || claimAt(value, claim) !== 0) return false;
-  const rest = value.slice(claim.length);
-  return /^[\s,]/.test(rest) && /[a-z0-9]/.test(rest);
 }
 
 function maskWith(text: string, claims: DeadClaim[], memos: MaskMemos): string {

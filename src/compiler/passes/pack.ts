@@ -5,7 +5,7 @@ import { BoundedMap, MEMO_LIMITS, perList } from "../cache/memo-tables";
 import type { ContextObject, Omission } from "../context-object";
 import { type ClaimsAgainstMemos, claimsAgainst } from "../hygiene/claims-against";
 import type { DeadClaim } from "../hygiene/dead-claim";
-import { type MaskMemos, maskClaims, maskLiveLine, predecessorsOf } from "../hygiene/mask";
+import { type MaskMemos, maskClaims } from "../hygiene/mask";
 import { dateGroupOf, groupHeader, type TranscriptMemos } from "../transcript";
 import { formOf, formTokens, ladderStep, pendingNote, phrase } from "./compress";
 import { episodeValue } from "./episode-value";
@@ -138,7 +138,6 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
   };
 
   const { memos } = input;
-  const predecessors = predecessorsOf(input.dead);
   const render = (r: Ranked, form: { text: string; tokens: number }) => {
     const pending = r.object.kind === "fact" ? input.pending?.get(r.object.objectId) : undefined;
     const step = ladderStep(r, pending !== undefined);
@@ -148,12 +147,7 @@ export function pack(input: PackInput): { placed: Placed[]; omitted: Omission[] 
         : input.dead;
     // Only a rule the pending entities kept from binding says so on its line.
     const held = pending && ladderStep(r) === "hard_constraint" ? pending.map((p) => p.name) : [];
-    // A fact or layer entry keeps whole the value it replaced where its own value extends it.
-    const masked =
-      r.object.kind === "fact" || r.object.kind === "working" || r.object.kind === "environment"
-        ? maskLiveLine(form.text, r.object, dead, predecessors, memos)
-        : maskClaims(form.text, dead, memos);
-    const body = phrase(step, r.object, masked, held);
+    const body = phrase(step, r.object, maskClaims(form.text, dead, memos), held);
     const line = r.object.kind === "message" ? body : bulleted(body, memos);
     // Stored counts are exact for the stored text; phrasing and bullets add a few tokens.
     const tokens =

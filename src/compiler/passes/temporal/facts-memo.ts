@@ -20,7 +20,7 @@ export class FactsMemo {
   /** The slots of the run of objects reconciliation's lists begin with (slot-reconciliation.ts). */
   readonly slotRuns = new LeadingRun<ContextObject, RunSlots>();
   /** When each object of the run the admitted facts begin with became valid (settle-facts.ts). */
-  readonly validRuns = new LeadingRun<ContextObject, Map<string, string>>();
+  readonly validRuns = new LeadingRun<ContextObject, Map<string, ContextObject>>();
   /** The dead claims items are weighed against, last time. */
   private readonly deadLists = new DeadListKeeper();
 

@@ -52,7 +52,14 @@ export function settleFacts(
     [admitted.facts, admitted.working, admitted.environment, earlier.map((e) => e.object)],
     run?.length ?? 0,
   );
-  const validFrom: ValidFrom = run ? { get: (id) => own.get(id) ?? run.value.get(id) } : own;
+  const objectOf = (id: string) => own.get(id) ?? run?.value.get(id);
+  const validFrom: ValidFrom = {
+    get: (id) => {
+      const o = objectOf(id);
+      return o && validTime(o);
+    },
+    claimOf: (id) => objectOf(id)?.claim?.toLowerCase(),
+  };
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
     reason: "quarantined",
@@ -101,13 +108,13 @@ export function settleFacts(
   return result;
 }
 
-/** When each state object of the lists became valid, by id (a later id overrides); the first list from `from` on. */
-function validTimes(lists: readonly (readonly ContextObject[])[], from: number): Map<string, string> {
-  const times = new Map<string, string>();
+/** The state objects of the lists by id (a later id overrides); the first list from `from` on. */
+function validTimes(lists: readonly (readonly ContextObject[])[], from: number): Map<string, ContextObject> {
+  const times = new Map<string, ContextObject>();
   for (const [i, list] of lists.entries()) {
     for (let j = i === 0 ? from : 0; j < list.length; j++) {
       const o = list[j] as ContextObject;
-      if (o.kind !== "message" && o.kind !== "state_item") times.set(o.objectId, validTime(o));
+      if (o.kind !== "message" && o.kind !== "state_item") times.set(o.objectId, o);
     }
   }
   return times;
