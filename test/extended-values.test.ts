@@ -77,3 +77,18 @@ describe("a value that refines the one it replaced after a space", () => {
     },
   );
 });
+
+describe("a refined value replaced in turn", () => {
+  it("is dead once the current value no longer refines it", async () => {
+    const t = await newThread();
+    await t.events([
+      fact("release", "March 3", { ts: at(0) }),
+      fact("release", "March 3, 2026", { ts: at(1) }),
+      fact("release", "March 10, 2026", { ts: at(2) }),
+      message("Nobody minded March 3 for the release back then, to be fair.", { id: "m-then", ts: at(3) }),
+    ]);
+    const { context } = await ask(t, "When is the release?", { budget_tokens: 4000 });
+    expect(context).toContain("release: March 10, 2026");
+    expect(context).toContain("Nobody minded [superseded] for the release");
+  });
+});

@@ -57,7 +57,7 @@ function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMem
     if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
     const successor = o.object.supersededBy;
     // A value its successor only refines still holds (refines).
-    const next = o.reason === "superseded" && successor ? validFrom.claimOf?.(successor) : undefined;
+    const next = o.reason === "superseded" && successor ? validFrom.currentClaimOf?.(successor) : undefined;
     if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     found.push({

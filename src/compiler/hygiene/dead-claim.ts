@@ -18,12 +18,13 @@ export const DEAD_REASONS = new Set<OmitReasonName>([
 ]);
 
 /**
- * When each state object's claim became valid, by object id (a claim died when its successor did), and
- * its lower-cased claim where known (a claim its successor only refines did not die).
+ * When each state object's claim became valid, by object id (a claim died when its successor did), and,
+ * where known, the lower-cased claim of the current version its chain leads to from there (a claim the
+ * current value only refines did not die).
  */
 export interface ValidFrom {
   get(objectId: string): string | undefined;
-  claimOf?(objectId: string): string | undefined;
+  currentClaimOf?(objectId: string): string | undefined;
 }
 
 /**

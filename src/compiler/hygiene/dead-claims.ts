@@ -49,7 +49,7 @@ export function deadClaims(
     if (liveClaims.has(lower)) continue;
     const successor = o.object.supersededBy;
     // A value its successor only refines still holds (refines).
-    const next = o.reason === "superseded" && successor ? validFrom.claimOf?.(successor) : undefined;
+    const next = o.reason === "superseded" && successor ? validFrom.currentClaimOf?.(successor) : undefined;
     if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     claims.push({

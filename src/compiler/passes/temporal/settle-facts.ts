@@ -58,7 +58,13 @@ export function settleFacts(
       const o = objectOf(id);
       return o && validTime(o);
     },
-    claimOf: (id) => objectOf(id)?.claim?.toLowerCase(),
+    // The newest version down the chain from `id`: a value later replaced by something else is dead,
+    // however its first successor read. Unknown when a step is not among the candidates.
+    currentClaimOf: (id) => {
+      let o = objectOf(id);
+      for (let step = 0; o?.supersededBy && step < MAX_CHAIN; step++) o = objectOf(o.supersededBy);
+      return o && !o.supersededBy ? o.claim?.toLowerCase() : undefined;
+    },
   };
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
@@ -107,6 +113,9 @@ export function settleFacts(
     memos.deadBases.set(result, { earlier: [...earlier], basis });
   return result;
 }
+
+/** Versions followed down a chain at most, so a cycle in stored data ends. */
+const MAX_CHAIN = 64;
 
 /** The state objects of the lists by id (a later id overrides); the first list from `from` on. */
 function validTimes(lists: readonly (readonly ContextObject[])[], from: number): Map<string, ContextObject> {
