@@ -298,6 +298,8 @@ describe("when a change happened, said after its value, is not part of the value
       "The API port is 80.",
       "Note it changed from port 80 to port 8080 last week.",
       "The budget was raised to $2M a couple of weeks ago",
+      "Our team size is 14 as of last Monday.",
+      "The office moved to Denver this past weekend.",
     ]);
     expect(out.facts.map((f) => [f.ref, f.key, f.value])).toEqual([
       ["m1", "launch", "on March 3"],
@@ -307,6 +309,8 @@ describe("when a change happened, said after its value, is not part of the value
       ["m5", "api_port", "80"],
       ["m6", "api_port", "port 8080"],
       ["m7", "budget", "$2M"],
+      ["m8", "headcount", "14"],
+      ["m9", "office", "Denver"],
     ]);
   });
 
@@ -335,6 +339,9 @@ describe("an aside after a value is not part of it", () => {
       "The API rate limit is 100 requests per minute, fyi.",
       "Launch is March 10 if all goes well.",
       "Our main competitor is Acme Corp, honestly.",
+      "The venue is the Hilton, probably.",
+      "The price is $25 for sure.",
+      "The deadline is March 12 last I heard.",
     ]);
     expect(out.facts.map((f) => [f.key, f.value])).toEqual([
       ["budget", "$40k"],
@@ -343,6 +350,9 @@ describe("an aside after a value is not part of it", () => {
       ["api_rate_limit", "100 requests per minute"],
       ["launch", "March 10"],
       ["main_competitor", "Acme Corp"],
+      ["venue", "the Hilton"],
+      ["price", "$25"],
+      ["deadline", "March 12"],
     ]);
   });
 

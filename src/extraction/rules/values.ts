@@ -300,7 +300,7 @@ const VALUE_TAIL =
  * least 3 reviewers" or "3 reviewers at least" keeps its bound.
  */
 const ASIDE_TAIL =
-  /(?:(?:\s+|,\s*)(?:i think|i believe|i guess|i suppose|i reckon|i'd say|i hope|hopefully|fingers crossed|btw|by the way|fyi|lol|haha|honestly|to be honest|tbh|iirc|afaik|if i remember (?:correctly|right)|if i recall (?:correctly|right)|as far as i know|if all goes (?:well|to plan)|if everything goes (?:well|to plan|according to plan)|if nothing changes|you know|or so)|,\s*(?:at least|give or take|more or less|roughly|approximately|or thereabouts))$/i;
+  /(?:(?:\s+|,\s*)(?:i think|i believe|i guess|i suppose|i reckon|i'd say|i hope|hopefully|fingers crossed|btw|by the way|fyi|lol|haha|honestly|to be honest|tbh|iirc|afaik|if i remember (?:correctly|right)|if i recall (?:correctly|right)|as far as i know|if all goes (?:well|to plan)|if everything goes (?:well|to plan|according to plan)|if nothing changes|you know|or so|for sure|if i'm not mistaken|if i am not mistaken|as far as i can tell|last i (?:heard|checked))|,\s*(?:at least|give or take|more or less|roughly|approximately|or thereabouts|probably|apparently|maybe|perhaps|likely|supposedly))$/i;
 /**
  * When the statement was made or the change happened, said after the value: "moved the launch to March
  * 10 yesterday", "switched to Postgres two days ago", "$50k as of this morning". The value is what holds,
@@ -308,7 +308,7 @@ const ASIDE_TAIL =
  * whole, and so does a date or time the phrase completes (cutTimeTail).
  */
 const TIME_TAIL =
-  /(?:\s+|,\s*)(?:(?:as of|starting|effective)\s+)?(?:yesterday|today|tonight|this (?:morning|afternoon|evening)|earlier(?: today| this (?:week|month|year))?|(?:just\s+)?recently|lately|just now|(?:(?:about|around|almost|over|nearly)\s+)?(?:a few|a couple(?: of)?|several|some|\d+|two|three|four|five|six|seven|eight|nine|ten|a|an) (?:minutes?|hours?|days?|weeks?|months?|years?|sprints?) ago|a while (?:ago|back)|last (?:night|week|month|quarter|year|weekend|sprint)|this (?:week|month|quarter|year|weekend|sprint))$/i;
+  /(?:\s+|,\s*)(?:(?:as of|starting|effective)\s+)?(?:yesterday|today|tonight|this (?:morning|afternoon|evening)|earlier(?: today| this (?:week|month|year))?|(?:just\s+)?recently|lately|just now|(?:(?:about|around|almost|over|nearly)\s+)?(?:a few|a couple(?: of)?|several|some|\d+|two|three|four|five|six|seven|eight|nine|ten|a|an) (?:minutes?|hours?|days?|weeks?|months?|years?|sprints?) ago|a while (?:ago|back)|last (?:night|week|month|quarter|year|weekend|sprint)|this (?:week|month|quarter|year|weekend|sprint)|this past (?:week|month|weekend|sprint)|these days|nowadays|as of (?:last |this past )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)$/i;
 /** A weekday, a clock time or a month without its day: "Friday last week", "4 AM tonight", "May this year". */
 const OPEN_DATE_END = new RegExp(
   String.raw`(?:\b${WEEKDAY}s?|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)|\b\d{1,2}:\d{2}|\b(?:noon|midnight)|\b${MONTH}\.?)$`,
