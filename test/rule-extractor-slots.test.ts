@@ -385,3 +385,20 @@ describe("a hedged idea that names no slot", () => {
     expect(out.facts.map((f) => [f.key, f.value])).toEqual([["shipping_hub", "the Denver warehouse"]]);
   });
 });
+
+describe("who holds a role, and names that open like a verb", () => {
+  it("a title said to be a person is that role's slot; a title said to be anything else is not", () => {
+    const out = run(["Our CTO is Priya.", "The CTO is Priya Shah now.", "The CFO is firm on this."]);
+    expect(out.facts.map((f) => [f.key, f.value, f.supersedes])).toEqual([
+      ["cto", "Priya", null],
+      ["cto", "Priya Shah", "cto"],
+    ]);
+  });
+
+  it("a name joined on to an -ing word is a value, not a verb in progress", () => {
+    expect(readSlots("The staging server is staging-02").map((r) => [r.subject, r.value])).toEqual([
+      ["staging_server", "staging-02"],
+    ]);
+    expect(readSlots("The team is excluding weekends")).toEqual([]);
+  });
+});

@@ -1,3 +1,5 @@
+import { isTitle } from "../speaker";
+import { snake } from "../text";
 import { isAppraisal, statusOf } from "../values";
 import { reading, type SlotReading, value } from "./reading";
 import { NP, STATUS_HEADS, statusKey, subjectKey } from "./subject-keys";
@@ -8,7 +10,8 @@ const COPULA = new RegExp(
   String.raw`^${NP}\s+(is|are|will be|would be|could be|might be|should be|has become|have become|becomes|become|remains|remain|stays|stay|was|were|has been|have been|is going to be|are going to be|is set to|are set to)\s+(?:now\s+|currently\s+|still\s+|officially\s+)?(.+)$`,
   "i",
 );
-const PROGRESSIVE = /^[a-z]+ing\b/i;
+/** "is excluding …": a verb in progress. A name joined on ("staging-02", "testing_env") is a value. */
+const PROGRESSIVE = /^[a-z]+ing\b(?![-_./\d])/i;
 /**
  * "Title's 'Night Ferry' now", "Budget's now $12k": "'s" is "is" when "now" marks the new value. Without
  * "now" the "'s" may be a possessive ("Sam's car"), so it is not read.
@@ -65,6 +68,10 @@ export function copulaReading(clause: string): SlotReading | null {
   const historical = verb === "was" || verb === "were";
   const modal = /^(?:would|could|might|should) be$/.test(verb);
   if (!subject) {
+    // "Our CTO is Priya Shah": who holds a role. A title alone is no slot name otherwise ("The CFO is
+    // firm on this" says how the CFO stands, not who the CFO is).
+    const role = roleOf(m[1] ?? "", v);
+    if (role) return reading("copula", role, v, { historical, modal });
     // "Your $200K is now $140K" names its slot by the old value; "it's net 15" by a term.
     return pronounReading(clause);
   }
@@ -92,4 +99,15 @@ function pronounReading(clause: string): SlotReading | null {
   const m = PRONOUN_COPULA.exec(clause);
   const v = m ? value((m[1] ?? "").replace(FOR_WHOM, "")) : null;
   return v ? reading("copula", null, v, { change: true, termOnly: true }) : null;
+}
+
+const ROLE_LEAD = /^(?:(?:the|our|my|your|their|his|her|its|new|current|acting|interim)\s+)+/i;
+/** A person's name: one to three capitalised words ("Priya", "Priya Shah", "Mary-Ann O'Neil"). */
+const PERSON_NAME = /^[A-Z][a-z'\u2019-]+(?:\s+[A-Z][a-z'\u2019-]+){0,2}$/;
+
+/** The role a title names when a person's name is said to hold it ("Our CTO is Priya"), as a key. */
+function roleOf(subject: string, v: string): string | null {
+  const title = subject.trim().replace(ROLE_LEAD, "");
+  if (!title || /\s/.test(title) || !isTitle(title) || !PERSON_NAME.test(v)) return null;
+  return snake(title.toLowerCase()) || null;
 }
