@@ -47,25 +47,12 @@ export function settleFacts(
   // itself been replaced since.
   // List by list, in this order (a later id overrides), without joining them into one array first; the
   // run of held facts the facts begin with is noted once (memo.validRuns), and what follows overrides it.
-  const run = memo.validRuns.of(admitted.facts, (objects) => validTimes([objects], 0));
-  const own = validTimes(
+  const run = memo.validRuns.of(admitted.facts, (objects) => objectsById([objects], 0));
+  const own = objectsById(
     [admitted.facts, admitted.working, admitted.environment, earlier.map((e) => e.object)],
     run?.length ?? 0,
   );
-  const objectOf = (id: string) => own.get(id) ?? run?.value.get(id);
-  const validFrom: ValidFrom = {
-    get: (id) => {
-      const o = objectOf(id);
-      return o && validTime(o);
-    },
-    // The newest version down the chain from `id`: a value later replaced by something else is dead,
-    // however its first successor read. Unknown when a step is not among the candidates.
-    currentClaimOf: (id) => {
-      let o = objectOf(id);
-      for (let step = 0; o?.supersededBy && step < MAX_CHAIN; step++) o = objectOf(o.supersededBy);
-      return o && !o.supersededBy ? o.claim?.toLowerCase() : undefined;
-    },
-  };
+  const validFrom: ValidFrom = new StateObjects(own, run?.value);
   const quarantinedAsOmitted: Omission[] = settled.quarantined.map((q) => ({
     object: q.object,
     reason: "quarantined",
@@ -117,8 +104,38 @@ export function settleFacts(
 /** Versions followed down a chain at most, so a cycle in stored data ends. */
 const MAX_CHAIN = 64;
 
+/**
+ * The state objects of a settlement by id, `own` over `run` (the held run's), as dead claims read them:
+ * when each became valid, and where its chain leads. Plain data, so two settlements compare by content.
+ */
+class StateObjects implements ValidFrom {
+  constructor(
+    private readonly own: ReadonlyMap<string, ContextObject>,
+    private readonly run?: ReadonlyMap<string, ContextObject>,
+  ) {}
+
+  private objectOf(id: string): ContextObject | undefined {
+    return this.own.get(id) ?? this.run?.get(id);
+  }
+
+  get(id: string): string | undefined {
+    const o = this.objectOf(id);
+    return o && validTime(o);
+  }
+
+  /**
+   * The newest version down the chain from `id`: a value later replaced by something else is dead,
+   * however its first successor read. Unknown when a step is not among the candidates.
+   */
+  currentClaimOf(id: string): string | undefined {
+    let o = this.objectOf(id);
+    for (let step = 0; o?.supersededBy && step < MAX_CHAIN; step++) o = this.objectOf(o.supersededBy);
+    return o && !o.supersededBy ? o.claim?.toLowerCase() : undefined;
+  }
+}
+
 /** The state objects of the lists by id (a later id overrides); the first list from `from` on. */
-function validTimes(lists: readonly (readonly ContextObject[])[], from: number): Map<string, ContextObject> {
+function objectsById(lists: readonly (readonly ContextObject[])[], from: number): Map<string, ContextObject> {
   const times = new Map<string, ContextObject>();
   for (const [i, list] of lists.entries()) {
     for (let j = i === 0 ? from : 0; j < list.length; j++) {
