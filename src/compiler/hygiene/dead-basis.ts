@@ -7,11 +7,11 @@ import {
   type DeadClaim,
   distinctive,
   lowerClaim,
-  refines,
   sameCandidates,
   sameSet,
   sameStrings,
   spokenInOf,
+  stillHolds,
   type ValidFrom,
 } from "./dead-claim";
 import { type DeadClaimsMemos, ownFiguresIn } from "./dead-claims";
@@ -55,10 +55,8 @@ function candidatesOf(omitted: Omission[], validFrom: ValidFrom, memos: ClaimMem
   for (const o of omitted) {
     const text = o.object.claim;
     if (!text || !DEAD_REASONS.has(o.reason) || !distinctive(text)) continue;
+    if (stillHolds(o, validFrom, memos)) continue;
     const successor = o.object.supersededBy;
-    // A value its successor only refines still holds (refines).
-    const next = o.reason === "superseded" && successor ? validFrom.currentClaimOf?.(successor) : undefined;
-    if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     found.push({
       text,

@@ -35,6 +35,13 @@ export interface ValidFrom {
  * two. A figure joined on ("v1.2.0" → "v1.2.0-beta", "10:30 utc" → "10:30 utc+2") may be another value,
  * and is not a refinement.
  */
+/** Whether a superseded object's claim still holds: the current version down its chain refines it. */
+export function stillHolds(o: Omission, validFrom: ValidFrom, memos: ClaimMemos): boolean {
+  const successor = o.reason === "superseded" ? o.object.supersededBy : null;
+  const current = successor ? validFrom.currentClaimOf?.(successor) : undefined;
+  return current !== undefined && refines(current, lowerClaim(o.object, memos));
+}
+
 export function refines(successor: string, claim: string): boolean {
   if (successor.length <= claim.length || !successor.startsWith(claim)) return false;
   const rest = successor.slice(claim.length);

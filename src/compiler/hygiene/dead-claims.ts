@@ -7,8 +7,8 @@ import {
   type DeadClaim,
   distinctive,
   lowerClaim,
-  refines,
   spokenInOf,
+  stillHolds,
   type ValidFrom,
 } from "./dead-claim";
 import { ASIDE, FIGURE_PRESENT, type FigureMemos, figuresOf } from "./figures";
@@ -47,10 +47,8 @@ export function deadClaims(
     const lower = lowerClaim(o.object, memos);
     // A value that is still live elsewhere (restated by the current fact) is not dead.
     if (liveClaims.has(lower)) continue;
+    if (stillHolds(o, validFrom, memos)) continue;
     const successor = o.object.supersededBy;
-    // A value its successor only refines still holds (refines).
-    const next = o.reason === "superseded" && successor ? validFrom.currentClaimOf?.(successor) : undefined;
-    if (next !== undefined && refines(next, lowerClaim(o.object, memos))) continue;
     const diedAt = o.reason === "superseded" && successor ? (validFrom.get(successor) ?? null) : null;
     claims.push({
       text,

@@ -19,7 +19,7 @@ export class FactsMemo {
   slots = new Map<string, { open: ContextObject[]; settlement: Settlement }>();
   /** The slots of the run of objects reconciliation's lists begin with (slot-reconciliation.ts). */
   readonly slotRuns = new LeadingRun<ContextObject, RunSlots>();
-  /** When each object of the run the admitted facts begin with became valid (settle-facts.ts). */
+  /** The state objects of the run the admitted facts begin with, by id (settle-facts.ts). */
   readonly validRuns = new LeadingRun<ContextObject, Map<string, ContextObject>>();
   /** The dead claims items are weighed against, last time. */
   private readonly deadLists = new DeadListKeeper();

@@ -136,14 +136,14 @@ class StateObjects implements ValidFrom {
 
 /** The state objects of the lists by id (a later id overrides); the first list from `from` on. */
 function objectsById(lists: readonly (readonly ContextObject[])[], from: number): Map<string, ContextObject> {
-  const times = new Map<string, ContextObject>();
+  const objects = new Map<string, ContextObject>();
   for (const [i, list] of lists.entries()) {
     for (let j = i === 0 ? from : 0; j < list.length; j++) {
       const o = list[j] as ContextObject;
-      if (o.kind !== "message" && o.kind !== "state_item") times.set(o.objectId, o);
+      if (o.kind !== "message" && o.kind !== "state_item") objects.set(o.objectId, o);
     }
   }
-  return times;
+  return objects;
 }
 
 /** Whether an object (an item, an environment signal) speaks from a state dead before items were weighed. */

@@ -152,23 +152,52 @@ const SUBJECT_STOP = new Set([
   "there's",
   "what's",
   "who's",
+  // Words that open a clause, not a noun phrase: contracted pronouns ("they've been like family"),
+  // subordinators and hedges ("even when times are hard", "maybe this is the change"), how the speaker
+  // finds something ("glad your son is okay", "sounds like your work is"), and a phrasal verb's
+  // particle ("set up my app to use 3 workers" is no slot "up my app").
+  ...["i", "we", "you", "they", "he", "she"].flatMap((p) => [`${p}'ve`, `${p}'d`, `${p}'ll`]),
+  "ive",
+  "even",
+  "maybe",
+  "perhaps",
+  "though",
+  "although",
+  "while",
+  "since",
+  "unless",
+  "until",
+  "whether",
+  "once",
+  "glad",
+  "sorry",
+  "sure",
+  "hope",
+  "sounds",
+  "seems",
+  "looks",
+  "feels",
+  "seeing",
+  "keep",
+  "up",
+  "down",
+  "out",
+  "off",
+  "over",
+  "into",
+  "about",
+  "with",
+  "from",
+  "given",
+  "regarding",
 ]);
-/**
- * First words that open a clause, not a noun phrase: contracted pronouns ("they've been like family"),
- * subordinators and hedges ("even when times are hard", "maybe this is the change"), how the speaker
- * finds something ("glad your son is okay", "sounds like your work is"), and a phrasal verb's particle
- * ("set up my app to use 3 workers" is no slot "up my app").
- */
-const CLAUSE_OPENER =
-  /^(?:(?:i|we|you|they|he|she)'(?:ve|d|ll)|ive|even|maybe|perhaps|though|although|while|since|unless|until|whether|once|glad|sorry|sure|hope|sounds|seems|looks|feels|seeing|keep|up|down|out|off|over|into|about|with|from|given|regarding)$/i;
-/** Words a clause has inside it and a slot's name does not: object pronouns, a modal, a question word. */
-const INNER_CLAUSE_WORD = /^(?:us|me|him|them|myself|ourselves|yourself|might|how|what|why)$/i;
 /** A phrase that ends on a conjunction or an adverb was cut from a longer clause ("keep going and"). */
 const CLAUSE_TAIL = /^(?:and|or|but|nor|again|too|also|still|even|so|then|just|really|actually)$/i;
 /** Subjects so generic that the slot must come from the value instead ("The actual value is $120,000"). */
 const GENERIC_SUBJECTS = new Set(["value", "number", "figure", "amount", "total", "answer", "result"]);
+/** Words a clause has inside it and a slot's name does not: pronouns, modals, question words. */
 const INNER_PRONOUN =
-  /^(?:i|we|you|they|he|she|i'm|we're|you're|they're|can|could|would|will|should|must|do|does|did)$/i;
+  /^(?:i|we|you|they|he|she|i'm|we're|you're|they're|us|me|him|them|myself|ourselves|yourself|can|could|would|will|should|must|might|do|does|did|how|what|why)$/i;
 export const STATUS_HEADS = /(?:^|_)(?:status|state|phase|stage)$/;
 const OF_PHRASE = /^(.+?)\s+(?:of|for)\s+(?:the\s+|our\s+|this\s+|my\s+)?(.+)$/i;
 const SUBJECT_TOKEN = /^[a-z0-9#][a-z0-9#&'/+-]*$/i;
@@ -197,9 +226,9 @@ export function subjectKey(raw: string): SubjectKey {
   if (words.length > 5 || !words.every((w) => SUBJECT_TOKEN.test(w))) return null;
   const first = (words[0] ?? "").toLowerCase();
   if (words.length === 1 && GENERIC_SUBJECTS.has(first)) return { key: first, generic: true };
-  if (SUBJECT_STOP.has(first) || CLAUSE_OPENER.test(first)) return null;
+  if (SUBJECT_STOP.has(first)) return null;
   // "Best we can do", "The product I received", "These chats help us": a clause, not a slot name.
-  if (words.some((w) => INNER_PRONOUN.test(w) || INNER_CLAUSE_WORD.test(w))) return null;
+  if (words.some((w) => INNER_PRONOUN.test(w))) return null;
   if (CLAUSE_TAIL.test(words[words.length - 1] ?? "")) return null;
   if (words.length === 1 && isTitle(first)) return null;
   const of = OF_PHRASE.exec(subject);
