@@ -13,7 +13,7 @@
 // the catch-up makes. Each question (fresh ones, as bench:scale asks) is asked as a thread object asks
 // it: its search terms, the entities it names, 50 nearest facts (a deterministic draw), and the newest 500
 // versions as held. It prints each side's time per search (p50, p95, mean), how many answers differ
-// (0 when a change keeps the answers), and with `--statements` each side's time per statement.
+// (0 when a change keeps the answers; rows compare as the reader decodes them), and with `--statements` each side's time per statement.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -22,6 +22,7 @@ import { getTableColumns } from "drizzle-orm";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../src/facts/fact-candidates";
+import { fullFactRow, storedFactRow } from "../src/facts/fact-rows";
 import { facts } from "../src/facts/fact-schema";
 import type { FactReplica, ReplicaQuery } from "../src/project-index/fact-replica";
 import { loadTokenCounter } from "../src/tokens/count-tokens";
@@ -221,6 +222,14 @@ const queries: ReplicaQuery[] = freshQuestions("facts", QUESTIONS, []).map((ques
   };
 });
 
+/** An answer with its rows as the reader decodes them: two encodings of the same rows compare equal. */
+const decoded = (answer: ReturnType<FactReplica["search"]>) => ({
+  ...answer,
+  rows: Object.fromEntries(
+    Object.entries(answer.rows).map(([id, row]) => [id, storedFactRow(fullFactRow(JSON.parse(row)))]),
+  ),
+});
+
 const times = { mine: [] as number[], theirs: [] as number[] };
 let differing = 0;
 for (let round = 0; round < ROUNDS; round++) {
@@ -232,7 +241,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const answer = sides[side].replica.search(query);
       const elapsed = performance.now() - started;
       if (round > 0) times[side].push(elapsed);
-      if (round === ROUNDS - 1) answers[side] = JSON.stringify(answer);
+      if (round === ROUNDS - 1) answers[side] = JSON.stringify(decoded(answer));
     }
     if (round === ROUNDS - 1 && answers.mine !== answers.theirs) differing++;
   }

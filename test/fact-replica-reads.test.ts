@@ -4,6 +4,7 @@ import { entityLookup } from "../src/entities/query-entities";
 import { FactCandidateCache, HELD_SEARCHES, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
 import { searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
+import { fullFactRow } from "../src/facts/fact-rows";
 import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
 import { projectIndexStub } from "../src/project-index/project-index-stub";
 import { RANKED_MATCH_BUDGET } from "../src/retrieval/query-terms";
@@ -71,7 +72,7 @@ describe("the fact replica's catch-up", () => {
         known: [],
         since: 0,
       });
-      const row = (id: string) => JSON.parse(rows.rows[id] as string) as RawFactRow;
+      const row = (id: string) => fullFactRow(JSON.parse(rows.rows[id] as string)) as RawFactRow;
       expect(rows.matched.some((id) => row(id).content.includes("was replaced"))).toBe(true);
       expect(rows.matched.every((id) => row(id).tx_end === null)).toBe(true);
       expect(rows.history.some((id) => row(id).key === "meter_7" && row(id).tx_end !== null)).toBe(true);
@@ -446,7 +447,7 @@ describe("the fact replica's history", () => {
         known: [],
         since: 0,
       });
-      const row = (id: string) => JSON.parse(answer.rows[id] as string) as RawFactRow;
+      const row = (id: string) => fullFactRow(JSON.parse(answer.rows[id] as string)) as RawFactRow;
       const matched = answer.matched.map((id) => row(id).content);
       expect(matched).toEqual(expect.arrayContaining(["alpha_ledger: The alpha ledger closes on the fifth"]));
       const history = answer.history.map(

@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FactRepository } from "../src/facts/fact-repository";
+import { fullFactRow, leanFactRow, storedFactRow } from "../src/facts/fact-rows";
 import { facts, type StoredFactRow } from "../src/facts/fact-schema";
 
 /**
@@ -85,6 +86,43 @@ describe("the compile read's own row mapping", () => {
         },
       ),
       { numRuns: 25, seed: 4242 },
+    );
+  });
+});
+
+/**
+ * The project's fact replica keeps and sends each row lean (no NULL columns, no shorter form that is the
+ * content itself); the reader gives it back whole. Rows of every shape must come back exactly as D1
+ * holds them, and a row the replica stored whole, before rows were lean, reads back as it was.
+ */
+describe("the fact replica's lean rows", () => {
+  it("come back as D1's rows, and leave out what they can", async () => {
+    const db = drizzle(env.TENANT_ACME_DB);
+    let run = 0;
+    // Rows whose shorter forms are their content, as most facts' are, and rows whose forms differ.
+    const formsOf = (r: StoredFactRow, same: boolean) =>
+      same ? { ...r, summary: r.content, micro: r.content } : r;
+    await fc.assert(
+      fc.asyncProperty(row("lean", "r0"), fc.boolean(), async (generated, same) => {
+        const projectId = `lean-${run++}`;
+        await db.insert(facts).values(formsOf({ ...generated, projectId }, same));
+        const raw = (await env.TENANT_ACME_DB.prepare("SELECT * FROM facts WHERE project_id = ?")
+          .bind(projectId)
+          .first()) as Record<string, unknown>;
+        const sent = JSON.stringify(leanFactRow(raw));
+        const whole = storedFactRow(raw);
+        expect(storedFactRow(fullFactRow(JSON.parse(sent)))).toStrictEqual(whole);
+        expect(storedFactRow(fullFactRow(JSON.parse(JSON.stringify(raw))))).toStrictEqual(whole);
+        const lean = JSON.parse(sent) as Record<string, unknown>;
+        for (const [column, value] of Object.entries(raw)) {
+          if (value === null) expect(lean).not.toHaveProperty(column);
+        }
+        if (same) {
+          expect(lean).not.toHaveProperty("summary");
+          expect(lean).not.toHaveProperty("micro");
+        }
+      }),
+      { numRuns: 40, seed: 977 },
     );
   });
 });

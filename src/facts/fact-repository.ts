@@ -41,7 +41,7 @@ import {
   projectToken,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
-import { storedFactRow } from "./fact-rows";
+import { fullFactRow, storedFactRow } from "./fact-rows";
 import { factDependencies, factPlanChecks, factRevisions, facts, factWatchers } from "./fact-schema";
 import type { FactPlan } from "./plan-writes";
 
@@ -184,7 +184,7 @@ function replicaRows(
     for (const id of answer[source]) {
       if (rows.has(id)) continue;
       const sent = answer.rows[id];
-      const row = sent === undefined ? known.get(id) : frozenRow(JSON.parse(sent));
+      const row = sent === undefined ? known.get(id) : frozenRow(fullFactRow(JSON.parse(sent)));
       if (!row) return undefined;
       rows.set(id, row);
     }

@@ -7,6 +7,7 @@ import {
   NEIGHBOUR_SCAN,
   NEIGHBOURS,
 } from "../facts/fact-candidates";
+import { leanFactRow } from "../facts/fact-rows";
 import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
 
 /**
@@ -41,7 +42,10 @@ export const REPLICA_PAGE = 2_000;
 const MEMO_TERMS = 10_000;
 const MEMO_NAMED = 256;
 
-/** The columns of a facts row as D1 returns it; stored as its JSON and handed back as read. */
+/**
+ * The columns of a facts row as D1 returns it; stored as the JSON of its lean form (fact-rows.ts
+ * leanFactRow) and handed back so. A row stored whole, before rows were lean, reads back the same.
+ */
 export type RawFactRow = Record<string, unknown> & {
   id: string;
   key: string;
@@ -78,7 +82,7 @@ export interface ReplicaQuery {
 
 /**
  * The answer: the ids each source found, in its order and one past its bound; each version found that the
- * reader does not hold as it is now, once, as the JSON of its D1 row (the reader decodes it; a version
+ * reader does not hold as it is now, once, as the JSON of its lean D1 row (the reader decodes it; a version
  * two sources found travels once); and each term's matches (up to the budget plus one).
  */
 export interface ReplicaRows {
@@ -296,7 +300,7 @@ export class FactReplica {
         r.user_id,
         r.tx_start,
         r.tx_end,
-        JSON.stringify(r),
+        JSON.stringify(leanFactRow(r)),
         `${r.key} ${r.content}`,
         r.revision,
       ]),
