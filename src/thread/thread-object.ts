@@ -179,7 +179,12 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
     const record = this.records.current();
     const entry = record && lookupTenant(this.env, record.tenant);
     if (!record || !entry) return { extractionFailed: false };
-    const parts = { extraction: this.extraction, retrieval: this.retrieval, facts: this.facts };
+    const parts = {
+      extraction: this.extraction,
+      retrieval: this.retrieval,
+      facts: this.facts,
+      warm: () => this.compilation.warm(),
+    };
     return upkeepPass(parts, record, entry, this.adapters(entry), control, options);
   }
 

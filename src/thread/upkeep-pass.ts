@@ -9,6 +9,8 @@ export interface UpkeepParts {
   extraction: ThreadExtraction;
   retrieval: ThreadRetrieval;
   facts: ThreadFacts;
+  /** Runs the compile passes over the state extraction added, for their caches (Compilation.warm). */
+  warm: () => void;
 }
 
 /**
@@ -21,7 +23,8 @@ const UPKEEP_BACKFILL = { limit: 100, restart: false, maxNames: 1000 };
 
 /**
  * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
- * each one exclusive and each after the requests in progress (`idle`), then bring the message index,
+ * each one exclusive and each after the requests in progress (`idle`), warm a read thread's compile
+ * caches with what it added, then bring the message index,
  * and for a thread that is read the fact index, up to date. A compile waiting for the pass reads once
  * the first batch of message vectors and the fact index are written (`caughtUp`); the rest of the
  * message vectors follow a batch at a time, unless another round is asked for, which then catches up
@@ -38,6 +41,7 @@ export async function upkeepPass(
   const { extraction, retrieval, facts } = parts;
   const { idle } = control;
   let extractionFailed = false;
+  const extracting = extraction.pending() > 0;
   try {
     while (extraction.pending() > 0) {
       await idle();
@@ -53,6 +57,16 @@ export async function upkeepPass(
       await extraction.backfillMentions(record, tenant, UPKEEP_BACKFILL, adapters.mentions);
     } catch (error) {
       console.error("mention back-fill failed", record.tenant, record.thread, error);
+    }
+  }
+  // A thread that is read gets what extraction added ready for its next compile, here on the write
+  // path rather than in that compile.
+  if (extracting && options.indexFacts) {
+    try {
+      await idle();
+      parts.warm();
+    } catch (error) {
+      console.error("warming the compile caches failed", record.tenant, record.thread, error);
     }
   }
   try {
