@@ -223,7 +223,7 @@ export class Compilation {
    * candidates and retrieved turns, and keeps only what the passes' caches learn
    * (src/compiler/cache/compile-cache.ts). The write path calls it once extraction has added state: a
    * bulk import's drain adds items by the hundred, and the next compile would otherwise make their
-   * objects, claims and settlement itself (some 100 ms after 1,000 messages, 20 times a warm compile).
+   * objects, claims and settlement itself (some 100 ms after 1,000 messages, ten times a warm compile and more).
    * Nothing is stored, sent or raised, and the output is dropped: what a compile answers does not
    * depend on what its caches hold. A thread not compiled since the object started has nothing to warm.
    */
