@@ -120,8 +120,14 @@ export class Compilation {
       for (const [id, claims] of items.statedClaims(added)) statedClaims.set(id, claims);
     }
     const similar = await retrieval.nearestState(thread, embedder, queryVector);
-    // The project index's cosines rank the facts the thread's own index does not hold.
-    for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
+    // The project index's cosines rank the facts the thread's own index does not hold; when it holds the
+    // whole project at this revision, there are none, and the project index is not waited for.
+    const wholeProject =
+      !factCandidates.truncated.includes("recent") &&
+      retrieval.holdsProjectFacts(embedder, factCandidates.revision);
+    if (!wholeProject) {
+      for (const near of await nearPending) if (!similar.has(near.id)) similar.set(near.id, near.score);
+    }
     // A fact that refers to an entity the question names is about what the question asks, in whatever
     // words it was written: it ranks as a close semantic match.
     for (const id of factCandidates.entityFactIds) {

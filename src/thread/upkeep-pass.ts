@@ -76,9 +76,11 @@ export async function upkeepPass(
     let moreMessages = await retrieval.indexMessages(record.thread, adapters.embedder);
     // The project's facts are read (from D1 when they changed) only for a thread that is read itself.
     if (options.indexFacts) {
-      const { rows } = (await facts.read(tenant, record, "")).candidates;
+      const { rows, revision, truncated } = (await facts.read(tenant, record, "")).candidates;
       do await idle();
       while (await retrieval.indexFacts(record.thread, rows, adapters.embedder));
+      // A project the newest versions hold whole is now in the thread's own index, all of it.
+      if (!truncated.includes("recent")) retrieval.factsIndexedWhole(adapters.embedder, revision);
     }
     control.caughtUp();
     while (moreMessages && !control.anotherRound()) {

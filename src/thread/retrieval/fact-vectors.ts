@@ -23,6 +23,11 @@ export const FACT_EMBED_PER_PASS = 2_000;
 export class FactVectors {
   /** Ids in the index, per embedder, loaded from `fact_embedded` on first use. */
   private readonly indexed = new Map<string, Set<string>>();
+  /**
+   * The project revision at which the index last held every current fact the reader may know of, per
+   * embedder (`heldWhole`); any sync since forgets it until it is said again.
+   */
+  private readonly whole = new Map<string, number>();
 
   private readonly sql: SqlStorage;
 
@@ -46,6 +51,20 @@ export class FactVectors {
     return matches.map((m) => ({ id: m.id, score: m.score }));
   }
 
+  /**
+   * The caller synced the index, to the end, with every version of the project the reader may know of
+   * at `revision` (a read whose newest versions were not cut): the index then holds the project's
+   * current facts, each as the project's own index holds it.
+   */
+  heldWhole(embedder: Embedder, revision: number): void {
+    this.whole.set(embedder.name, revision);
+  }
+
+  /** Whether the index holds the project's current facts at `revision` (see `heldWhole`). */
+  holdsWhole(embedder: Embedder, revision: number): boolean {
+    return this.whole.get(embedder.name) === revision;
+  }
+
   private ids(embedder: Embedder): Set<string> {
     let ids = this.indexed.get(embedder.name);
     if (!ids) {
@@ -65,6 +84,7 @@ export class FactVectors {
    * yet, and drops those no longer current. True when some may remain for another pass.
    */
   async sync(rows: readonly FactVersion[], embedder: Embedder, namespace: string): Promise<boolean> {
+    this.whole.delete(embedder.name);
     const ids = this.ids(embedder);
     const current = new Set<string>();
     const pending: FactVersion[] = [];

@@ -153,4 +153,18 @@ export class ThreadRetrieval {
   indexFacts(thread: string, rows: readonly FactVersion[], embedder: Embedder): Promise<boolean> {
     return this.factVectors.sync(rows, embedder, factNamespace(thread, embedder));
   }
+
+  /** `indexFacts` was given every version the reader may know of at `revision`, and is done with them. */
+  factsIndexedWhole(embedder: Embedder, revision: number): void {
+    this.factVectors.heldWhole(embedder, revision);
+  }
+
+  /**
+   * Whether the thread's fact index holds every current fact of the project at `revision`: then the
+   * project's own index can find none it does not (the same vectors, and the nearest 100 here hold its
+   * nearest 50), and a compile need not wait for it.
+   */
+  holdsProjectFacts(embedder: Embedder, revision: number): boolean {
+    return this.factVectors.holdsWhole(embedder, revision);
+  }
 }
