@@ -3,7 +3,7 @@ import type { ExtractionAdapters, ThreadExtraction } from "./extraction/thread-e
 import type { ThreadFacts } from "./facts/thread-facts";
 import type { ThreadRetrieval } from "./retrieval/thread-retrieval";
 import type { ThreadRecord } from "./thread-record";
-import type { PassControl } from "./upkeep";
+import { type PassControl, WAIT_FOR_PENDING } from "./upkeep";
 
 export interface UpkeepParts {
   extraction: ThreadExtraction;
@@ -24,7 +24,7 @@ const UPKEEP_BACKFILL = { limit: 100, restart: false, maxNames: 1000 };
 /**
  * The write path's background pass (scheduled by src/thread/upkeep.ts): extract every pending slice,
  * each one exclusive and each after the requests in progress (`idle`), warm a read thread's compile
- * caches with what it added, then bring the message index,
+ * caches with what a backlog's extraction added, then bring the message index,
  * and for a thread that is read the fact index, up to date. A compile waiting for the pass reads once
  * the first batch of message vectors and the fact index are written (`caughtUp`); the rest of the
  * message vectors follow a batch at a time, unless another round is asked for, which then catches up
@@ -41,7 +41,9 @@ export async function upkeepPass(
   const { extraction, retrieval, facts } = parts;
   const { idle } = control;
   let extractionFailed = false;
-  const extracting = extraction.pending() > 0;
+  // A backlog: more than the caller's last turns, which a compile waits for (and then makes their few
+  // objects itself, where a warm-up first would only add its own time to the wait).
+  const backlog = extraction.pending() > WAIT_FOR_PENDING;
   try {
     while (extraction.pending() > 0) {
       await idle();
@@ -59,9 +61,9 @@ export async function upkeepPass(
       console.error("mention back-fill failed", record.tenant, record.thread, error);
     }
   }
-  // A thread that is read gets what extraction added ready for its next compile, here on the write
-  // path rather than in that compile.
-  if (extracting && options.indexFacts) {
+  // A thread that is read gets what a backlog's extraction added ready for its next compile, here on
+  // the write path rather than in that compile.
+  if (backlog && options.indexFacts) {
     try {
       await idle();
       parts.warm();
