@@ -227,9 +227,10 @@ export class Compilation {
   /**
    * Runs the passes once more over the thread's state as it is now, with the last compile's question,
    * candidates and retrieved turns, and keeps only what the passes' caches learn
-   * (src/compiler/cache/compile-cache.ts). The write path calls it once extraction has added state: a
-   * bulk import's drain adds items by the hundred, and the next compile would otherwise make their
-   * objects, claims and settlement itself (some 100 ms after 1,000 messages, ten times a warm compile and more).
+   * (src/compiler/cache/compile-cache.ts). The write path calls it once extraction has worked through a
+   * backlog (src/thread/upkeep-pass.ts): a bulk import's drain adds items by the hundred, and the next
+   * compile would otherwise make their objects, claims and settlement itself (some 100 ms after 1,000
+   * messages, ten times a warm compile and more).
    * Nothing is stored, sent or raised, and the output is dropped: what a compile answers does not
    * depend on what its caches hold. A thread not compiled since the object started has nothing to warm.
    */
