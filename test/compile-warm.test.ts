@@ -53,8 +53,8 @@ async function traces(thread: string): Promise<number> {
 /**
  * After extraction works through a backlog (an import) of a thread that is read, the write path runs the
  * compile passes over what it added once, for their caches alone (Compilation.warm): the next compile
- * finds the new items' objects made instead of making them itself. Nothing of that run is stored or answered, and the next compile says
- * what a compile on a cold object says.
+ * finds the new items' objects made instead of making them itself. Nothing of that run is stored or
+ * answered, and the next compile says what a compile on a cold object says.
  */
 describe("the compile caches after an import", () => {
   it("hold the new state before the next compile, which answers as a cold compile does", async () => {

@@ -8,15 +8,7 @@ import { fullFactRow } from "../src/facts/fact-rows";
 import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
 import { projectIndexStub } from "../src/project-index/project-index-stub";
 import { RANKED_MATCH_BUDGET } from "../src/retrieval/query-terms";
-import { fact, newThread, until } from "./helpers";
-
-/** The project's revision as D1 holds it. */
-async function revisionOf(project: string): Promise<number> {
-  const row = await env.TENANT_ACME_DB.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-    .bind(project)
-    .first<{ revision: number }>();
-  return (row as { revision: number }).revision;
-}
+import { fact, newThread, revisionOf, until } from "./helpers";
 
 /**
  * A replica far behind D1 (a project that predates it, a bulk import) catches up a page at a time,

@@ -2,21 +2,13 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { embedderFor } from "../src/extraction/select-adapters";
 import type { ThreadObject } from "../src/thread/thread-object";
-import { fact, newThread, until } from "./helpers";
+import { fact, newThread, revisionOf, until } from "./helpers";
 
 /**
  * Facts are retrieved like episodes: BM25 over their texts fused by reciprocal rank with the thread's
  * vector index (the offline hashing embedder here), then seed 004's composite. A misspelled query
  * shares no word with the fact it asks about, so only the vector half can find it.
  */
-/** The project's revision as D1 holds it. */
-async function revisionOf(project: string): Promise<number> {
-  const row = await env.TENANT_ACME_DB.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
-    .bind(project)
-    .first<{ revision: number }>();
-  return row?.revision ?? 0;
-}
-
 describe("hybrid retrieval of facts, through the API", () => {
   const at = "2025-04-01T09:00:00Z";
   // Background facts of the same time: without relevance, they sort ahead of the keynote fact by id.

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 
 export const KEYS = {
   dev: "local-dev-key",
@@ -109,4 +109,12 @@ export async function until<T>(
     value = await read();
   }
   return value;
+}
+
+/** A project's fact revision as the tenant's D1 holds it (0 before its first write). */
+export async function revisionOf(project: string): Promise<number> {
+  const row = await env.TENANT_ACME_DB.prepare("SELECT revision FROM fact_revisions WHERE project_id = ?")
+    .bind(project)
+    .first<{ revision: number }>();
+  return row?.revision ?? 0;
 }

@@ -74,7 +74,7 @@ export function leanFactRow(raw: Record<string, unknown>): Record<string, unknow
   const lean: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(raw)) {
     if (value === null) continue;
-    if ((column === "summary" || column === "micro") && value === raw.content) continue;
+    if (value === raw.content && (CONTENT_FORMS as readonly string[]).includes(column)) continue;
     lean[column] = value;
   }
   return lean;
