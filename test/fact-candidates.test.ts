@@ -229,11 +229,32 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect((await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS - 1)).read).toBe(
       "held",
     );
-    const late = await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS);
+    // Due: this read is served from what is held, without waiting for D1, which is asked beside it.
+    expect((await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS)).read).toBe("held");
+    await cache.settled();
+    expect(cache.behind()).toBe(true);
+    const late = await cache.read(repository(), reader(project, "t-c"), [], FACT_RECHECK_MS + 1);
     expect(late.read).toBe("searched");
     const tier = late.candidates.rows.filter((r) => r.key === "tier" && r.txEnd === null);
     expect(tier.map((r) => JSON.parse(r.valueJson))).toEqual(["premium"]);
     expect((await write(project, "tier", "basic")).watchers).toEqual([{ thread: "t-c", token: cache.token }]);
+  });
+
+  it("finds nothing to read when the recheck finds the revision it holds", async () => {
+    const project = newProject();
+    await write(project, "tier", "enterprise");
+    const cache = new FactCandidateCache();
+    expect((await cache.read(repository(), reader(project, "t-q"), [], 0)).read).toBe("searched");
+    expect((await cache.read(repository(), reader(project, "t-q"), [], FACT_RECHECK_MS)).read).toBe("held");
+    await cache.settled();
+    expect(cache.behind()).toBe(false);
+    // Asked at FACT_RECHECK_MS: held until the next one is due, and registered all along.
+    expect((await cache.read(repository(), reader(project, "t-q"), [], 2 * FACT_RECHECK_MS - 1)).read).toBe(
+      "held",
+    );
+    expect((await write(project, "tier", "premium")).watchers).toEqual([
+      { thread: "t-q", token: cache.token },
+    ]);
   });
 
   it("brings its newest versions and standing rules to a new revision by reading only what changed", async () => {

@@ -683,6 +683,18 @@ export class FactRepository {
       });
   }
 
+  /**
+   * The project's revision as D1 holds it now, read in the same batch as `watcher` registers (or renews
+   * its registration): a write committed before the batch is counted, one committed after it is told.
+   */
+  async revisionNow(projectId: string, watcher: FactWatcher): Promise<number> {
+    const results = await this.database.batch([
+      this.prepared(this.watch(projectId, watcher)),
+      this.prepared(this.counter(projectId)),
+    ]);
+    return (results[1]?.results[0] as { revision: number } | undefined)?.revision ?? 0;
+  }
+
   /** Drops registrations whose copies are gone; a copy that registered again has a new token and stays. */
   async forget(projectId: string, gone: FactWatcher[]): Promise<void> {
     const [first, ...rest] = gone.map((w) =>
