@@ -451,3 +451,87 @@ describe("the fact replica's history", () => {
     });
   }, 60_000);
 });
+
+/**
+ * A project its newest versions hold whole needs no search: a reader holds every version of it. What its
+ * rows do not say is which of them refer to the entities a question names; the reader asks the index
+ * object for that (its replica's entity part), not D1, and asks for the nearest facts only when something
+ * waits for them.
+ */
+describe("a project held whole", () => {
+  it("asks the replica which facts refer to the entities a question names, and reads nothing of D1", async () => {
+    const t = await newThread();
+    const old = { ts: "2024-01-01T00:00:00Z" };
+    await t.events([
+      fact("glaze_supplier", "Brightwater Ceramics supplies the celadon glaze", old),
+      fact("studio_lead", "Brightwater Ceramics' account is run by Imogen Hale", old),
+      fact("kiln_schedule", "The kiln at Harrow Street fires on Thursdays", old),
+      fact("lead_hours", "Imogen Hale answers the phone on Tuesdays only", old),
+    ]);
+    await t.events([fact("glaze_supplier", "Brightwater Ceramics now supplies the tenmoku glaze too")]);
+    const database = env.TENANT_ACME_DB;
+    let reads = 0;
+    const counting = new Proxy(database, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property === "prepare" || property === "batch") {
+          return (...args: unknown[]) => {
+            reads++;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const index = projectIndexStub(env, "acme", t.project);
+    let nearestAsked = 0;
+    let askedWithNearest: boolean | undefined;
+    const replica: ProjectFactSearch = {
+      nearest: async () => {
+        nearestAsked++;
+        return [];
+      },
+      search: (request, withNearest) => {
+        askedWithNearest = withNearest;
+        return index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 50 });
+      },
+    };
+    const revision = await revisionOf(t.project);
+    await until(
+      () => index.advance("acme", t.project, revision).then(() => revision),
+      () => true,
+    );
+    const text = "Who runs the Brightwater Ceramics account, and what do they supply?";
+    const answers = [];
+    for (const source of [undefined, replica]) {
+      const repository = new FactRepository(source ? counting : database);
+      const cache = new FactCandidateCache();
+      const reader = { projectId: t.project, userId: "u1", thread: `reader-${crypto.randomUUID()}` };
+      const named = () => entityLookup(database, t.project, text);
+      // The first read holds the project whole (its newest versions), with the registry's names.
+      await cache.read(repository, reader, [], Date.now(), named, source);
+      reads = 0;
+      const asked = nearestAsked;
+      answers.push(await cache.read(repository, reader, searchTerms(text), Date.now(), named, source));
+      if (source) {
+        expect(reads).toBe(0);
+        expect(askedWithNearest).toBe(false);
+        // Nobody waited for the nearest facts yet: not asked. Awaited, they are.
+        expect(nearestAsked).toBe(asked);
+        await answers.at(-1)?.near;
+        expect(nearestAsked).toBe(asked + 1);
+      }
+    }
+    const [viaD1, viaReplica] = answers as [(typeof answers)[0], (typeof answers)[0]];
+    expect(viaD1.candidates.truncated).not.toContain("recent");
+    expect(viaD1.read).toBe("searched");
+    expect(viaReplica.read).toBe("replica");
+    expect(viaD1.candidates.entities.filter((e) => !e.pending).length).toBeGreaterThan(0);
+    expect(viaD1.candidates.entityFactIds.length).toBeGreaterThan(0);
+    expect(viaReplica.candidates.entities).toEqual(viaD1.candidates.entities);
+    expect(viaReplica.candidates.entityFactIds).toEqual(viaD1.candidates.entityFactIds);
+    expect(viaReplica.candidates.neighbours).toEqual(viaD1.candidates.neighbours);
+    expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
+    expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+  }, 60_000);
+});

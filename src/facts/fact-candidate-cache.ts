@@ -23,15 +23,34 @@ export const HELD_SEARCHES = 4;
  */
 export interface ProjectFactSearch {
   nearest(): Promise<NearFact[]>;
+  /** `withNearest`: whether the index also works out the nearest facts (not for a project held whole). */
   search?(
     request: Pick<
       FactSearchRequest,
       "revision" | "terms" | "heldIds" | "knownIds" | "knownAt" | "outside" | "entityIds"
     >,
+    withNearest: boolean,
   ): Promise<FactSearchAnswer | undefined>;
 }
 
 const noIndex: ProjectFactSearch = { nearest: () => Promise.resolve([]) };
+
+/**
+ * The answer of `start`, started only once something waits for it. A project the thread's own index
+ * holds whole has nothing to add from the project index's nearest facts, and a compile then does not
+ * wait for them (src/thread/compilation.ts): asking anyway would only spend the index object's time,
+ * which locally is the same thread's.
+ */
+function lazily<T>(start: () => Promise<T>): PromiseLike<T> {
+  let started: Promise<T> | undefined;
+  return {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is what `await` and the callers take.
+    then: (fulfilled, rejected) => {
+      started ??= start();
+      return started.then(fulfilled, rejected);
+    },
+  };
+}
 
 /** `resolve`, answering a repeated call with the same input from its last answer. */
 function memoLast<T, R>(resolve: (input: T) => R): (input: T) => R {
@@ -88,7 +107,7 @@ export class FactCandidateCache {
     now = Date.now(),
     named: () => NamedLookup | undefined = () => undefined,
     index: ProjectFactSearch = noIndex,
-  ): Promise<{ candidates: FactCandidates; read: FactRead; near: Promise<NearFact[]> }> {
+  ): Promise<{ candidates: FactCandidates; read: FactRead; near: PromiseLike<NearFact[]> }> {
     const { projectId, userId } = reader;
     const key = `${userId}\u0000${terms.join(" ")}`;
     if (this.watching !== projectId) {
@@ -110,7 +129,9 @@ export class FactCandidateCache {
     if (due && upToDate && this.base !== undefined) this.rechecking ??= this.recheck(repository, reader, now);
     const current = upToDate && (!due || this.rechecking !== undefined);
     const held = current ? this.held.use(key) : undefined;
-    if (held) return { candidates: held, read: "held", near: index.nearest() };
+    // A project the last search read whole in its newest versions: nearest facts only when awaited.
+    const nearest = () => (this.fitsInRecent ? lazily(() => index.nearest()) : index.nearest());
+    if (held) return { candidates: held, read: "held", near: nearest() };
     // The first search registers in the same transaction as it reads, so no write is missed in between.
     const register = !current && now - this.registeredAt >= FACT_RECHECK_MS;
     const watcher: FactWatcher | undefined = register
@@ -156,40 +177,46 @@ export class FactCandidateCache {
       now - this.checkedAt < FACT_RECHECK_MS;
     const from = base ?? (announcedOnly ? mine : undefined);
     const searched = this.fitsInRecent ? [] : terms;
+    // The names a held registry resolves, whose facts the search reads.
+    const heldNames = from?.registry && entities ? entities.decodeHeld(from.registry) : undefined;
+    const entityIds = (heldNames?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);
     // With the rest held and more versions than the newest ones, the question's own part is asked of the
     // project's fact replica, with the nearest facts, in one call and no D1 search; a replica still
-    // behind the revision asked answers without it, and D1 is searched as before.
-    const replicated = from && from.recent.length > FACT_CANDIDATE_LIMITS.recent ? index.search : undefined;
-    let near: Promise<NearFact[]>;
+    // behind the revision asked answers without it, and D1 is searched as before. A project held whole
+    // asks the replica only for what its rows do not say: which of them refer to the entities the
+    // question names, and their neighbours (an index object's few statements rather than a D1 read).
+    const pastNewest = from !== undefined && from.recent.length > FACT_CANDIDATE_LIMITS.recent;
+    const replicated = from && (pastNewest || entityIds.length > 0) ? index.search : undefined;
+    let near: PromiseLike<NearFact[]>;
     let rows: ReplicaRead | undefined;
     if (from && replicated) {
       const newest = from.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
       const outside = historyTargets(from);
-      // The names a held registry resolves: the replica reads their facts in the same call.
-      const named = from.registry && entities ? entities.decodeHeld(from.registry) : undefined;
-      const entityIds = (named?.entities ?? []).filter((e) => !e.pending).map((e) => e.id);
       const known = this.knownRows(from);
       const heldIds = newest.map((r) => r.id);
-      const asked = replicated({
-        revision: base ? base.revision : this.announced,
-        terms: [...searched],
-        heldIds,
-        knownIds: known.ids,
-        knownAt: from.revision,
-        outside,
-        entityIds,
-      }).catch(() => undefined);
-      near = asked.then((answer) => answer?.near ?? []);
+      const asked = replicated(
+        {
+          revision: base ? base.revision : this.announced,
+          terms: [...searched],
+          heldIds,
+          knownIds: known.ids,
+          knownAt: from.revision,
+          outside,
+          entityIds,
+        },
+        pastNewest,
+      ).catch(() => undefined);
+      near = pastNewest ? asked.then((answer) => answer?.near ?? []) : nearest();
       rows = {
         rows: asked.then((answer) => answer?.rows),
-        named: named !== undefined,
+        named: heldNames !== undefined,
         known,
         asked: { entityIds, heldIds, outside },
       };
     } else {
-      near = index.nearest();
+      near = nearest();
     }
-    const nearIds = near.then((facts) => facts.map((f) => f.id));
+    const nearIds = lazily(async () => (await near).map((f) => f.id));
     let found = await repository.candidates(
       projectId,
       userId,

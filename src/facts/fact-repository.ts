@@ -730,7 +730,7 @@ export class FactRepository {
     terms: readonly string[],
     watcher: FactWatcher | undefined,
     named: NamedLookup | undefined = undefined,
-    near: Promise<string[]> = Promise.resolve([]),
+    near: PromiseLike<string[]> = Promise.resolve([]),
     held?: FactBase,
     since?: FactBase,
     /** The question's own part, as the project's fact replica answers it (only with `held`). */
@@ -989,9 +989,12 @@ export class FactRepository {
   /** What a search that read the newest versions reads after them: the nearest facts outside them, and the standing rules' slots. */
   private async nearAndOutside(
     base: FactBase,
-    near: Promise<string[]>,
+    near: PromiseLike<string[]>,
   ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
     const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+    // Newest versions that are the whole project hold every fact the index could find: none outside.
+    if (base.recent.length <= FACT_CANDIDATE_LIMITS.recent)
+      return { similarIds: [], outside: historyTargets(base) };
     const inRecent = new Set(recent.map((r) => r.id));
     return {
       similarIds: (await near).filter((id) => !inRecent.has(id)),
@@ -1006,7 +1009,7 @@ export class FactRepository {
    */
   private async nearAndOutsideBeyond(
     base: FactBase,
-    near: Promise<string[]>,
+    near: PromiseLike<string[]>,
     asked: ReplicaRead["asked"],
   ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
     const all = await this.nearAndOutside(base, near);

@@ -61,7 +61,7 @@ export class ThreadFacts {
     text: string,
     maxTerms?: number,
     vector: Promise<number[] | null> = Promise.resolve(null),
-  ): Promise<{ candidates: FactCandidates; read: FactRead; near: Promise<NearFact[]> }> {
+  ): Promise<{ candidates: FactCandidates; read: FactRead; near: PromiseLike<NearFact[]> }> {
     const database = await projectDatabase(tenant, record.project_id);
     const named = () => entityLookup(database, record.project_id, text, tenant.entity_thresholds);
     const userId = record.identity.user_id;
@@ -74,8 +74,8 @@ export class ThreadFacts {
       named,
       {
         nearest: () => vector.then((v) => index.nearest(tenant.name, record.project_id, userId, v)),
-        search: async (request) =>
-          index.search(tenant.name, record.project_id, userId, await vector, request),
+        search: async (request, withNearest) =>
+          index.search(tenant.name, record.project_id, userId, withNearest ? await vector : null, request),
       },
     );
   }
