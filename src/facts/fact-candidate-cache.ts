@@ -70,8 +70,9 @@ function memoLast<T, R>(resolve: (input: T) => R): (input: T) => R {
  * transaction, reads which readers are registered (fact_watchers); the writer then announces the new
  * revision to each (src/thread/facts/thread-facts.ts). A search registers its reader in the same D1
  * transaction as it reads, so a write committed before it is in the answer and one committed after sees
- * the registration. Held sets are served while no newer revision was announced and the last search is
- * younger than FACT_RECHECK_MS; any newer revision empties the table.
+ * the registration. Held sets are served while no newer revision was announced; once D1 was last asked
+ * FACT_RECHECK_MS ago, it is asked again beside the read that finds it due (`recheck`), and a newer
+ * revision it finds counts as announced. Any newer revision empties the table.
  */
 export class FactCandidateCache {
   /** Names this reader; a restarted object is a new reader with a new token. */
