@@ -43,9 +43,9 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  * timed: at 100, a new question's compile there costs some 15 % less, and no figure of any dev set moved
  * (StateBench dev and train, wild, LoCoMo, BEAM, and StateBench dev and wild behind 1,000 distractors).
  * At 50 the replica's search costs another 15 % less (`npm run bench:replica`: its bm25 statement keeps a
- * shorter top list, and history and rows follow fewer versions), the compile's mean at 10,000 facts about
- * 1.5 ms less, and again no figure moved. A new question still brings some 100 versions of its own: what
- * `matched` no longer holds, `similar` and `entity` mostly find.
+ * shorter top list, and history and rows follow fewer versions), a compile at 10,000 facts 1–2 ms less at
+ * the median (`npm run bench:paired`), and again no figure moved. A new question still brings some 100
+ * versions of its own: what `matched` no longer holds, `similar` and `entity` mostly find.
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
