@@ -7,7 +7,7 @@ import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
 import { RANKED_MATCH_BUDGET, rankedTerms } from "../src/retrieval/query-terms";
-import { fact, newThread } from "./helpers";
+import { countingDatabase, fact, newThread } from "./helpers";
 
 /**
  * A thread's object reads the candidate facts of each compile through D1's indexes and holds its last
@@ -264,25 +264,11 @@ describe("FactCandidateCache (tenant D1)", () => {
     await write(project, "retention_rule", "Keep invoices for 7 years", { policy: true });
     await write(project, "travel_rule", "Book economy for flights under 6 hours", { policy: true });
     // Counts the rows D1 hands this reader.
-    let rowsRead = 0;
-    const database = env.TENANT_ACME_DB;
-    const counting = new Proxy(database, {
-      get(target, property) {
-        if (property === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            const results = await target.batch(statements);
-            rowsRead += results.reduce((n, r) => n + (r.results?.length ?? 0), 0);
-            return results;
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const { database: counting, reads } = countingDatabase(env.TENANT_ACME_DB);
     const repo = new FactRepository(counting);
     const cache = new FactCandidateCache();
     await cache.read(repo, reader(project, "t-a"), [], 0);
-    expect(rowsRead).toBeGreaterThan(60);
+    expect(reads.rows).toBeGreaterThan(60);
 
     // A supersession, a new rule, a rule replaced, and another user's own fact, written elsewhere.
     await write(project, "region", "us-east-1");
@@ -291,10 +277,10 @@ describe("FactCandidateCache (tenant D1)", () => {
     const last = await write(project, "diet", "Ada is vegetarian", { userId: "ada" });
     cache.announce(project, cache.token, last.revision);
 
-    rowsRead = 0;
+    reads.rows = 0;
     const advanced = await cache.read(repo, reader(project, "t-a"), [], 1);
     // The revision and the five versions the reader may know of that changed: two closed, three new.
-    expect(rowsRead).toBe(6);
+    expect(reads.rows).toBe(6);
     const fresh = await new FactCandidateCache().read(repository(), reader(project, "t-fresh"), [], 1);
     expect(advanced.candidates.rows).toEqual(fresh.candidates.rows);
     expect(advanced.candidates.counts).toEqual(fresh.candidates.counts);
@@ -312,9 +298,9 @@ describe("FactCandidateCache (tenant D1)", () => {
     let latest = last;
     for (let i = 0; i <= BASE_CHANGES_LIMIT; i++) latest = await write(project, `metric_${i}`, `v${i}`);
     cache.announce(project, cache.token, latest.revision);
-    rowsRead = 0;
+    reads.rows = 0;
     const reread = await cache.read(repo, reader(project, "t-a"), [], 2);
-    expect(rowsRead).toBeGreaterThan(BASE_CHANGES_LIMIT + 60);
+    expect(reads.rows).toBeGreaterThan(BASE_CHANGES_LIMIT + 60);
     const again = await new FactCandidateCache().read(repository(), reader(project, "t-fresh2"), [], 2);
     expect(reread.candidates.rows).toEqual(again.candidates.rows);
   }, 120_000);

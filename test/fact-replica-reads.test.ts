@@ -8,7 +8,7 @@ import { fullFactRow } from "../src/facts/fact-rows";
 import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
 import { projectIndexStub } from "../src/project-index/project-index-stub";
 import { RANKED_MATCH_BUDGET } from "../src/retrieval/query-terms";
-import { fact, newThread, revisionOf, until } from "./helpers";
+import { countingDatabase, fact, newThread, revisionOf, until } from "./helpers";
 
 /**
  * A replica far behind D1 (a project that predates it, a bulk import) catches up a page at a time,
@@ -470,19 +470,7 @@ describe("a project held whole", () => {
     ]);
     await t.events([fact("glaze_supplier", "Brightwater Ceramics now supplies the tenmoku glaze too")]);
     const database = env.TENANT_ACME_DB;
-    let reads = 0;
-    const counting = new Proxy(database, {
-      get(target, property) {
-        const value = Reflect.get(target, property);
-        if (property === "prepare" || property === "batch") {
-          return (...args: unknown[]) => {
-            reads++;
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const { database: counting, reads } = countingDatabase(database);
     const index = projectIndexStub(env, "acme", t.project);
     let nearestAsked = 0;
     let askedWithNearest: boolean | undefined;
@@ -510,11 +498,11 @@ describe("a project held whole", () => {
       const named = () => entityLookup(database, t.project, text);
       // The first read holds the project whole (its newest versions), with the registry's names.
       await cache.read(repository, reader, [], Date.now(), named, source);
-      reads = 0;
+      reads.statements = 0;
       const asked = nearestAsked;
       answers.push(await cache.read(repository, reader, searchTerms(text), Date.now(), named, source));
       if (source) {
-        expect(reads).toBe(0);
+        expect(reads.statements).toBe(0);
         expect(askedWithNearest).toBe(false);
         // Nobody waited for the nearest facts yet: not asked. Awaited, they are.
         expect(nearestAsked).toBe(asked);

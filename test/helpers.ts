@@ -118,3 +118,35 @@ export async function revisionOf(project: string): Promise<number> {
     .first<{ revision: number }>();
   return row?.revision ?? 0;
 }
+
+/**
+ * A D1 database that counts what is asked of it: `statements`, every statement prepared or batch sent,
+ * and `rows`, the rows its batches hand back. A read said to need no D1 leaves `statements` at 0.
+ */
+export function countingDatabase(database: D1Database): {
+  database: D1Database;
+  reads: { statements: number; rows: number };
+} {
+  const reads = { statements: 0, rows: 0 };
+  const counted = new Proxy(database, {
+    get(target, property) {
+      if (property === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          reads.statements++;
+          const results = await target.batch(statements);
+          reads.rows += results.reduce((n, r) => n + (r.results?.length ?? 0), 0);
+          return results;
+        };
+      }
+      if (property === "prepare") {
+        return (query: string) => {
+          reads.statements++;
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { database: counted, reads };
+}
