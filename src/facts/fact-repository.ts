@@ -991,15 +991,11 @@ export class FactRepository {
     base: FactBase,
     near: PromiseLike<string[]>,
   ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
-    const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+    const outside = historyTargets(base);
     // Newest versions that are the whole project hold every fact the index could find: none outside.
-    if (base.recent.length <= FACT_CANDIDATE_LIMITS.recent)
-      return { similarIds: [], outside: historyTargets(base) };
-    const inRecent = new Set(recent.map((r) => r.id));
-    return {
-      similarIds: (await near).filter((id) => !inRecent.has(id)),
-      outside: historyTargets(base),
-    };
+    if (base.recent.length <= FACT_CANDIDATE_LIMITS.recent) return { similarIds: [], outside };
+    const inRecent = new Set(base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent).map((r) => r.id));
+    return { similarIds: (await near).filter((id) => !inRecent.has(id)), outside };
   }
 
   /**
