@@ -49,6 +49,37 @@ describe("facts found through the project's vector index", () => {
   }, 60_000);
 });
 
+describe("the project index object's nearest facts", () => {
+  it("fills its answer with facts the user may see when other users' own facts are nearer", async () => {
+    const { env, runInDurableObject } = await import("cloudflare:test");
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`nearest-${crypto.randomUUID()}`));
+    // The query is the first axis; Bob's 30 facts lie nearer it than any fact Ada may see.
+    const at = (angle: number) => [Math.cos(angle), Math.sin(angle), 0, 0];
+    const query = at(0);
+    const bobs = Array.from({ length: 30 }, (_, i) => ({
+      id: `bob-${i}`,
+      values: at(0.01 * (i + 1)),
+      user: "bob",
+    }));
+    const adas = Array.from({ length: 4 }, (_, i) => ({
+      id: `ada-${i}`,
+      values: at(0.5 + 0.1 * i),
+      user: "ada",
+    }));
+    const shared = { id: "shared-0", values: at(0.9), user: "" };
+    await runInDurableObject(stub, async (index: ProjectIndexObject) => {
+      await index.upsert("acme", "atlas", "ns", [...bobs, ...adas, shared]);
+      const ids = async (user: string, limit: number) =>
+        (await index.nearest("acme", "atlas", "ns", query, user, limit)).map((n) => n.id);
+      expect(await ids("ada", 5)).toEqual(["ada-0", "ada-1", "ada-2", "ada-3", "shared-0"]);
+      expect(await ids("ada", 2)).toEqual(["ada-0", "ada-1"]);
+      expect(await ids("bob", 3)).toEqual(["bob-0", "bob-1", "bob-2"]);
+      // Fewer visible facts than asked for: all of them, nearest first.
+      expect(await ids("cy", 5)).toEqual(["shared-0"]);
+    });
+  });
+});
+
 describe("the project index object's binding", () => {
   it("answers the tenant and project it was first called for, and refuses any other, then and later", async () => {
     const { env, runInDurableObject } = await import("cloudflare:test");

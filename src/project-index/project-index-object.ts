@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { SqliteVectorIndex } from "../adapters/sqlite-vector-index/sqlite-vector-index";
 import type { Env } from "../env";
-import { MAX_TOP_K } from "../ports/vector-index";
+import { MAX_TOP_K, type VectorMatch } from "../ports/vector-index";
 import { projectDatabase } from "../tenancy/placement";
 import { lookupTenant } from "../tenancy/registry";
 import { FactReplica } from "./fact-replica";
@@ -149,6 +149,10 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
    * The facts nearest the vector that the user may know of: the project's, and the user's own. One
    * unfiltered query, filtered here: the index answers unfiltered queries of large namespaces from its
    * inverted lists, but a metadata filter makes it read every row (700 ms at 100,000 facts).
+   * It asks for `limit` first, and for the most the index gives only when other users' own facts took
+   * places in a full answer: past 20,000 vectors each match is read again from its stored row, so asking
+   * for 100 to keep 50 cost a fifth more (8.7 against 7.1 ms a query at 1,000,000 facts in Node, with the
+   * same 50 in all of 200 questions).
    */
   async nearest(
     tenant: string,
@@ -160,11 +164,15 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   ): Promise<NearFact[]> {
     this.own(tenant, projectId);
     if (vector.every((v) => v === 0)) return [];
-    const nearest = await this.vectors.query(vector, { topK: MAX_TOP_K, namespace });
-    return nearest
-      .filter((m) => m.metadata.user === "" || m.metadata.user === userId)
-      .slice(0, Math.min(Math.max(1, limit), MAX_TOP_K))
-      .map((m) => ({ id: m.id, score: m.score }));
+    const wanted = Math.min(Math.max(1, limit), MAX_TOP_K);
+    const visible = (matches: VectorMatch[]) =>
+      matches.filter((m) => m.metadata.user === "" || m.metadata.user === userId);
+    const first = await this.vectors.query(vector, { topK: wanted, namespace });
+    let found = visible(first);
+    if (found.length < wanted && first.length === wanted && wanted < MAX_TOP_K) {
+      found = visible(await this.vectors.query(vector, { topK: MAX_TOP_K, namespace }));
+    }
+    return found.slice(0, wanted).map((m) => ({ id: m.id, score: m.score }));
   }
 
   /**
