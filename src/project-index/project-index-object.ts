@@ -151,8 +151,8 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
    * inverted lists, but a metadata filter makes it read every row (700 ms at 100,000 facts).
    * It asks for `limit` first, and for the most the index gives only when other users' own facts took
    * places in a full answer: past 20,000 vectors each match is read again from its stored row, so asking
-   * for 100 to keep 50 cost a fifth more (8.7 against 7.1 ms a query at 1,000,000 facts in Node, with the
-   * same 50 in all of 200 questions).
+   * for 100 to keep 50 cost a third more (13.7 against 10.3 ms a query inside workerd at 1,000,000 facts;
+   * in Node 8.7 against 7.1, with the same 50 in all of 200 questions).
    */
   async nearest(
     tenant: string,
