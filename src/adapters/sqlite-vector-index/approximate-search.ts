@@ -51,14 +51,16 @@ export function* approximateCandidates(
   const order = listsByNearness(layout, vector);
   // The nearest `probes` lists are always read (a list counts only once read), so their tails and packs
   // are asked for together, one statement each; any further list, one by one.
-  const first = order.slice(0, limits.probes);
+  const first = take(order, limits.probes);
   const tails = readTailRowsOf(sql, namespace, first);
   const packs = readPacks(sql, namespace, first);
-  for (const [k, list] of order.entries()) {
+  let k = 0;
+  for (const list of chain(first, order)) {
     if (probed >= limits.probes && seen >= limits.topK) break;
-    const tail = k < first.length ? (tails.get(list) ?? []) : readTailRows(sql, namespace, list);
+    const batched = k++ < first.length;
+    const tail = batched ? (tails.get(list) ?? []) : readTailRows(sql, namespace, list);
     yield* tail;
-    const stored = k < first.length ? packs.get(list) : readPack(sql, namespace, list);
+    const stored = batched ? packs.get(list) : readPack(sql, namespace, list);
     const pack = stored && unpack(JSON.parse(stored.ids), stored.codes, layout.dims);
     if (pack) {
       const scores = approximateScores(pack, query, layout.dims);
@@ -83,6 +85,23 @@ export function* approximateCandidates(
   for (const row of readPlacedRows(sql, namespace, [...packedIn.keys()])) {
     if (row.packed === 1 && row.list !== null && packedIn.get(row.id)?.includes(row.list)) yield row;
   }
+}
+
+/** The next `n` values of an iterator (fewer when it ends first), leaving it open for the rest. */
+function take<T>(iterator: Iterator<T>, n: number): T[] {
+  const taken: T[] = [];
+  while (taken.length < n) {
+    const next = iterator.next();
+    if (next.done) break;
+    taken.push(next.value);
+  }
+  return taken;
+}
+
+/** The values of `head`, then the rest of `tail`. */
+function* chain<T>(head: readonly T[], tail: Iterator<T>): Generator<T> {
+  yield* head;
+  for (let next = tail.next(); !next.done; next = tail.next()) yield next.value;
 }
 
 /** Members per pack at most in a ranked entry's tag (lists are split past a few hundred). */
