@@ -44,16 +44,22 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  * (StateBench dev and train, wild, LoCoMo, BEAM, and StateBench dev and wild behind 1,000 distractors).
  * At 50 the replica's search costs another 15 % less (`npm run bench:replica`: its bm25 statement keeps a
  * shorter top list, and history and rows follow fewer versions), a compile at 10,000 facts 1–2 ms less at
- * the median (`npm run bench:paired`), and again no figure moved. A new question still brings some 100
- * versions of its own: what `matched` no longer holds, `similar` and `entity` mostly find.
+ * the median (`npm run bench:paired`), and again no figure moved. A new question still brought some 100
+ * versions of its own: what `matched` no longer held, `similar` and `entity` mostly found.
+ * `matched` and `similar` then went to 25 each (the project index's NEAR_FACTS with it): the answer's
+ * rows fell from some 100 to 60, and a compile at 10,000 facts from p50 11 / p95 15–18 ms to 9 / 11–13
+ * (`npm run bench:scale -- --sizes 10000 --messages 0 --rounds 60`, two runs each), while every figure
+ * of every dev set stayed the same, and so did StateBench dev and wild behind 1,000 distractors, the
+ * runs where these sources are what finds a timeline's facts (only the contexts' token counts moved, by
+ * a few tokens). `entity` keeps 50: a fact naming an entity the question names is about what it asks.
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
   standing: 200,
   thread: 200,
-  matched: 50,
+  matched: 25,
   entity: 50,
-  similar: 50,
+  similar: 25,
   history: 500,
 };
 

@@ -3,7 +3,7 @@ import { facts, type StoredFactRow } from "./fact-schema";
 
 /**
  * A facts row as D1 hands it over (column names as keys) mapped to the record drizzle would make of it,
- * field for field and in the table's column order. A compile's candidate search reads up to 1,550 rows
+ * field for field and in the table's column order. A compile's candidate search reads up to 1,500 rows
  * of forty columns; drizzle's generic mapping (objects turned back into arrays, then a decoder looked up
  * per cell) cost more than D1's own answer, so the candidate read maps them here in one literal.
  * Booleans decode as drizzle's boolean mode does (1 is true); text and integers pass through.

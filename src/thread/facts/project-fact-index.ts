@@ -11,7 +11,7 @@ import type { BackgroundHost } from "../host";
 /** Facts embedded per call to the embedder at most (Workers AI takes batches of 100). */
 const EMBED_CHUNK = 100;
 /** Nearest facts a compile asks the project index for: a candidate source (fact-candidates.ts). */
-export const NEAR_FACTS = 50;
+export const NEAR_FACTS = 25;
 /**
  * How long a compile waits for the project index. The index serves every thread of the project and
  * indexes their writes; a compile behind a bulk write's indexing goes on without the vector source

@@ -162,7 +162,7 @@ export class ThreadRetrieval {
   /**
    * Whether the thread's fact index holds every current fact of the project at `revision`: then the
    * project's own index can find none it does not (the same vectors, and the nearest 100 here hold its
-   * nearest 50), and a compile need not wait for it.
+   * nearest 25), and a compile need not wait for it.
    */
   holdsProjectFacts(embedder: Embedder, revision: number): boolean {
     return this.factVectors.holdsWhole(embedder, revision);
