@@ -51,14 +51,16 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  * (`npm run bench:scale -- --sizes 10000 --messages 0 --rounds 60`, two runs each), while every figure
  * of every dev set stayed the same, and so did StateBench dev and wild behind 1,000 distractors, the
  * runs where these sources are what finds a timeline's facts (only the contexts' token counts moved, by
- * a few tokens). `entity` keeps 50: a fact naming an entity the question names is about what it asks.
+ * a few tokens). A question naming an entity cost some 2 ms more (its entities' facts, their neighbours'
+ * and their slots' history): `entity` and NEIGHBOUR_FACTS then went to 25 each, and again no figure of
+ * any dev set moved, distractor runs included.
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
   recent: 500,
   standing: 200,
   thread: 200,
   matched: 25,
-  entity: 50,
+  entity: 25,
   similar: 25,
   history: 500,
 };
@@ -73,7 +75,7 @@ export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>
 export const NEIGHBOURS = 5;
 export const NEIGHBOUR_SCAN = 200;
 export const NEIGHBOUR_REFERENCES = 20;
-export const NEIGHBOUR_FACTS = 50;
+export const NEIGHBOUR_FACTS = 25;
 
 /** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
 export const EXTRACTION_QUERY_TERMS = 64;
