@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entityLookup } from "../src/entities/query-entities";
 import { FactCandidateCache, HELD_SEARCHES, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
-import { searchTerms } from "../src/facts/fact-candidates";
+import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { fullFactRow } from "../src/facts/fact-rows";
 import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
@@ -522,4 +522,91 @@ describe("a project held whole", () => {
     expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
     expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
   }, 60_000);
+});
+
+/**
+ * The replica's entity part in one statement answers as D1's search does where its bounds cut, in a
+ * project past the newest versions a reader holds (so the part's facts are rows of their own): a hub
+ * entity named by more facts than the entity source reads (its latest references first) and alongside
+ * more people than it keeps as neighbours (the first found, scanning its latest facts first); and a
+ * small entity, whose neighbours' facts fill the source (each neighbour's latest references, without
+ * the entity's own facts). The people named alongside the hub change over time, so reading its oldest
+ * references instead, or scanning its facts oldest first, finds other facts and other neighbours.
+ */
+describe("the entity part of a search", () => {
+  it("is the same from the replica as from D1 when its bounds cut", async () => {
+    const t = await newThread();
+    const people = [
+      "Imogen Hale",
+      "Rufus Okafor",
+      "Delia Marsh",
+      "Tobias Quint",
+      "Petra Lund",
+      "Omar Feld",
+      "Selma Brandt",
+      "Cyrus Webb",
+    ];
+    const at = (minute: number) => ({ ts: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
+    const older = people.flatMap((person, p) =>
+      Array.from({ length: 30 }, (_, i) =>
+        fact(`note_${p}_${i}`, `${person} signed delivery note ${p * 30 + i}`, at(p * 30 + i)),
+      ),
+    );
+    const hub = Array.from({ length: 90 }, (_, i) =>
+      fact(
+        `order_${i}`,
+        `Brightwater Ceramics placed order ${i} with ${people[Math.floor((i * people.length) / 90)]}`,
+        at(300 + i),
+      ),
+    );
+    const studio = Array.from({ length: 10 }, (_, i) =>
+      fact(`booking_${i}`, `Harrow Street Studio booked kiln slot ${i} for ${people[i % 8]}`, at(400 + i)),
+    );
+    // Newer facts that name nobody: everything above lies outside the newest versions a reader holds.
+    const meters = Array.from({ length: FACT_CANDIDATE_LIMITS.recent }, (_, i) =>
+      fact(`meter_${i}`, `Meter ${i} in hall ${i % 9} reads ${i} kWh`),
+    );
+    for (const batch of [older, hub, studio, meters]) {
+      for (let i = 0; i < batch.length; i += 250)
+        expect((await t.events(batch.slice(i, i + 250))).status).toBe(200);
+    }
+    const database = env.TENANT_ACME_DB;
+    const index = projectIndexStub(env, "acme", t.project);
+    const revision = await revisionOf(t.project);
+    await until(
+      () => index.advance("acme", t.project, revision).then(() => revision),
+      () => true,
+    );
+    const replica: ProjectFactSearch = {
+      nearest: async () => [],
+      search: (request) =>
+        index.search("acme", t.project, { ...request, userId: "u1", vector: null, nearLimit: 25 }),
+    };
+    const ask = async (text: string) => {
+      const answers = [];
+      for (const source of [undefined, replica]) {
+        const cache = new FactCandidateCache();
+        const reader = { projectId: t.project, userId: "u1", thread: `reader-${crypto.randomUUID()}` };
+        const named = () => entityLookup(database, t.project, text);
+        const repository = new FactRepository(database);
+        await cache.read(repository, reader, [], Date.now(), named, source);
+        answers.push(await cache.read(repository, reader, searchTerms(text), Date.now(), named, source));
+      }
+      const [viaD1, viaReplica] = answers as [(typeof answers)[0], (typeof answers)[0]];
+      expect(viaD1.read).toBe("searched");
+      expect(viaReplica.read).toBe("replica");
+      expect(viaD1.candidates.neighbours?.length).toBe(5);
+      expect(viaReplica.candidates.entityFactIds).toEqual(viaD1.candidates.entityFactIds);
+      expect(viaReplica.candidates.neighbours).toEqual(viaD1.candidates.neighbours);
+      expect(viaReplica.candidates.counts).toEqual(viaD1.candidates.counts);
+      expect(viaReplica.candidates.rows).toEqual(viaD1.candidates.rows);
+      return viaD1.candidates;
+    };
+    const hubPart = await ask("What has Brightwater Ceramics ordered lately?");
+    expect(hubPart.truncated).toContain("entity");
+    const studioPart = await ask("What is on at Harrow Street Studio?");
+    // Its own ten facts, and its neighbours' past the rest of the source.
+    expect(studioPart.entityFactIds).toHaveLength(10);
+    expect(studioPart.truncated).toContain("entity");
+  }, 120_000);
 });

@@ -61,6 +61,9 @@ interface Reference {
   entity_id: string;
 }
 
+/** The first parameter of the entity part's statement that names an entity (FactReplica.named). */
+const FIRST_ENTITY = 9;
+
 /** The query-dependent part of a fact search (fact-candidates.ts), as the replica is asked for it. */
 export interface ReplicaQuery {
   userId: string;
@@ -468,50 +471,60 @@ export class FactReplica {
    */
   private named(entityIds: readonly string[], userId: string): NamedPart {
     if (entityIds.length === 0) return { entity: [], neighbour: [], neighbours: [] };
-    const latest = (entity: string, limit: number) =>
-      this.sql
-        .exec<{ fact_id: string }>(
-          "SELECT fact_id FROM replica_refs WHERE entity_id = ? ORDER BY fact_id DESC LIMIT ?",
-          entity,
-          limit,
+    // Each named entity's latest references (`limit` of them, a parameter), entity by entity: entity
+    // `i` is parameter ?{FIRST_ENTITY + i}.
+    const latest = (limit: string) =>
+      entityIds
+        .map(
+          (_, i) => `SELECT * FROM (SELECT fact_id FROM replica_refs WHERE entity_id = ?${FIRST_ENTITY + i}
+            ORDER BY fact_id DESC LIMIT ${limit})`,
         )
-        .toArray()
-        .map((r) => r.fact_id);
-    const current = (ids: readonly string[], exclude: readonly string[], limit: number) =>
-      this.rows(
-        `SELECT f.id, f.key FROM (SELECT DISTINCT value FROM json_each(?)) r
-          CROSS JOIN replica_facts f ON f.id = r.value
-          WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
-            AND f.id NOT IN (SELECT value FROM json_each(?))
-          ORDER BY f.tx_start DESC, f.id DESC LIMIT ?`,
-        JSON.stringify(ids),
-        userId,
-        JSON.stringify(exclude),
-        limit,
-      );
-    const entity = current(
-      entityIds.flatMap((id) => latest(id, FACT_CANDIDATE_LIMITS.entity * 2)),
-      [],
+        .join(" UNION ALL ");
+    const visible = "f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?2)";
+    // One statement, not one per entity and step: at ten statements an entity, their own cost in the
+    // Durable Object's SQL API was most of the part's.
+    const found = this.sql.exec<{ part: number; id: string; key: string | null }>(
+      `WITH
+        entity AS MATERIALIZED (
+          SELECT f.id, f.key, f.tx_start FROM (SELECT DISTINCT fact_id FROM (${latest("?3")})) r
+            CROSS JOIN replica_facts f ON f.id = r.fact_id
+            WHERE ${visible}
+            ORDER BY f.tx_start DESC, f.id DESC LIMIT ?4
+        ),
+        neighbour_entity AS MATERIALIZED (
+          SELECT DISTINCT o.entity_id AS id FROM (${latest("?5")}) mine
+            CROSS JOIN replica_refs o INDEXED BY replica_refs_fact ON o.fact_id = mine.fact_id
+            WHERE o.entity_id NOT IN (SELECT value FROM json_each(?1)) LIMIT ?6
+        ),
+        neighbour AS MATERIALIZED (
+          SELECT f.id, f.key, f.tx_start FROM (
+            SELECT DISTINCT r.value AS fact_id FROM neighbour_entity n
+              CROSS JOIN json_each((SELECT json_group_array(fact_id) FROM (SELECT fact_id FROM replica_refs
+                WHERE entity_id = n.id ORDER BY fact_id DESC LIMIT ?7))) r
+          ) r CROSS JOIN replica_facts f ON f.id = r.fact_id
+            WHERE ${visible} AND f.id NOT IN (SELECT id FROM entity)
+            ORDER BY f.tx_start DESC, f.id DESC LIMIT ?8
+        )
+      SELECT 0 AS part, id, key, tx_start FROM entity
+      UNION ALL SELECT 1 AS part, id, key, tx_start FROM neighbour
+      UNION ALL SELECT 2 AS part, (SELECT json_group_array(id) FROM neighbour_entity) AS id, NULL, NULL
+      ORDER BY part, tx_start DESC, id DESC`,
+      JSON.stringify(entityIds),
+      userId,
+      FACT_CANDIDATE_LIMITS.entity * 2,
       FACT_CANDIDATE_LIMITS.entity + 1,
-    );
-    const scanned = entityIds.flatMap((id) => latest(id, NEIGHBOUR_SCAN));
-    const neighbours = this.sql
-      .exec<{ entity_id: string }>(
-        `SELECT DISTINCT o.entity_id FROM json_each(?) mine
-          CROSS JOIN replica_refs o INDEXED BY replica_refs_fact ON o.fact_id = mine.value
-          WHERE o.entity_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?`,
-        JSON.stringify(scanned),
-        JSON.stringify(entityIds),
-        NEIGHBOURS,
-      )
-      .toArray()
-      .map((r) => r.entity_id);
-    const neighbour = current(
-      neighbours.flatMap((id) => latest(id, NEIGHBOUR_REFERENCES)),
-      entity.map((r) => r.id),
+      NEIGHBOUR_SCAN,
+      NEIGHBOURS,
+      NEIGHBOUR_REFERENCES,
       NEIGHBOUR_FACTS,
+      ...entityIds,
     );
-    return { entity, neighbour, neighbours };
+    const part: NamedPart = { entity: [], neighbour: [], neighbours: [] };
+    for (const row of found) {
+      if (row.part === 2) part.neighbours = JSON.parse(row.id) as string[];
+      else (row.part === 0 ? part.entity : part.neighbour).push({ id: row.id, key: row.key as string });
+    }
+    return part;
   }
 
   /** The stored rows of the versions found, but for those the reader holds unchanged since `since`. */
