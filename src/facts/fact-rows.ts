@@ -67,8 +67,9 @@ const CONTENT_FORMS = ["summary", "micro"] as const;
  * A facts row as the project's fact replica keeps and sends it (src/project-index/fact-replica.ts):
  * without its NULL columns, and without a shorter form that is the content itself. Much of a row is
  * such columns (a short fact's summary and micro form repeat its content), and a new question's answer
- * carries some 130 rows from one object to another, each read, copied and parsed: lean, a row of
- * bench:scale's facts is 830 bytes of JSON instead of 1,137. `fullFactRow` gives the row back as D1 holds it.
+ * carries some 60 rows from one object to another (130 when this was measured), each read, copied and
+ * parsed: lean, a row of bench:scale's facts is 830 bytes of JSON instead of 1,137. `fullFactRow` gives
+ * the row back as D1 holds it.
  */
 export function leanFactRow(raw: Record<string, unknown>): Record<string, unknown> {
   const lean: Record<string, unknown> = {};
