@@ -1,4 +1,5 @@
-// `npm run bench:replica [-- --facts 10000] [--questions 200] [--rounds 3] [--baseline main] [--statements]`
+// `npm run bench:replica [-- --facts 10000] [--questions 200] [--rounds 3] [--baseline main] [--statements]
+//                        [--write-every N]`
 //
 // The project fact replica's search (src/project-index/fact-replica.ts), the largest part of a new
 // question's compile at scale, timed in Node over `node:sqlite` (the SQLite engine Durable Objects use),
@@ -14,6 +15,10 @@
 // it: its search terms, the entities it names, 25 nearest facts (a deterministic draw), and the newest 500
 // versions as held. It prints each side's time per search (p50, p95, mean), how many answers differ
 // (0 when a change keeps the answers; rows compare as the reader decodes them), and with `--statements` each side's time per statement.
+// With `--write-every N`, one fact is written to the D1 stand-in before every Nth question, and both
+// replicas catch up with it (untimed) before either is asked: the turn-by-turn case, where a question
+// follows a write. Writes alternate between a new version of a current fact (closing the old one) and a
+// fact of a new key naming one of the filler's entities, so a write both adds and removes matches.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -25,13 +30,14 @@ import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../src/facts/fa
 import { fullFactRow, storedFactRow } from "../src/facts/fact-rows";
 import { facts } from "../src/facts/fact-schema";
 import type { FactReplica, ReplicaQuery } from "../src/project-index/fact-replica";
+import { rankedTerms } from "../src/retrieval/query-terms";
 import { loadTokenCounter } from "../src/tokens/count-tokens";
 import { percentile } from "./lib/bench-http";
 import { nodeSqlStorage } from "./lib/node-sql-storage";
 import { fillerChain, sourceAt } from "./lib/scale-compile";
 import { FILLER_ENTITIES, freshQuestions, picker } from "./lib/scale-fixture";
 
-const USAGE = `usage: npm run bench:replica [-- --facts N] [--questions N] [--rounds N] [--baseline REF] [--statements]
+const USAGE = `usage: npm run bench:replica [-- --facts N] [--questions N] [--rounds N] [--baseline REF] [--statements] [--write-every N]
   --facts N        fact versions in the project (default 10000)
   --questions N    fresh questions (default 200)
   --rounds N       passes over the questions; the first warms the JIT and is not timed (default 3)
@@ -45,6 +51,7 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "3" },
     baseline: { type: "string", default: "HEAD" },
     statements: { type: "boolean", default: false },
+    "write-every": { type: "string", default: "0" },
     help: { type: "boolean", default: false },
   },
 });
@@ -63,6 +70,7 @@ const positive = (text: string, name: string) => {
 const SIZE = positive(options.facts, "facts");
 const QUESTIONS = positive(options.questions, "questions");
 const ROUNDS = Math.max(2, positive(options.rounds, "rounds"));
+const WRITE_EVERY = options["write-every"] === "0" ? 0 : positive(options["write-every"], "write-every");
 const PROJECT = "bench";
 const USER = "u1";
 /** Versions per write, as bench:scale writes its filler. */
@@ -116,7 +124,7 @@ const mentions = (text: string) => {
 const named = (text: string) => mentions(text).map(entityId);
 
 /** The D1 stand-in: the migrations applied to an in-memory database holding the project's facts. */
-function sourceDatabase(versions: readonly (FactVersion & { revision: number })[]): D1Database {
+function sourceDatabase(versions: readonly (FactVersion & { revision: number })[]) {
   const db = new DatabaseSync(":memory:");
   const migrations = resolve(import.meta.dirname, "../migrations");
   for (const file of readdirSync(migrations)
@@ -153,23 +161,61 @@ function sourceDatabase(versions: readonly (FactVersion & { revision: number })[
     bound,
     bind: (...values: unknown[]) => statement(sql, values),
   });
-  return {
+  const d1 = {
     prepare: (sql: string) => statement(sql),
     batch: async (list: { sql: string; bound: unknown[] }[]) =>
       list.map((s) => ({ results: db.prepare(s.sql).all(...(s.bound as (string | number | null)[])) })),
   } as unknown as D1Database;
+  let latest = revision;
+  const current = versions.filter((r) => r.txEnd === null);
+  /** One write of one fact, as its own revision: the `n`th (see --write-every). */
+  const write = (n: number) => {
+    latest++;
+    const at = new Date(Date.parse("2027-01-01T00:00:00Z") + n * 1000).toISOString();
+    const template = current[(n * 7919) % current.length] as FactVersion;
+    const name = ENTITY_NAMES[n % ENTITY_NAMES.length] as string;
+    const replaced = n % 2 === 0 ? template : undefined;
+    const row = {
+      ...template,
+      id: `written-${n}`,
+      key: replaced ? template.key : `written_${n}`,
+      content: replaced
+        ? `${template.content} (checked again, round ${n})`
+        : `${name} asked for the ${n}th review`,
+      txStart: at,
+      txEnd: null,
+      revision: latest,
+    };
+    db.exec("BEGIN");
+    if (replaced) {
+      db.prepare("UPDATE facts SET tx_end = ?, revision = ? WHERE id = ?").run(at, latest, replaced.id);
+    }
+    const record = row as unknown as Record<string, unknown>;
+    insert.run(
+      ...columns.map(({ property }) => {
+        const value = record[property];
+        return typeof value === "boolean" ? Number(value) : ((value ?? null) as string | number | null);
+      }),
+    );
+    for (const mention of mentions(row.content)) link.run(PROJECT, row.id, mention, entityId(mention));
+    db.prepare("UPDATE fact_revisions SET revision = ? WHERE project_id = ?").run(latest, PROJECT);
+    db.exec("COMMIT");
+  };
+  return { d1, write };
 }
 
 /** A replica of `Replica`'s code in a database of its own, caught up with the source. */
 async function replicaOf(Replica: ReplicaClass, source: D1Database) {
   const store = nodeSqlStorage(":memory:");
   const statements = new Map<string, number>();
+  /** Statements are timed only while the replica searches, not while it catches up. */
+  const timing = { on: false };
   const exec = store.sql.exec;
   const timed = ((query: string, ...bindings: never[]) => {
     const started = performance.now();
     const rows = exec(query, ...bindings).toArray();
     const key = query.replace(/\s+/g, " ").trim().slice(0, 100);
-    statements.set(key, (statements.get(key) ?? 0) + performance.now() - started);
+    if (timing.on) statements.set(key, (statements.get(key) ?? 0) + performance.now() - started);
     return {
       toArray: () => rows,
       one: () => rows[0],
@@ -196,12 +242,21 @@ async function replicaOf(Replica: ReplicaClass, source: D1Database) {
     const { revision, latest } = await replica.catchUp(source, PROJECT, 100);
     if (revision >= latest) break;
   }
-  statements.clear();
-  return { replica, statements };
+  timing.on = true;
+  /** Catches up with what was written since, untimed. */
+  const catchUp = async () => {
+    timing.on = false;
+    try {
+      await replica.catchUp(source, PROJECT, 1);
+    } finally {
+      timing.on = true;
+    }
+  };
+  return { replica, statements, catchUp };
 }
 
 const versions = await fillerVersions();
-const source = sourceDatabase(versions);
+const { d1: source, write } = sourceDatabase(versions);
 const theirs = (await import(join(dir, "src/project-index/fact-replica.ts"))).FactReplica as ReplicaClass;
 const mine = (await import("../src/project-index/fact-replica")).FactReplica as ReplicaClass;
 const sides = { mine: await replicaOf(mine, source), theirs: await replicaOf(theirs, source) };
@@ -222,9 +277,22 @@ const queries: ReplicaQuery[] = freshQuestions("facts", QUESTIONS, []).map((ques
   };
 });
 
-/** An answer with its rows as the reader decodes them: two encodings of the same rows compare equal. */
-const decoded = (answer: ReturnType<FactReplica["search"]>) => ({
+/**
+ * An answer with its rows as the reader decodes them, and its term counts as the choice they make
+ * (query-terms.ts rankedTerms, the terms ranked as a set): two encodings of the same rows compare equal, and so do counts that a
+ * replica remembered from before a write (off by a row or two) and ones counted again, when both make the
+ * same choice, which is all the reader takes from them.
+ */
+const decoded = (answer: ReturnType<FactReplica["search"]>, query: ReplicaQuery) => ({
   ...answer,
+  counts: (() => {
+    const choice = rankedTerms(
+      query.terms,
+      query.terms.map((term) => answer.counts[term] ?? 0),
+    );
+    // The replica ranks the terms in their own order, whatever their counts' order.
+    return { ...choice, ranked: [...choice.ranked].sort() };
+  })(),
   rows: Object.fromEntries(
     Object.entries(answer.rows).map(([id, row]) => [id, storedFactRow(fullFactRow(JSON.parse(row)))]),
   ),
@@ -234,6 +302,10 @@ const times = { mine: [] as number[], theirs: [] as number[] };
 let differing = 0;
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, query] of queries.entries()) {
+    if (WRITE_EVERY && i % WRITE_EVERY === 0) {
+      write(round * queries.length + i);
+      for (const side of Object.values(sides)) await side.catchUp();
+    }
     const order = (round + i) % 2 === 0 ? (["mine", "theirs"] as const) : (["theirs", "mine"] as const);
     const answers: Record<string, string> = {};
     for (const side of order) {
@@ -241,7 +313,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const answer = sides[side].replica.search(query);
       const elapsed = performance.now() - started;
       if (round > 0) times[side].push(elapsed);
-      if (round === ROUNDS - 1) answers[side] = JSON.stringify(decoded(answer));
+      if (round === ROUNDS - 1) answers[side] = JSON.stringify(decoded(answer, query));
     }
     if (round === ROUNDS - 1 && answers.mine !== answers.theirs) differing++;
   }

@@ -6,7 +6,7 @@ import { BASE_CHANGES_LIMIT, FACT_CANDIDATE_LIMITS, searchTerms } from "../src/f
 import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
-import { RANKED_MATCH_BUDGET, rankedTerms } from "../src/retrieval/query-terms";
+import { RANKED_MATCH_BUDGET, rankedTerms, rankedTermsWithin } from "../src/retrieval/query-terms";
 import { countingDatabase, fact, newThread } from "./helpers";
 
 /**
@@ -385,6 +385,46 @@ describe("which search terms are ranked", () => {
       ranked: ["vendor"],
       dropped: 0,
       newest: false,
+    });
+  });
+
+  it("is made from counts known within bounds only when any count within them makes the same choice", () => {
+    const budget = RANKED_MATCH_BUDGET;
+    // Within the budget at the high ends: every present term ranks, whatever order the counts give.
+    expect(rankedTermsWithin(["kiln", "glaze"], [40, 40], [41, 41])).toMatchObject({
+      choice: { dropped: 0, newest: false },
+    });
+    // A term counted at none that a write may have matched since is counted again; one at none with
+    // nothing written since is absent.
+    expect(rankedTermsWithin(["kiln", "tenmoku"], [40, 0], [41, 1])).toEqual({ recount: ["tenmoku"] });
+    expect(rankedTermsWithin(["kiln", "tenmoku"], [40, 0], [41, 0])).toMatchObject({
+      choice: { ranked: ["kiln"], dropped: 0 },
+    });
+    // Past the budget the cut follows rarity: two terms whose bounds overlap could swap places, and
+    // which of them is cut depends on it.
+    const half = Math.floor(budget / 2);
+    expect(rankedTermsWithin(["vendor", "contract"], [half, half], [half + 2, half + 2])).toMatchObject({
+      recount: expect.arrayContaining(["vendor", "contract"]),
+    });
+    // Even when both ends agree: between them the two can swap, and the one ranked with it.
+    expect(
+      rankedTermsWithin(["alder", "birch", "cedar"], [2600, 2601, 2000], [2602, 2603, 2000]),
+    ).toMatchObject({ recount: expect.arrayContaining(["alder", "birch"]) });
+    expect(rankedTerms(["alder", "birch", "cedar"], [2602, 2601, 2000]).ranked).toEqual(["cedar", "birch"]);
+    // Apart, the order stands, and the cut falls at the same place at both ends.
+    expect(
+      rankedTermsWithin(["vendor", "contract", "decide"], [half, budget, 3], [half + 1, budget + 1, 4]),
+    ).toEqual({
+      choice: rankedTerms(["vendor", "contract", "decide"], [half, budget, 3]),
+    });
+    // The run fits at the low end and not at the high one: counted again.
+    const edge = budget - 10;
+    expect(rankedTermsWithin(["vendor", "decide"], [edge - 2, 10], [edge + 2, 12])).toMatchObject({
+      recount: expect.arrayContaining(["vendor"]),
+    });
+    // Exact counts decide as rankedTerms does.
+    expect(rankedTermsWithin(["vendor", "contract"], [half, half], [half, half])).toEqual({
+      choice: rankedTerms(["vendor", "contract"], [half, half]),
     });
   });
 

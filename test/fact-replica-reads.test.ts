@@ -1,14 +1,19 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { entityLookup } from "../src/entities/query-entities";
+import { entityLookup, queryEntities } from "../src/entities/query-entities";
 import { FactCandidateCache, HELD_SEARCHES, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
 import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { fullFactRow } from "../src/facts/fact-rows";
-import { FactReplica, type RawFactRow, REPLICA_PAGE } from "../src/project-index/fact-replica";
+import {
+  FactReplica,
+  type RawFactRow,
+  REPLICA_PAGE,
+  type ReplicaQuery,
+} from "../src/project-index/fact-replica";
 import { projectIndexStub } from "../src/project-index/project-index-stub";
-import { RANKED_MATCH_BUDGET } from "../src/retrieval/query-terms";
-import { countingDatabase, fact, newThread, revisionOf, until } from "./helpers";
+import { RANKED_MATCH_BUDGET, rankedTerms } from "../src/retrieval/query-terms";
+import { call, countingDatabase, fact, newThread, revisionOf, until } from "./helpers";
 
 /**
  * A replica far behind D1 (a project that predates it, a bulk import) catches up a page at a time,
@@ -608,5 +613,211 @@ describe("the entity part of a search", () => {
     // Its own ten facts, and its neighbours' past the rest of the source.
     expect(studioPart.entityFactIds).toHaveLength(10);
     expect(studioPart.truncated).toContain("entity");
+  }, 120_000);
+});
+
+/**
+ * What the replica remembers between searches (each term's match count, each entity part) outlives a
+ * write where the write cannot have changed it: a count stays, bounded by the rows written since, and is
+ * counted again only when those bounds leave the ranking choice open; a part stays unless the write
+ * touched one of its entities. Whatever it kept, a warm replica answers every question as one that
+ * remembers nothing does, write after write: the same rows, and counts that make the same choice.
+ */
+describe("the replica's memos across writes", () => {
+  it("answer as a replica that remembers nothing, and read again only what a write touched", async () => {
+    const t = await newThread();
+    const at = (minute: number) => ({ ts: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
+    const people = ["Imogen Hale", "Rufus Okafor", "Delia Marsh"];
+    await t.events([
+      ...Array.from({ length: 12 }, (_, i) =>
+        fact(`order_${i}`, `Brightwater Ceramics placed order ${i} with ${people[i % 3]}`, at(i)),
+      ),
+      ...Array.from({ length: 6 }, (_, i) =>
+        fact(
+          `booking_${i}`,
+          `Harrow Street Studio booked kiln slot ${i} for ${people[(i + 1) % 3]}`,
+          at(20 + i),
+        ),
+      ),
+      fact("kiln_maker", "Kestrel Kilnworks rebuilt the gas kiln", at(30)),
+      fact("kiln_service", "Kestrel Kilnworks services the kiln every spring", at(31)),
+      ...Array.from({ length: 40 }, (_, i) =>
+        fact(`meter_${i}`, `Meter ${i} in hall ${i % 9} reads ${i} kWh`, at(40 + i)),
+      ),
+    ]);
+    const database = env.TENANT_ACME_DB;
+    const texts = [
+      "What has Brightwater Ceramics ordered?",
+      "What is booked at Harrow Street Studio?",
+      "Which meter in hall 4 reads kWh?",
+      "Does Brightwater Ceramics buy tenmoku glaze?",
+    ];
+    const questions: ReplicaQuery[] = [];
+    for (const text of texts) {
+      const entities = await queryEntities(database, t.project, text);
+      questions.push({
+        userId: "u1",
+        terms: searchTerms(text),
+        similarIds: [],
+        outside: { keys: [], ids: [] },
+        entityIds: entities.filter((e) => !e.pending).map((e) => e.id),
+        known: [],
+        since: 0,
+      });
+    }
+    const [brightwater, studio, meters, glaze] = questions as [
+      ReplicaQuery,
+      ReplicaQuery,
+      ReplicaQuery,
+      ReplicaQuery,
+    ];
+    expect(brightwater.entityIds).toHaveLength(1);
+    expect(studio.entityIds).toHaveLength(1);
+
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`memos-${t.project}`));
+    const reads = { parts: 0, counts: 0 };
+    let warm: FactReplica | undefined;
+    /** The warm replica caught up with D1; each of its statements that reads a part or counts terms counted. */
+    const inObject = (body: (replica: FactReplica, storage: DurableObjectStorage) => void) =>
+      runInDurableObject(stub, async (_, state) => {
+        if (!warm) {
+          const sql = state.storage.sql;
+          const counted = {
+            exec: (query: string, ...bindings: unknown[]) => {
+              if (query.includes("entity AS MATERIALIZED")) reads.parts++;
+              if (query.includes("SELECT t.key AS i")) reads.counts++;
+              return sql.exec(query, ...bindings);
+            },
+          } as unknown as SqlStorage;
+          warm = new FactReplica(state.storage, counted);
+        }
+        const { revision, latest } = await warm.catchUp(database, t.project, 10);
+        expect(revision).toBe(latest);
+        body(warm, state.storage);
+      });
+    /** Every question, asked of the warm replica and of a new one over the same tables. */
+    const same = (replica: FactReplica, storage: DurableObjectStorage) => {
+      const cold = new FactReplica(storage);
+      for (const question of questions) {
+        const mine = replica.search(question);
+        const fresh = cold.search(question);
+        // The terms ranked, dropped and whether by newest: the order they rank in is the replica's own.
+        const choice = (counts: Record<string, number>) => {
+          const made = rankedTerms(
+            question.terms,
+            question.terms.map((term) => counts[term] ?? 0),
+          );
+          return { ...made, ranked: [...made.ranked].sort() };
+        };
+        expect(choice(mine.counts)).toEqual(choice(fresh.counts));
+        expect({ ...mine, counts: undefined }).toEqual({ ...fresh, counts: undefined });
+      }
+    };
+
+    await inObject((replica) => {
+      for (const question of questions) replica.search(question);
+    });
+    expect(reads.parts).toBe(2);
+    const write = async (
+      event: ReturnType<typeof fact>,
+      check: (replica: FactReplica, before: { parts: number; counts: number }) => void,
+    ) => {
+      expect((await t.events([event])).status).toBe(200);
+      await inObject((replica, storage) => {
+        const before = { ...reads };
+        check(replica, before);
+        same(replica, storage);
+      });
+    };
+
+    // A fact that names no entity: both parts stay; the meters' count moves by one, far from the
+    // others', so nothing is counted again.
+    await write(fact("meter_40", "Meter 40 in hall 4 reads 40 kWh", at(90)), (replica, before) => {
+      replica.search(brightwater);
+      replica.search(studio);
+      replica.search(meters);
+      expect(reads).toEqual(before);
+    });
+    // A fact that names Brightwater and none of the people: its part is read again, the studio's
+    // (whose neighbours are the people) stays.
+    await write(
+      fact("order_12", "Brightwater Ceramics placed order 12 by phone", at(91)),
+      (replica, before) => {
+        replica.search(studio);
+        expect(reads.parts).toBe(before.parts);
+        replica.search(brightwater);
+        expect(reads.parts).toBe(before.parts + 1);
+        const found = replica.search(brightwater);
+        expect(found.entity.some((id) => found.rows[id]?.includes("placed order 12"))).toBe(true);
+      },
+    );
+    // A new version of one of Brightwater's facts closes the old one: the part no longer holds it.
+    await write(
+      fact("order_3", "Brightwater Ceramics cancelled order 3 with Imogen Hale", at(92)),
+      (replica, before) => {
+        const found = replica.search(brightwater);
+        expect(reads.parts).toBe(before.parts + 1);
+        const texts = found.entity.map((id) => found.rows[id] ?? "");
+        expect(texts.some((text) => text.includes("cancelled order 3"))).toBe(true);
+        expect(texts.some((text) => text.includes("placed order 3 "))).toBe(false);
+      },
+    );
+    // Another company merged into Brightwater, then split off again: its facts join the part, and
+    // leave it, though the split's rows no longer refer to Brightwater at all.
+    const kestrel = (
+      await call("GET", `/entities?project_id=${t.project}&name=${encodeURIComponent("Kestrel Kilnworks")}`)
+    ).json.entities[0] as { id: string };
+    const [brightwaterId] = brightwater.entityIds as [string];
+    const kestrelFact = (replica: FactReplica) => {
+      const found = replica.search(brightwater);
+      return found.entity.some((id) => found.rows[id]?.includes("Kestrel Kilnworks"));
+    };
+    const edit = async (path: string, body: object, status: number) => {
+      const edited = await call("POST", `/entities/${brightwaterId}/${path}?as_user=u1`, body);
+      expect(edited.status, JSON.stringify(edited.json)).toBe(status);
+      await inObject((replica, storage) => same(replica, storage));
+    };
+    await edit("merge", { entity_id: kestrel.id }, 200);
+    await inObject((replica) => expect(kestrelFact(replica)).toBe(true));
+    await edit("split", { aliases: ["kestrel kilnworks"] }, 201);
+    await inObject((replica) => expect(kestrelFact(replica)).toBe(false));
+    // A reference moved from Brightwater to the studio, as a split moves one (its fact restamped at the
+    // next revision, src/facts/fact-stamps.ts): the fact's rows then refer to the studio alone, and only
+    // what they referred to before says the Brightwater part held it.
+    let moved = "";
+    await inObject((replica) => {
+      const found = replica.search(brightwater);
+      moved = found.entity.find((id) => found.rows[id]?.includes("placed order")) as string;
+    });
+    const [studioId] = studio.entityIds as [string];
+    await database.batch([
+      database
+        .prepare(
+          `UPDATE facts SET revision = (SELECT revision FROM fact_revisions WHERE project_id = ?1) + 1
+            WHERE project_id = ?1 AND id = ?2`,
+        )
+        .bind(t.project, moved),
+      database
+        .prepare("UPDATE fact_entities SET entity_id = ?3 WHERE project_id = ?1 AND fact_id = ?2")
+        .bind(t.project, moved, studioId),
+      database
+        .prepare("UPDATE fact_revisions SET revision = revision + 1 WHERE project_id = ?")
+        .bind(t.project),
+    ]);
+    await inObject((replica, storage) => {
+      same(replica, storage);
+      expect(replica.search(brightwater).entity).not.toContain(moved);
+      expect(replica.search(studio).entity).toContain(moved);
+    });
+    // A word no fact held: its count of none cannot stand once a row is written, and the new fact is
+    // found by it.
+    await write(
+      fact("glaze_supplier", "Brightwater Ceramics now buys tenmoku glaze", at(93)),
+      (replica, before) => {
+        const found = replica.search(glaze);
+        expect(reads.counts).toBeGreaterThan(before.counts);
+        expect(found.matched.length).toBeGreaterThan(0);
+      },
+    );
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import {
   NEIGHBOURS,
 } from "../facts/fact-candidates";
 import { leanFactRow } from "../facts/fact-rows";
-import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/query-terms";
+import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms, rankedTermsWithin } from "../retrieval/query-terms";
 
 /**
  * A project's facts as its index object keeps them: a read replica of the `facts` rows in D1, current
@@ -35,12 +35,28 @@ import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms } from "../retrieval/que
 export const REPLICA_PAGE = 2_000;
 
 /**
- * What the replica remembers between searches at one revision: each term's match count, and each named
- * entity part (by user and entities). Questions come back to the same words and the same few entities;
- * both answers stay true until the next page is applied, which forgets them.
+ * What the replica remembers between searches: each term's match count, and each named entity part (by
+ * user and entities). Questions come back to the same words and the same few entities, and a write
+ * mostly leaves both as they were: a page applied keeps each count, with how far the page can have
+ * moved it (TermCount), and forgets only the parts of the entities it touched (touchedBy).
  */
 const MEMO_TERMS = 10_000;
 const MEMO_NAMED = 256;
+/**
+ * A page of more rows than this forgets every entity part rather than read which entities its rows
+ * referred to before: a bulk write touches most of them anyway.
+ */
+const NAMED_PAGE = 200;
+
+/**
+ * A term's matches as counted (up to the budget plus one), with the full-text rows the replica had
+ * added and removed by then: rows added and removed since bound how far the count can have moved.
+ */
+interface TermCount {
+  count: number;
+  added: number;
+  removed: number;
+}
 
 /**
  * The columns of a facts row as D1 returns it; stored as the JSON of its lean form (fact-rows.ts
@@ -130,6 +146,12 @@ interface NamedPart {
   neighbours: string[];
 }
 
+/** A part as remembered: with the entities it was read from (those named and their neighbours). */
+interface HeldPart {
+  part: NamedPart;
+  entities: readonly string[];
+}
+
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS replica_facts (
     doc INTEGER PRIMARY KEY,
@@ -165,8 +187,11 @@ const REFERENCES_LAYOUT = 2;
 export class FactReplica {
   /** The catch-up in flight: one at a time, so pages are applied in order. */
   private catching: Promise<unknown> | undefined;
-  private readonly termCounts = new BoundedMap<string, number>(MEMO_TERMS);
-  private readonly namedParts = new BoundedMap<string, NamedPart>(MEMO_NAMED);
+  private readonly termCounts = new BoundedMap<string, TermCount>(MEMO_TERMS);
+  private readonly namedParts = new BoundedMap<string, HeldPart>(MEMO_NAMED);
+  /** Full-text rows added, and removed at most, since the object started: what TermCount is told against. */
+  private added = 0;
+  private removed = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -313,8 +338,15 @@ export class FactReplica {
     const links = JSON.stringify(
       refs.filter((ref) => ids.has(ref.fact_id)).map((ref) => [ref.entity_id, ref.fact_id]),
     );
-    this.termCounts.clear();
-    this.namedParts.clear();
+    // Each remembered count stays, bounded by the rows this page adds and removes; each remembered
+    // entity part stays unless the page touches one of its entities (touchedBy).
+    const added = rows.filter((r) => r.tx_end === null).length;
+    const forget =
+      this.namedParts.size === 0
+        ? undefined
+        : rows.length > NAMED_PAGE
+          ? "all"
+          : this.touchedBy(idList, refs);
     this.storage.transactionSync(() => {
       this.sql.exec(
         `DELETE FROM replica_search WHERE rowid IN (
@@ -348,6 +380,33 @@ export class FactReplica {
         revision,
       );
     });
+    this.added += added;
+    this.removed += rows.length;
+    if (forget === "all") this.namedParts.clear();
+    else if (forget?.size) {
+      for (const [key, held] of this.namedParts) {
+        if (held.entities.some((id) => forget.has(id))) this.namedParts.delete(key);
+      }
+    }
+  }
+
+  /**
+   * The entities a page touches: those its rows refer to now and those they referred to before it. A
+   * named part can only change through a fact that refers to one of its entities (the named ones, whose
+   * latest references and their facts it reads, and the neighbours it found through those facts): a
+   * fact's new version, its closing, a reference moved by a merge or a split. Any such fact is in the
+   * page, with what it refers to after the page or before it.
+   */
+  private touchedBy(idList: string, refs: readonly Reference[]): Set<string> {
+    const touched = new Set(refs.map((ref) => ref.entity_id));
+    for (const { entity_id } of this.sql.exec<{ entity_id: string }>(
+      `SELECT DISTINCT entity_id FROM replica_refs INDEXED BY replica_refs_fact
+        WHERE fact_id IN (SELECT value FROM json_each(?))`,
+      idList,
+    )) {
+      touched.add(entity_id);
+    }
+    return touched;
   }
 
   /**
@@ -358,25 +417,7 @@ export class FactReplica {
    */
   search(query: ReplicaQuery): ReplicaRows {
     const limits = FACT_CANDIDATE_LIMITS;
-    const counts: Record<string, number> = {};
-    for (const term of query.terms) {
-      counts[term] =
-        this.termCounts.get(term) ??
-        this.termCounts.remember(
-          term,
-          this.sql
-            .exec<{ n: number }>(
-              "SELECT count(*) AS n FROM (SELECT rowid FROM replica_search WHERE replica_search MATCH ? LIMIT ?)",
-              matchAnyForm([term]),
-              RANKED_MATCH_BUDGET + 1,
-            )
-            .one().n,
-        );
-    }
-    const choice = rankedTerms(
-      query.terms,
-      query.terms.map((term) => counts[term] ?? 0),
-    );
+    const { counts, choice } = this.rankingOf(query.terms);
     const visible = "(f.user_id IS NULL OR f.user_id = ?)";
     const matched = choice.ranked.length
       ? this.rows(
@@ -389,7 +430,10 @@ export class FactReplica {
           ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
           WHERE f.tx_end IS NULL AND ${visible}
           ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
-          matchAnyForm(choice.ranked),
+          // In the terms' own order, not their rarity's: bm25 adds their weights in the expression's
+          // order, so counts remembered across a write, which can order two terms of equal matches
+          // either way, rank exactly as counts taken now.
+          matchAnyForm([...choice.ranked].sort()),
           (limits.matched + 1) * 2,
           query.userId,
           limits.matched + 1,
@@ -404,8 +448,11 @@ export class FactReplica {
         )
       : [];
     const part = `${query.userId}\u0000${query.entityIds.join("\u0000")}`;
-    const named =
-      this.namedParts.get(part) ?? this.namedParts.remember(part, this.named(query.entityIds, query.userId));
+    let named = this.namedParts.get(part)?.part;
+    if (!named) {
+      named = this.named(query.entityIds, query.userId);
+      this.namedParts.remember(part, { part: named, entities: [...query.entityIds, ...named.neighbours] });
+    }
     const found = [...matched, ...similar, ...named.entity, ...named.neighbour];
     // Every version of the slots found and of `outside`, and of the slots their versions refer to (the
     // one a correction supersedes, those a decision depends on), followed to the end of the chain (each
@@ -460,6 +507,62 @@ export class FactReplica {
       history: ids(history),
       rows,
     };
+  }
+
+  /**
+   * Which terms the search ranks (query-terms.ts rankedTerms), from each term's count as remembered
+   * where the writes since cannot have changed the choice, counted again where they can (or where it is
+   * not remembered). `counts` are the counts the choice was made from: each term's matches up to the
+   * budget plus one as last counted, which may be off by a few rows written since, never by enough to
+   * choose otherwise.
+   */
+  private rankingOf(terms: readonly string[]) {
+    const cap = RANKED_MATCH_BUDGET + 1;
+    const held = new Map<string, TermCount>();
+    const exact = new Set<string>();
+    // The terms not held are counted in one statement.
+    const count = (wanted: readonly string[]) => {
+      if (wanted.length === 0) return;
+      const counted = this.sql.exec<{ i: number; n: number }>(
+        `SELECT t.key AS i, (SELECT count(*) FROM (
+           SELECT rowid FROM replica_search WHERE replica_search MATCH t.value LIMIT ?
+         )) AS n FROM json_each(?) t`,
+        cap,
+        JSON.stringify(wanted.map((term) => matchAnyForm([term]))),
+      );
+      for (const { i, n } of counted) {
+        const term = wanted[i] as string;
+        const now = { count: n, added: this.added, removed: this.removed };
+        held.set(term, now);
+        this.termCounts.remember(term, now);
+        exact.add(term);
+      }
+    };
+    for (const term of terms) {
+      const known = this.termCounts.get(term);
+      if (known) held.set(term, known);
+    }
+    count(terms.filter((term) => !held.has(term)));
+    for (;;) {
+      const bounds = terms.map((term) => held.get(term) as TermCount);
+      const low = bounds.map((b) => Math.max(0, b.count - (this.removed - b.removed)));
+      const high = bounds.map((b) => Math.min(cap, b.count + (this.added - b.added)));
+      const decided = rankedTermsWithin(terms, low, high);
+      if ("choice" in decided) {
+        const counts: Record<string, number> = {};
+        for (const [i, term] of terms.entries()) counts[term] = (bounds[i] as TermCount).count;
+        return { counts, choice: decided.choice };
+      }
+      // A term counted now is exact, and exact bounds settle the choice: each round counts at least one
+      // term more, until they do.
+      const again = decided.recount.filter((term) => !exact.has(term));
+      const rest = again.length ? again : terms.filter((term) => !exact.has(term));
+      if (rest.length === 0) {
+        const counts = Object.fromEntries(terms.map((term, i) => [term, low[i] as number]));
+        return { counts, choice: rankedTerms(terms, low) };
+      }
+      count(rest);
+    }
   }
 
   /**

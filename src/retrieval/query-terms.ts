@@ -97,3 +97,52 @@ export function rankedTerms(
   }
   return { ranked, dropped: byRarity.length - ranked.length, newest: false };
 }
+
+/**
+ * rankedTerms over counts known only within bounds (a count taken before some writes, which can have
+ * added or removed at most so many matches since): the choice, when every count within the bounds makes
+ * the same one (the same terms ranked, the same number dropped, `newest` alike); otherwise the terms
+ * whose exact count would settle it. Each term's presence must be certain (its low bound above 0, or its
+ * high bound 0). Then, when the present terms' high bounds together stay within the budget, every one
+ * is ranked whatever the counts (the order they rank in is the caller's to make independent of them).
+ * Past it, the budget cuts the terms in their order of rarity, so that order must be certain (their
+ * bounds do not overlap, ties going by the term as rankedTerms breaks them) and the cut fall at the same
+ * place at both ends: a larger count only ever shortens the ranked run, so any count between cuts it there.
+ */
+export function rankedTermsWithin(
+  terms: readonly string[],
+  low: readonly number[],
+  high: readonly number[],
+): { choice: ReturnType<typeof rankedTerms> } | { recount: string[] } {
+  const bounds = terms.map((term, i) => ({ term, low: low[i] ?? 0, high: high[i] ?? 0 }));
+  const unsure = new Set<string>();
+  for (const b of bounds) if (b.low === 0 && b.high > 0) unsure.add(b.term);
+  if (unsure.size > 0) return { recount: [...unsure] };
+  const present = bounds.filter((b) => b.low > 0);
+  if (present.reduce((sum, b) => sum + b.high, 0) <= RANKED_MATCH_BUDGET) {
+    return { choice: rankedTerms(terms, low) };
+  }
+  const before = (a: (typeof bounds)[0], b: (typeof bounds)[0]) =>
+    a.high < b.low || (a.high === b.low && a.term < b.term);
+  for (let i = 0; i < present.length; i++) {
+    for (let j = i + 1; j < present.length; j++) {
+      const a = present[i] as (typeof bounds)[0];
+      const b = present[j] as (typeof bounds)[0];
+      if (a.term === b.term || before(a, b) || before(b, a)) continue;
+      for (const x of [a, b]) if (x.low !== x.high) unsure.add(x.term);
+    }
+  }
+  if (unsure.size === 0) {
+    const least = rankedTerms(terms, low);
+    const most = rankedTerms(terms, high);
+    if (
+      least.newest === most.newest &&
+      least.dropped === most.dropped &&
+      least.ranked.join("\u0000") === most.ranked.join("\u0000")
+    ) {
+      return { choice: least };
+    }
+    for (const b of bounds) if (b.low !== b.high) unsure.add(b.term);
+  }
+  return { recount: [...unsure] };
+}
