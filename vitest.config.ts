@@ -25,6 +25,17 @@ export const TEST_TENANTS = {
     vectors: "TENANT_INITECH_VECTORS",
     key_sha256: sha256("initech-test-key"),
   },
+  /**
+   * Two databases with a limit of 400 KB each (a database with the migrations applied is some 260 KB), so
+   * a test can fill one past 80% of it (test/capacity.test.ts).
+   */
+  umbrella: {
+    db: "TENANT_UMBRELLA_DB",
+    more_dbs: ["TENANT_UMBRELLA_DB_2"],
+    vectors: "TENANT_UMBRELLA_VECTORS",
+    key_sha256: sha256("umbrella-test-key"),
+    db_limit_bytes: 400_000,
+  },
 };
 
 /** Every test D1 database, each with the migrations applied (test/apply-migrations.ts). */
@@ -34,6 +45,8 @@ export const TEST_DATABASES = [
   "TENANT_GLOBEX_DB",
   "TENANT_INITECH_DB",
   "TENANT_INITECH_DB_2",
+  "TENANT_UMBRELLA_DB",
+  "TENANT_UMBRELLA_DB_2",
 ];
 
 /**

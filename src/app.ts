@@ -2,6 +2,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { capacityRoutes } from "./api/capacity.handlers";
 import { entityRoutes } from "./api/entities.handlers";
 import { factRoutes } from "./api/facts.handlers";
 import { threadRoutes } from "./api/threads.handlers";
@@ -26,6 +27,7 @@ function tenantRouter() {
   router.route("/", factRoutes);
   router.route("/", traceRoutes);
   router.route("/", entityRoutes);
+  router.route("/", capacityRoutes);
   return router;
 }
 

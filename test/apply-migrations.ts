@@ -7,6 +7,8 @@ const databases = [
   env.TENANT_GLOBEX_DB,
   env.TENANT_INITECH_DB,
   env.TENANT_INITECH_DB_2,
+  env.TENANT_UMBRELLA_DB,
+  env.TENANT_UMBRELLA_DB_2,
 ];
 for (const db of databases) {
   await applyD1Migrations(db, env.TEST_MIGRATIONS);

@@ -10,6 +10,8 @@ declare global {
       TENANT_GLOBEX_DB: D1Database;
       TENANT_INITECH_DB: D1Database;
       TENANT_INITECH_DB_2: D1Database;
+      TENANT_UMBRELLA_DB: D1Database;
+      TENANT_UMBRELLA_DB_2: D1Database;
       /** The chaos suite's seed and cases per property (vitest.chaos.config.ts). */
       CHAOS_SEED?: string;
       CHAOS_RUNS?: string;

@@ -5,6 +5,7 @@ export const KEYS = {
   acme: "acme-test-key",
   globex: "globex-test-key",
   initech: "initech-test-key",
+  umbrella: "umbrella-test-key",
 } as const;
 
 type TenantName = keyof typeof KEYS;

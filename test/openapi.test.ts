@@ -14,6 +14,7 @@ describe("public, unauthenticated routes", () => {
     const doc = (await res.json()) as any;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/tenants/{tenant}/capacity",
       "/v1/tenants/{tenant}/entities",
       "/v1/tenants/{tenant}/entities/review",
       "/v1/tenants/{tenant}/entities/review/{id}",

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { openDatabases } from "../src/tenancy/placement";
-import { lookupTenant } from "../src/tenancy/registry";
+import { lookupTenant, openDatabases } from "../src/tenancy/registry";
 import { call, fact, newThread } from "./helpers";
 
 /**

@@ -1,5 +1,6 @@
+import { databaseSizes, limitOf, stateOf } from "./capacity";
 import { sha256Hex } from "./keys";
-import type { Tenant } from "./registry";
+import { openDatabases, type Tenant } from "./registry";
 
 /**
  * Which of a tenant's D1 databases holds a project. A tenant starts with one (its home database, `db`)
@@ -9,8 +10,9 @@ import type { Tenant } from "./registry";
  *
  * A project is placed once and never moves: the home database keeps the directory
  * (`project_placements`, migration 0007). A project not yet placed goes to the open database (not in
- * `closed_dbs`) that ranks highest for its id by rendezvous hashing (SHA-256 of binding and project
- * id), so placements spread evenly and adding a database takes only new projects. A project that has
+ * `closed_dbs`, and not past 80% of its limit while another has room: src/tenancy/capacity.ts) that
+ * ranks highest for its id by rendezvous hashing (SHA-256 of binding and project id), so placements
+ * spread evenly and adding a database takes only new projects. A project that has
  * facts in the home database from before the tenant had several is placed there. Two requests placing
  * the same project at once both read back the one row that won.
  *
@@ -47,7 +49,7 @@ export async function projectBinding(
   // Unplaced and only read: whatever it has (facts from before) is in the home database.
   if (!binding && mode === "read-only") return tenant.db;
   if (!binding) {
-    const choice = existing?.results.length ? tenant.db : await rendezvous(openDatabases(tenant), projectId);
+    const choice = existing?.results.length ? tenant.db : await rendezvous(await withRoom(tenant), projectId);
     const [, stored] = await home.batch<{ database: string }>([
       home
         .prepare(
@@ -69,12 +71,20 @@ export async function projectBinding(
   return binding;
 }
 
-/** The databases that take new projects; when every one is closed, the newest still does (never none). */
-export function openDatabases(tenant: Tenant): string[] {
-  const all = [...tenant.databases.keys()];
-  const closed = new Set(tenant.closed_dbs ?? []);
-  const open = all.filter((binding) => !closed.has(binding));
-  return open.length ? open : all.slice(-1);
+/**
+ * The open databases a new project may go to: those not yet filling (src/tenancy/capacity.ts), read as
+ * D1 reports their size; all open ones when none has room, the warning logged (the tenant needs another
+ * database). Read only when a project is first placed, and only with more than one open.
+ */
+async function withRoom(tenant: Tenant): Promise<string[]> {
+  const open = openDatabases(tenant);
+  if (open.length < 2) return open;
+  const sizes = await databaseSizes(tenant, open);
+  const limit = limitOf(tenant);
+  const roomy = open.filter((binding) => stateOf(sizes.get(binding) ?? 0, limit) === "ok");
+  if (roomy.length) return roomy;
+  console.warn(`tenant '${tenant.name}': every open database is filling; add one (--add-database)`);
+  return open;
 }
 
 /** The binding that ranks highest for this project: SHA-256 of binding and id, ties by name. */

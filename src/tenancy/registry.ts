@@ -17,6 +17,12 @@ const tenantEntry = z.object({
   more_dbs: z.array(z.string().min(1)).optional(),
   /** Databases that take no new projects (full, or being retired); their projects stay where they are. */
   closed_dbs: z.array(z.string().min(1)).optional(),
+  /**
+   * The size one of this tenant's D1 databases may reach: 10 GB (D1 on Workers Paid) when absent; 500 MB
+   * on Workers Free. A database past 80% of it takes no new project while another has room, and
+   * `GET /capacity` says so (src/tenancy/capacity.ts).
+   */
+  db_limit_bytes: z.number().int().min(1).optional(),
   /** Name of this tenant's own Vectorize binding (used once embeddings land). */
   vectors: z.string().min(1),
   /** Hex SHA-256 of the tenant's API key; the key itself is never stored. */
@@ -172,4 +178,12 @@ export function lookupTenant(env: Env, name: string): Tenant | undefined {
     (entry.key_secret ? String((env as unknown as Record<string, unknown>)[entry.key_secret] ?? "") : "");
   if (!/^[0-9a-f]{64}$/.test(keySha256)) return undefined;
   return { ...entry, key_sha256: keySha256, name, database, databases };
+}
+
+/** The databases that take new projects; when every one is closed, the newest still does (never none). */
+export function openDatabases(tenant: Pick<Tenant, "databases" | "closed_dbs">): string[] {
+  const all = [...tenant.databases.keys()];
+  const closed = new Set(tenant.closed_dbs ?? []);
+  const open = all.filter((binding) => !closed.has(binding));
+  return open.length ? open : all.slice(-1);
 }

@@ -1,5 +1,6 @@
 /** Published request and response shapes, by area. The OpenAPI document is generated from these. */
 
+export * from "./capacity";
 export * from "./context";
 export * from "./entities";
 export * from "./events";
