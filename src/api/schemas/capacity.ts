@@ -10,12 +10,9 @@ export const DatabaseCapacityView = z
       .boolean()
       .openapi({ description: "Whether it takes new projects by configuration (not in `closed_dbs`)." }),
     size_bytes: z.number().int().openapi({ description: "Its size as D1 reports it after a statement." }),
-    limit_bytes: z
-      .number()
-      .int()
-      .openapi({
-        description: "The tenant's `db_limit_bytes`: 10 GB (D1 on Workers Paid) unless configured.",
-      }),
+    limit_bytes: z.number().int().openapi({
+      description: "The tenant's `db_limit_bytes`: 10 GB (D1 on Workers Paid) unless configured.",
+    }),
     share: z.number().openapi({ description: "size_bytes / limit_bytes." }),
     state: z.enum(["ok", "filling", "full"]).openapi({
       description:
