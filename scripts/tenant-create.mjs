@@ -17,7 +17,7 @@
 // diff without running anything or writing the file.
 //
 // --add-database gives an existing tenant one more D1 database (src/tenancy/placement.ts spreads new
-// projects over its open ones): binding TENANT_<NAME>_DB_<n>, database tenure-<name>-<n>, a block in the
+// projects over its open ones with room: GET /capacity): binding TENANT_<NAME>_DB_<n>, database tenure-<name>-<n>, a block in the
 // same managed block, the binding appended to the tenant's `more_dbs`, and the migrations applied (with
 // --remote, after `wrangler d1 create`; the config is restored if they fail). --close-db appends one of
 // the tenant's bindings to its `closed_dbs`: that database keeps its projects and takes no new ones.
@@ -998,7 +998,10 @@ async function addDatabase(options, config, originalText) {
 
   const closed = new Set(entry.closed_dbs ?? []);
   const open = [...tenantDatabases(entry), next.binding].filter((binding) => !closed.has(binding));
-  console.log(`\nNew projects of '${names.name}' are now spread over: ${open.join(", ")}.`);
+  console.log(
+    `\nNew projects of '${names.name}' are now spread over: ${open.join(", ")} (those under 80% of its ` +
+      "db_limit_bytes while any is: GET /v1/tenants/<name>/capacity).",
+  );
   console.log(afterRegistryChange(options));
   return 0;
 }

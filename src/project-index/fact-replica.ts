@@ -102,7 +102,8 @@ export interface ReplicaQuery {
 /**
  * The answer: the ids each source found, in its order and one past its bound; each version found that the
  * reader does not hold as it is now, once, as the JSON of its lean D1 row (the reader decodes it; a version
- * two sources found travels once); and each term's matches (up to the budget plus one).
+ * two sources found travels once); and each term's matches as last counted (up to the budget plus one;
+ * possibly off by the writes since, never by enough to change which terms rank).
  */
 export interface ReplicaRows {
   revision: number;
@@ -340,7 +341,7 @@ export class FactReplica {
     );
     // Each remembered count stays, bounded by the rows this page adds and removes; each remembered
     // entity part stays unless the page touches one of its entities (touchedBy).
-    const added = rows.filter((r) => r.tx_end === null).length;
+    const added = rows.filter((r) => r.tx_end == null).length;
     const forget =
       this.namedParts.size === 0
         ? undefined
@@ -430,8 +431,8 @@ export class FactReplica {
           ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
           WHERE f.tx_end IS NULL AND ${visible}
           ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
-          // In the terms' own order, not their rarity's: bm25 adds their weights in the expression's
-          // order, so counts remembered across a write, which can order two terms of equal matches
+          // Sorted by the terms themselves, not by rarity: bm25 adds their weights in the expression's
+          // order, so counts remembered across a write, which can order two terms whose bounds overlap
           // either way, rank exactly as counts taken now.
           matchAnyForm([...choice.ranked].sort()),
           (limits.matched + 1) * 2,
@@ -512,9 +513,8 @@ export class FactReplica {
   /**
    * Which terms the search ranks (query-terms.ts rankedTerms), from each term's count as remembered
    * where the writes since cannot have changed the choice, counted again where they can (or where it is
-   * not remembered). `counts` are the counts the choice was made from: each term's matches up to the
-   * budget plus one as last counted, which may be off by a few rows written since, never by enough to
-   * choose otherwise.
+   * not remembered). `counts` make the same choice: each term's matches up to the budget plus one as
+   * last counted, which may be off by a few rows written since, never by enough to choose otherwise.
    */
   private rankingOf(terms: readonly string[]) {
     const cap = RANKED_MATCH_BUDGET + 1;

@@ -11,8 +11,8 @@ const tenantEntry = z.object({
   db: z.string().min(1),
   /**
    * Further D1 bindings of this tenant, added as databases fill (`npm run tenant:create -- <name>
-   * --add-database`). A new project is placed on one of the databases not in `closed_dbs`, by a stable
-   * hash of its id, and stays there.
+   * --add-database`). A new project is placed on one of the databases not in `closed_dbs` (and under 80%
+   * of `db_limit_bytes` while one is), by a stable hash of its id, and stays there.
    */
   more_dbs: z.array(z.string().min(1)).optional(),
   /** Databases that take no new projects (full, or being retired); their projects stay where they are. */

@@ -8,7 +8,10 @@ export const DatabaseCapacityView = z
       .openapi({ description: "The tenant's home database, which keeps the project directory." }),
     open: z
       .boolean()
-      .openapi({ description: "Whether it takes new projects by configuration (not in `closed_dbs`)." }),
+      .openapi({
+        description:
+          "Whether it takes new projects by configuration: not in `closed_dbs`, or the newest when all are.",
+      }),
     size_bytes: z.number().int().openapi({ description: "Its size as D1 reports it after a statement." }),
     limit_bytes: z.number().int().openapi({
       description: "The tenant's `db_limit_bytes`: 10 GB (D1 on Workers Paid) unless configured.",
@@ -16,8 +19,8 @@ export const DatabaseCapacityView = z
     share: z.number().openapi({ description: "size_bytes / limit_bytes." }),
     state: z.enum(["ok", "filling", "full"]).openapi({
       description:
-        "`filling` past 80% of the limit: it takes no new project while another open database has room. " +
-        "`full` past 95%: writes to its projects may soon fail.",
+        "`filling` from 80% of the limit: it takes no new project while another open database has room. " +
+        "`full` from 95%: writes to its projects may soon fail.",
     }),
     projects: z.number().int().openapi({
       description: "Projects placed on it (0 for a tenant of one database, which keeps no directory).",
