@@ -1,5 +1,5 @@
 // `npm run bench:scale [-- --sizes 1000,10000] [--messages 1000,10000] [--rounds 20] [--write-rounds 10]
-//                      [--queries new|repeat] [--url URL] [--json FILE] [--compare FILE]`
+//                      [--queries new|repeat] [--url URL] [--json FILE] [--compare FILE] [--cpu-profile DIR]`
 //
 // Issue 15's scale figures, through the public HTTP API of a local dev server started here (or --url):
 //  - facts at scale: a project of N facts (filler written in batches of 500 as the thread user's own;
@@ -31,15 +31,23 @@
 // What each thread object holds between compiles is reported by the service itself (trace.held: the fact
 // versions of its last few searches and its compile cache's objects): the table prints it after the last
 // compile of each scenario, the figure that must stay flat as the project grows.
+// --cpu-profile DIR samples the Worker isolate's CPU (every 100 µs, through the server's inspector:
+// scripts/lib/isolate-profile.mjs) over each scenario's --rounds questions and writes
+// DIR/facts-<size>.cpuprofile and DIR/messages-<size>.cpuprofile, for Chrome DevTools: the router, the
+// thread objects and the project index share that isolate locally, so one profile shows where a new
+// question's time goes in all of them. Sampling slows the compiles it watches: read the figures of a run
+// without it.
 // --compare FILE puts a run saved with --json (e.g. of an earlier commit, served with --url) beside
 // this one, scenario by scenario.
 // 1M facts is allowed but slow (ingest alone takes tens of minutes on a 2-core machine).
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { apiClient, type Call, percentile, sorted } from "./lib/bench-http";
 import { DevServer } from "./lib/dev-server.mjs";
 import { IsolateHeap } from "./lib/isolate-heap.mjs";
+import { IsolateProfile } from "./lib/isolate-profile.mjs";
 import {
   FACT_QUERIES,
   fillerFact,
@@ -65,6 +73,7 @@ const { values: options } = parseArgs({
     url: { type: "string" },
     json: { type: "string" },
     compare: { type: "string" },
+    "cpu-profile": { type: "string" },
     tenant: { type: "string", default: "dev" },
     key: { type: "string", default: "local-dev-key" },
   },
@@ -128,6 +137,8 @@ interface Memory {
 
 /** What a scenario can read of the server's memory: its processes' RSS, and the isolate's heap. */
 interface Probes {
+  /** Samples the isolate's CPU over a scenario's rounds, to `<--cpu-profile>/<kind>-<size>.cpuprofile`. */
+  profiled?: <T>(name: string, stretch: () => Promise<T>) => Promise<T>;
   server?: DevServer;
   /** The isolate heap after a full collection, MiB; absent when not observable. */
   heapMiB?: () => Promise<number>;
@@ -362,10 +373,12 @@ async function factsAtScale(call: Call, size: number, nonce: string, probes: Pro
   const first = await log.compile(FACT_QUERIES[0] as string);
   const recall = await log.recall(PLANTED_FACTS);
   progress(recallLine(`${size} facts`, recall));
-  await log.rounds(
-    "facts",
-    FACT_QUERIES.slice(1),
-    PLANTED_FACTS.map((p) => p.question),
+  await (probes.profiled ?? ((_: string, f: () => Promise<void>) => f()))(`facts-${size}`, () =>
+    log.rounds(
+      "facts",
+      FACT_QUERIES.slice(1),
+      PLANTED_FACTS.map((p) => p.question),
+    ),
   );
   // Turn by turn: one new fact, then a question, so every compile follows a write it must see.
   const afterWrite = new CompileLog(call, thread);
@@ -448,10 +461,12 @@ async function messagesAtScale(call: Call, size: number, nonce: string, probes: 
 
   const recall = await log.recall(PLANTED_MESSAGES);
   progress(recallLine(`${size} messages`, recall));
-  await log.rounds(
-    "messages",
-    MESSAGE_QUERIES.slice(1),
-    PLANTED_MESSAGES.map((p) => p.question),
+  await (probes.profiled ?? ((_: string, f: () => Promise<void>) => f()))(`messages-${size}`, () =>
+    log.rounds(
+      "messages",
+      MESSAGE_QUERIES.slice(1),
+      PLANTED_MESSAGES.map((p) => p.question),
+    ),
   );
   memory.afterMiB = workerdMiB(probes.server);
   memory.heapAfterMiB = await probes.heapMiB?.();
@@ -676,10 +691,31 @@ async function main(): Promise<void> {
   const heapNow = async () =>
     inspector ? await IsolateHeap.read(inspector, () => fetch(healthz)) : undefined;
   const heap = (await heapNow()) !== undefined;
+  const profileDir = options["cpu-profile"];
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   const probes: Probes = {
     server: devServer,
     ...(heap ? { heapMiB: async () => ((await heapNow()) ?? Number.NaN) / MiB } : {}),
+    ...(profileDir && inspector
+      ? {
+          profiled: async <T>(name: string, stretch: () => Promise<T>): Promise<T> => {
+            const profile = await IsolateProfile.start(inspector, () => fetch(healthz));
+            try {
+              return await stretch();
+            } finally {
+              const file = join(profileDir, `${name}.cpuprofile`);
+              const taken = await profile?.stop(file);
+              if (taken)
+                progress(
+                  `CPU profile of the ${name} rounds: ${file} (${taken.samples} samples, ${taken.seconds.toFixed(1)} s)`,
+                );
+            }
+          },
+        }
+      : {}),
   };
+  if (profileDir && !inspector)
+    progress("--cpu-profile needs a server this bench starts (no --url): not profiled");
   try {
     for (const size of FACT_SIZES) scenarios.push(await factsAtScale(call, size, nonce, probes));
     for (const size of MESSAGE_SIZES) scenarios.push(await messagesAtScale(call, size, nonce, probes));
