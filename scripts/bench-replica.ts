@@ -142,8 +142,8 @@ function sourceDatabase(versions: readonly (FactVersion & { revision: number })[
   const link = db.prepare(
     "INSERT INTO fact_entities (project_id, fact_id, mention, entity_id) VALUES (?, ?, ?, ?)",
   );
-  db.exec("BEGIN");
-  for (const row of versions) {
+  /** A version and its references to the entities it names, as the fact repository writes them. */
+  const store = (row: FactVersion) => {
     const record = row as unknown as Record<string, unknown>;
     insert.run(
       ...columns.map(({ property }) => {
@@ -152,7 +152,9 @@ function sourceDatabase(versions: readonly (FactVersion & { revision: number })[
       }),
     );
     for (const mention of mentions(row.content)) link.run(PROJECT, row.id, mention, entityId(mention));
-  }
+  };
+  db.exec("BEGIN");
+  for (const row of versions) store(row);
   const revision = versions.reduce((most, r) => Math.max(most, r.revision), 0);
   db.prepare("INSERT INTO fact_revisions (project_id, revision) VALUES (?, ?)").run(PROJECT, revision);
   db.exec("COMMIT");
@@ -190,14 +192,7 @@ function sourceDatabase(versions: readonly (FactVersion & { revision: number })[
     if (replaced) {
       db.prepare("UPDATE facts SET tx_end = ?, revision = ? WHERE id = ?").run(at, latest, replaced.id);
     }
-    const record = row as unknown as Record<string, unknown>;
-    insert.run(
-      ...columns.map(({ property }) => {
-        const value = record[property];
-        return typeof value === "boolean" ? Number(value) : ((value ?? null) as string | number | null);
-      }),
-    );
-    for (const mention of mentions(row.content)) link.run(PROJECT, row.id, mention, entityId(mention));
+    store(row);
     db.prepare("UPDATE fact_revisions SET revision = ? WHERE project_id = ?").run(latest, PROJECT);
     db.exec("COMMIT");
   };

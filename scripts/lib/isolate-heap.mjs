@@ -4,34 +4,21 @@
 // does not count: the difference across a step is what that step left alive. Memory outside the V8 heap
 // (SQLite's page cache, ArrayBuffer backing stores) is not in it.
 //
-// Wrangler's inspector proxy admits only DevTools origins, hence the Origin header (Node's WebSocket
-// takes headers as an undici extension). The isolate answers protocol calls only while it runs, so a
-// collection is followed by a request to the server (`poke`), which lets it run. Each reading connects
+// Read through scripts/lib/inspector-session.mjs. The isolate answers protocol calls only while it runs,
+// so a collection is followed by requests to the server (`poke`), which let it run. Each reading connects
 // and disconnects: an inspector left attached receives every console message of the run through
 // wrangler's own process, which then delayed responses by up to a minute during a bulk extraction.
 
-const DEVTOOLS_ORIGIN = "https://devtools.devprod.cloudflare.dev";
-const CALL_TIMEOUT_MS = 10_000;
+import { InspectorSession } from "./inspector-session.mjs";
+
 const READ_ATTEMPTS = 3;
 const RETRY_AFTER_MS = 1_000;
-const POKE_EVERY_MS = 250;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class IsolateHeap {
-  /** @param {WebSocket} socket */
-  constructor(socket) {
-    this.socket = socket;
-    this.next = 0;
-    /** @type {Map<number, { resolve: (result: unknown) => void, reject: (error: Error) => void }>} */
-    this.pending = new Map();
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data));
-      const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
-      if (!waiting) return;
-      this.pending.delete(message.id);
-      if (message.error) waiting.reject(new Error(`${message.error.message} (${message.error.code})`));
-      else waiting.resolve(message.result);
-    });
+  /** @param {InspectorSession} session */
+  constructor(session) {
+    this.session = session;
   }
 
   /**
@@ -42,19 +29,9 @@ export class IsolateHeap {
    */
   static async connect(port) {
     try {
-      const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-      const target = targets.find((t) => typeof t.webSocketDebuggerUrl === "string");
-      if (!target) return undefined;
-      const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: DEVTOOLS_ORIGIN } });
-      await new Promise((resolve, reject) => {
-        socket.addEventListener("open", resolve, { once: true });
-        socket.addEventListener("error", () => reject(new Error("the inspector refused the connection")), {
-          once: true,
-        });
-      });
-      const heap = new IsolateHeap(socket);
-      await heap.#call("HeapProfiler.enable");
-      return heap;
+      const session = await InspectorSession.connect(port);
+      await session.call("HeapProfiler.enable");
+      return new IsolateHeap(session);
     } catch (error) {
       console.error(`  … isolate heap not observable: ${error instanceof Error ? error.message : error}`);
       return undefined;
@@ -67,18 +44,10 @@ export class IsolateHeap {
    * @returns {Promise<number>}
    */
   async usedAfterCollection(poke) {
-    let done = false;
-    const collected = this.#call("HeapProfiler.collectGarbage").finally(() => {
-      done = true;
-    });
     // A request that reaches the isolate before the call does leaves it unanswered: ask again until
     // the collection has run (the call's own timeout ends this).
-    while (!done) {
-      await poke();
-      await Promise.race([collected.catch(() => undefined), sleep(POKE_EVERY_MS)]);
-    }
-    await collected;
-    const usage = /** @type {{ usedSize: number }} */ (await this.#call("Runtime.getHeapUsage"));
+    await this.session.answered(this.session.call("HeapProfiler.collectGarbage"), poke);
+    const usage = /** @type {{ usedSize: number }} */ (await this.session.call("Runtime.getHeapUsage"));
     return usage.usedSize;
   }
 
@@ -109,30 +78,6 @@ export class IsolateHeap {
   }
 
   close() {
-    for (const { reject } of this.pending.values()) reject(new Error("the inspector connection closed"));
-    this.pending.clear();
-    this.socket.close();
-  }
-
-  /** @param {string} method */
-  #call(method, params = {}) {
-    const id = ++this.next;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${method} had no answer within ${CALL_TIMEOUT_MS / 1000} s`));
-      }, CALL_TIMEOUT_MS);
-      this.pending.set(id, {
-        resolve: (result) => {
-          clearTimeout(timer);
-          resolve(result);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      this.socket.send(JSON.stringify({ id, method, params }));
-    });
+    this.session.close();
   }
 }

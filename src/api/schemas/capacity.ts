@@ -6,12 +6,10 @@ export const DatabaseCapacityView = z
     home: z
       .boolean()
       .openapi({ description: "The tenant's home database, which keeps the project directory." }),
-    open: z
-      .boolean()
-      .openapi({
-        description:
-          "Whether it takes new projects by configuration: not in `closed_dbs`, or the newest when all are.",
-      }),
+    open: z.boolean().openapi({
+      description:
+        "Whether it takes new projects by configuration: not in `closed_dbs`, or the newest when all are.",
+    }),
     size_bytes: z.number().int().openapi({ description: "Its size as D1 reports it after a statement." }),
     limit_bytes: z.number().int().openapi({
       description: "The tenant's `db_limit_bytes`: 10 GB (D1 on Workers Paid) unless configured.",
