@@ -1,4 +1,4 @@
-// `npm run tenant:create -- <name> [--remote] [--dry-run] [--config path/to/wrangler.toml] [--dimensions 768] [--trace-retention-days 30]`
+// `npm run tenant:create -- <name> [--remote] [--dry-run] [--config path/to/wrangler.toml] [--dimensions 768] [--trace-retention-days 30] [--db-limit-bytes N]`
 // `npm run tenant:create -- <name> --add-database [--remote] [--dry-run] [--config path/to/wrangler.toml]`
 // `npm run tenant:create -- <name> --close-db <BINDING> [--remote] [--dry-run] [--config path/to/wrangler.toml]`
 //
@@ -100,6 +100,9 @@ Options:
   --trace-retention-days <n>
                         Days a compile's trace is kept, 1 to ${MAX_RETENTION_DAYS}, when creating a tenant
                         (its registry entry's trace_retention_days; 30 when not given).
+  --db-limit-bytes <n>  The size each of the tenant's D1 databases may reach, when creating a tenant (its
+                        registry entry's db_limit_bytes; 10 GB, D1 on Workers Paid, when not given;
+                        500000000 on Workers Free). GET /v1/tenants/<name>/capacity reads it.
   -h, --help            Show this help.
 
 The name must match ${TENANT_NAME}.`;
@@ -127,6 +130,7 @@ function readOptions(argv) {
         config: { type: "string" },
         dimensions: { type: "string" },
         "trace-retention-days": { type: "string" },
+        "db-limit-bytes": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -189,6 +193,17 @@ function readOptions(argv) {
     traceRetentionDays = Number(retention);
   }
 
+  let dbLimitBytes;
+  const limit = values["db-limit-bytes"];
+  if (limit !== undefined) {
+    if (action !== "create")
+      fail(`--db-limit-bytes only applies when creating a tenant, not with --${action}.`);
+    if (!/^\d+$/.test(limit) || !Number.isSafeInteger(Number(limit)) || Number(limit) < 1) {
+      fail(`--db-limit-bytes must be a whole number of bytes, at least 1, got '${limit}'.`);
+    }
+    dbLimitBytes = Number(limit);
+  }
+
   // npm runs scripts from the package root; resolve a relative --config against where npm was started.
   const baseDir = process.env.INIT_CWD ?? process.cwd();
   const configPath = values.config ? path.resolve(baseDir, values.config) : defaultConfigPath;
@@ -204,14 +219,18 @@ function readOptions(argv) {
     dryRun: values["dry-run"],
     dimensions,
     traceRetentionDays,
+    dbLimitBytes,
     configPath,
     configArgs: passConfig ? ["--config", configPath] : [],
   };
 }
 
-/** The registry entry's trace retention, when --trace-retention-days gave one. */
-function retentionOf(options) {
-  return options.traceRetentionDays === undefined ? {} : { trace_retention_days: options.traceRetentionDays };
+/** The registry entry's settings given on the command line: trace retention and database limit. */
+function settingsOf(options) {
+  return {
+    ...(options.traceRetentionDays === undefined ? {} : { trace_retention_days: options.traceRetentionDays }),
+    ...(options.dbLimitBytes === undefined ? {} : { db_limit_bytes: options.dbLimitBytes }),
+  };
 }
 
 function tenantNames(name) {
@@ -733,7 +752,7 @@ function createLocal(options, config, originalText) {
   const registry = checkNotTaken(config, scope, names, options.configPath);
   const database = d1Block(names.dbBinding, names.databaseName, randomUUID());
   const migrateArgs = migrateArgsFor(names.databaseName, options);
-  const entry = { db: names.dbBinding, vectors: names.vectorsBinding, ...retentionOf(options) };
+  const entry = { db: names.dbBinding, vectors: names.vectorsBinding, ...settingsOf(options) };
   const changeFor = (keySha256) => ({
     database,
     registry: { ...registry, [names.name]: { ...entry, key_sha256: keySha256 } },
@@ -843,7 +862,7 @@ async function createRemote(options, config, originalText) {
     db: names.dbBinding,
     vectors: names.vectorsBinding,
     key_secret: names.keySecret,
-    ...retentionOf(options),
+    ...settingsOf(options),
   };
   const changeFor = (databaseId) => ({
     database: d1Block(names.dbBinding, names.databaseName, databaseId),
