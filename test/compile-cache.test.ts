@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
-import { CompileCache, OBJECT_LIMIT } from "../src/compiler/cache/compile-cache";
+import { CompileCache, MESSAGE_OBJECT_LIMIT, OBJECT_LIMIT } from "../src/compiler/cache/compile-cache";
 import { compileContext } from "../src/compiler/compile";
 import type { CompileInput } from "../src/compiler/compile-input";
 import type { MessageRecord } from "../src/compiler/types";
@@ -282,6 +282,28 @@ describe("CompileCache", () => {
     const again = cache.fact(row("q0-0", "asked_0_0", "an answer"), origin);
     expect(again).not.toBe(first);
     expect(again).toStrictEqual(first);
+  });
+
+  it("keeps fewer message objects than fact objects: the tail's, and the newest questions' turns", () => {
+    const cache = new CompileCache();
+    const at = (n: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
+    // A long thread: the tail comes back every compile, each new question retrieves turns of its own.
+    const tail = Array.from({ length: 40 }, (_, i) => message(`t${i}`, at(200_000 + i), `recent turn ${i}`));
+    cache.begin(origin);
+    const held = tail.map((m) => cache.message(m, origin));
+    const first = cache.message(message("r0-0", at(0), "an old turn"), origin);
+    for (let compile = 1; compile <= 40; compile++) {
+      cache.begin(origin);
+      for (const m of tail) cache.message(m, origin);
+      for (let i = 0; i < 300; i++)
+        cache.message(message(`r${compile}-${i}`, at(compile * 1000 + i), "an old turn"), origin);
+      expect(cache.size).toBeLessThanOrEqual(MESSAGE_OBJECT_LIMIT);
+    }
+    // 40 compiles of 300 turns each passed the limit: it let go of old ones, down to three quarters.
+    expect(cache.size).toBeGreaterThan((MESSAGE_OBJECT_LIMIT * 3) / 4 - 1);
+    cache.begin(origin);
+    expect(tail.filter((m, i) => cache.message(m, origin) !== held[i])).toEqual([]);
+    expect(cache.message(message("r0-0", at(0), "an old turn"), origin)).not.toBe(first);
   });
 
   it("holds every object of a compile that hands in more than its limit, for the next compile to reuse", () => {
