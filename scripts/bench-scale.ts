@@ -137,8 +137,11 @@ interface Memory {
 
 /** What a scenario can read of the server's memory: its processes' RSS, and the isolate's heap. */
 interface Probes {
-  /** Samples the isolate's CPU over a scenario's rounds, to `<--cpu-profile>/<kind>-<size>.cpuprofile`. */
-  profiled?: <T>(name: string, stretch: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs a stretch of the bench; with --cpu-profile, sampling the isolate's CPU meanwhile, to
+   * `<dir>/<name>.cpuprofile`.
+   */
+  profiled: <T>(name: string, stretch: () => Promise<T>) => Promise<T>;
   server?: DevServer;
   /** The isolate heap after a full collection, MiB; absent when not observable. */
   heapMiB?: () => Promise<number>;
@@ -373,7 +376,7 @@ async function factsAtScale(call: Call, size: number, nonce: string, probes: Pro
   const first = await log.compile(FACT_QUERIES[0] as string);
   const recall = await log.recall(PLANTED_FACTS);
   progress(recallLine(`${size} facts`, recall));
-  await (probes.profiled ?? ((_: string, f: () => Promise<void>) => f()))(`facts-${size}`, () =>
+  await probes.profiled(`facts-${size}`, () =>
     log.rounds(
       "facts",
       FACT_QUERIES.slice(1),
@@ -461,7 +464,7 @@ async function messagesAtScale(call: Call, size: number, nonce: string, probes: 
 
   const recall = await log.recall(PLANTED_MESSAGES);
   progress(recallLine(`${size} messages`, recall));
-  await (probes.profiled ?? ((_: string, f: () => Promise<void>) => f()))(`messages-${size}`, () =>
+  await probes.profiled(`messages-${size}`, () =>
     log.rounds(
       "messages",
       MESSAGE_QUERIES.slice(1),
@@ -696,23 +699,20 @@ async function main(): Promise<void> {
   const probes: Probes = {
     server: devServer,
     ...(heap ? { heapMiB: async () => ((await heapNow()) ?? Number.NaN) / MiB } : {}),
-    ...(profileDir && inspector
-      ? {
-          profiled: async <T>(name: string, stretch: () => Promise<T>): Promise<T> => {
-            const profile = await IsolateProfile.start(inspector, () => fetch(healthz));
-            try {
-              return await stretch();
-            } finally {
-              const file = join(profileDir, `${name}.cpuprofile`);
-              const taken = await profile?.stop(file);
-              if (taken)
-                progress(
-                  `CPU profile of the ${name} rounds: ${file} (${taken.samples} samples, ${taken.seconds.toFixed(1)} s)`,
-                );
-            }
-          },
-        }
-      : {}),
+    profiled: async <T>(name: string, stretch: () => Promise<T>): Promise<T> => {
+      if (!profileDir || !inspector) return stretch();
+      const profile = await IsolateProfile.start(inspector, () => fetch(healthz));
+      try {
+        return await stretch();
+      } finally {
+        const file = join(profileDir, `${name}.cpuprofile`);
+        const taken = await profile?.stop(file);
+        if (taken)
+          progress(
+            `CPU profile of the ${name} rounds: ${file} (${taken.samples} samples, ${taken.seconds.toFixed(1)} s)`,
+          );
+      }
+    },
   };
   if (profileDir && !inspector)
     progress("--cpu-profile needs a server this bench starts (no --url): not profiled");
