@@ -132,6 +132,30 @@ describe("read-your-writes and natural-language state", () => {
     expect((await call("GET", `/threads/${t.thread}/state/items/d_000000000000/expand`)).status).toBe(404);
   });
 
+  it("an item restated in 100 turns keeps its first and newest 63 sources, everywhere it shows them", async () => {
+    const t = await newThread();
+    // Five sittings of twenty turns, each extracted before the next: merges within a run and across runs.
+    for (let sitting = 0; sitting < 5; sitting++) {
+      const turns = Array.from({ length: 20 }, (_, i) => {
+        const n = sitting * 20 + i;
+        return message("Let's use Redis for caching.", { id: `r${n}`, ts: at(n) });
+      });
+      await t.events(turns);
+      await t.context({ query: "caching" });
+    }
+    const state = await call("GET", `/threads/${t.thread}/state`);
+    const item = state.json.items.find((i: any) => i.type_tag === "decision");
+    const kept = ["r0", ...Array.from({ length: 63 }, (_, i) => `r${37 + i}`)];
+    expect(item).toMatchObject({ refs: kept, ref_count: 100, status: "active" });
+    expect(state.json.rendered_state).toContain(`[${item.uid}] DECISION (active)`);
+    expect(state.json.rendered_state).toContain("[refs:100]");
+    const expanded = await call("GET", `/threads/${t.thread}/state/items/${item.uid}/expand`);
+    expect(expanded.json.messages.map((m: any) => m.id)).toEqual(kept);
+    const ctx = await t.context({ query: "What did we decide about caching?" });
+    const compiled = ctx.json.trace.compiled.find((c: any) => c.object_id === item.uid);
+    expect(compiled?.refs).toEqual(kept);
+  });
+
   it("a hypothetical stretch of conversation never reaches the compiled context", async () => {
     const t = await newThread();
     await t.events([

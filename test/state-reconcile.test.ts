@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { ITEM_REFS_KEPT } from "../src/items/item-refs";
 import { computeUid } from "../src/items/items";
 import { type ReconcileInput, reconcile } from "../src/items/reconcile";
+import { renderItemLine } from "../src/items/render";
 import type { CandidateItem, StateItem, StateItemType } from "../src/items/types";
 
 const NOW = "2026-02-16T15:42:30.000Z";
@@ -255,6 +257,49 @@ describe("merge", () => {
     const snapshot = structuredClone(old);
     run({ existing: [old], candidates: [cand("decision", REDIS, { refs: ["u2"] })] });
     expect(old).toEqual(snapshot);
+  });
+
+  it("an item restated turn after turn keeps its first and newest sources and counts them all", () => {
+    // One restatement per run, as a thread that posts each turn gives them.
+    let item: StateItem | undefined;
+    for (let n = 0; n < 100; n++) {
+      const id = `r${n}`;
+      const out = run({
+        existing: item ? [item] : [],
+        candidates: [cand("decision", REDIS, { refs: [id] })],
+        allowedRefs: new Set([id]),
+        messageTs: new Map([[id, TS.u1]]),
+      });
+      item = out.upserts[0];
+      // Under the cap the item is as seed 002 merges it: every source, no count beside them.
+      if (n === ITEM_REFS_KEPT - 1) {
+        expect(item?.refs).toHaveLength(ITEM_REFS_KEPT);
+        expect(item?.ref_count).toBeUndefined();
+      }
+    }
+    const newest = Array.from({ length: ITEM_REFS_KEPT - 1 }, (_, i) => `r${100 - ITEM_REFS_KEPT + 1 + i}`);
+    expect(item?.refs).toEqual(["r0", ...newest]);
+    expect(item?.ref_count).toBe(100);
+    expect(renderItemLine(item as StateItem)).toContain("[refs:100]");
+  });
+
+  it("a bulk run's candidate is cut the same way, and a source it keeps is not counted twice", () => {
+    const ids = Array.from({ length: 80 }, (_, i) => `b${i}`);
+    const inserted = run({
+      candidates: [cand("decision", REDIS, { refs: ids })],
+      allowedRefs: new Set(ids),
+      messageTs: new Map(ids.map((id) => [id, TS.u1])),
+    }).upserts[0] as StateItem;
+    expect(inserted.refs).toEqual(["b0", ...ids.slice(80 - ITEM_REFS_KEPT + 1)]);
+    expect(inserted.ref_count).toBe(80);
+    const again = run({
+      existing: [inserted],
+      candidates: [cand("decision", REDIS, { refs: ["b79", "b0"] })],
+      allowedRefs: new Set(ids),
+      messageTs: new Map(ids.map((id) => [id, TS.u1])),
+    }).upserts[0];
+    expect(again?.refs).toEqual(inserted.refs);
+    expect(again?.ref_count).toBe(80);
   });
 });
 

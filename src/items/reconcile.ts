@@ -1,3 +1,4 @@
+import { joinRefs } from "./item-refs";
 import {
   computeUid,
   DEFAULT_STATUS,
@@ -120,7 +121,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     const roles = new Set(cand.allow_roles.map((r) => r.toLowerCase()));
     put({
       ...old,
-      refs: [...new Set([...old.refs, ...cand.refs])],
+      ...joinRefs(old, cand.refs),
       topic_tags: unionTags(old.topic_tags, cand.topic_tags),
       status: resolveStatusMerge(old.type_tag, old.status, cand.status),
       confidence: maxConfidence(old.confidence, cand.confidence),
@@ -138,7 +139,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
       status: cand.status,
       type_tag: cand.type_tag,
       topic_tags: cand.topic_tags.slice(0, MAX_TOPIC_TAGS),
-      refs: cand.refs,
+      ...joinRefs({ refs: [] }, cand.refs),
       confidence: cand.confidence,
       replaced_by: null,
       supersession_evidence: null,

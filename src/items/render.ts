@@ -1,9 +1,10 @@
+import { refCount } from "./item-refs";
 import type { Confidence, StateItem, StateItemType } from "./types";
 
 /**
  * The structured-state prompt section (seed 002): one terse line per live item, because every token
- * here is taken from the prompt budget. Refs are shown as a count; the full sources stay reachable
- * through EXPAND by uid.
+ * here is taken from the prompt budget. Refs are shown as a count (of every source, kept or not); the
+ * sources an item keeps (src/items/item-refs.ts) stay reachable through EXPAND by uid.
  */
 
 const TYPE_PRIORITY: Record<StateItemType, number> = {
@@ -25,7 +26,7 @@ export function renderItemLine(item: StateItem): string {
   const topic = item.topic_tags[0];
   const label = topic ? `${oneLine(topic)}: ` : "";
   const conflict = item.conflict ? " CONFLICT" : "";
-  return `[${item.uid}] ${item.type_tag.toUpperCase()} (${status}) ${label}${oneLine(item.text)} [refs:${item.refs.length}]${conflict}`;
+  return `[${item.uid}] ${item.type_tag.toUpperCase()} (${status}) ${label}${oneLine(item.text)} [refs:${refCount(item)}]${conflict}`;
 }
 
 /** Pinned, then by type, confidence and freshness; uid last so equal items never swap between renders. */

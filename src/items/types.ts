@@ -23,8 +23,10 @@ export interface StateItem {
   status: string;
   type_tag: StateItemType;
   topic_tags: string[];
-  /** Source message ids. */
+  /** Source message ids: the first and the newest, ITEM_REFS_KEPT at most (src/items/item-refs.ts). */
   refs: string[];
+  /** How many source messages there were, once more than `refs` keeps; absent until then. */
+  ref_count?: number;
   confidence: Confidence;
   replaced_by: string | null;
   supersession_evidence: SupersessionEvidence | null;

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Identity as DomainIdentity } from "../../domain/identity";
 import type { SameType } from "../../domain/type-checks";
+import { ITEM_REFS_KEPT } from "../../items/item-refs";
 import { isoDateTime, roleList, shortText, slugId } from "./common";
 import { StoredFact } from "./facts";
 import { Classification, Scope } from "./vocabulary";
@@ -68,7 +69,12 @@ export const StateItemView = z
     status: z.string(),
     type_tag: z.enum(["decision", "constraint", "action", "question", "risk"]),
     topic_tags: z.array(z.string()),
-    refs: z.array(z.string()),
+    refs: z.array(z.string()).openapi({
+      description: `Ids of the messages the item was read from: the first and the newest, ${ITEM_REFS_KEPT} at most (EXPAND returns these).`,
+    }),
+    ref_count: z.number().int().optional().openapi({
+      description: "How many messages the item was read from, present once that is more than `refs` keeps.",
+    }),
     confidence: z.enum(["low", "medium", "high"]),
     replaced_by: z.string().nullable(),
     supersession_evidence: z
