@@ -81,6 +81,27 @@ describe("a backlog", () => {
     expect(during.json.trace.extraction_pending).toBeLessThan(pending);
   }, 60_000);
 
+  it("has its message vectors written after extraction, and the state counts those still missing", async () => {
+    const t = await newThread();
+    await t.events(bulk(0, 450));
+    // Nobody has read the thread: its messages are stored and searchable by their words, not embedded.
+    const before = (await call("GET", `/threads/${t.thread}/state`)).json;
+    expect(before.message_count).toBe(450);
+    expect(before.unindexed_messages).toBe(450);
+    await t.context({ query: "Which vendor supplies item 3?", budget_tokens: 1500 });
+    const seen: number[] = [];
+    const after = await until(
+      async () => (await call("GET", `/threads/${t.thread}/state`)).json,
+      (s) => {
+        seen.push(s.unindexed_messages);
+        return s.watermark.pending_messages === 0 && s.unindexed_messages === 0;
+      },
+    );
+    expect(after.message_count).toBe(450);
+    // It only ever goes down.
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+  }, 60_000);
+
   // A thread nobody reads is drained by its extraction job coming back after each slice.
   it("drains by itself, with no compile to drive it", async () => {
     const t = await newThread();

@@ -217,7 +217,10 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
   async state(tenant: string, thread: string): Promise<Outcome<ThreadStateValue>> {
     const owner = this.resolve(tenant, thread);
     if (!owner.ok) return owner;
-    return { ok: true, value: await this.views.state(owner.value.record, owner.value.tenant) };
+    return {
+      ok: true,
+      value: await this.views.state(owner.value.record, owner.value.tenant, embedderFor(this.env)),
+    };
   }
 
   async extractions(tenant: string, thread: string): Promise<Outcome<ExtractionLog>> {

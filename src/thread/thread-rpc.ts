@@ -66,6 +66,7 @@ export interface ThreadStateValue {
   working_set: { key: string; value: unknown; ts: string; expires_at: string | null }[];
   environment_facts: { key: string; value: unknown; ts: string }[];
   message_count: number;
+  unindexed_messages: number;
   watermark: WatermarkView;
   items: StateItem[];
   rendered_state: string;

@@ -4,6 +4,7 @@ import { viewFor } from "../facts/fact-reads";
 import { FactRepository } from "../facts/fact-repository";
 import { identityGate, mayView, mayViewObject, redactValue } from "../facts/fact-visibility";
 import { renderStateSection } from "../items/render";
+import type { Embedder } from "../ports/embedder";
 import { passageSpans } from "../retrieval/passages";
 import { projectDatabase } from "../tenancy/placement";
 import type { Tenant } from "../tenancy/registry";
@@ -38,7 +39,7 @@ export class ThreadViews {
    * (other users' private facts and what its roles or clearance do not reach are left out) and its
    * redaction of secrets in every value and item text.
    */
-  async state(record: ThreadRecord, tenant: Tenant): Promise<ThreadStateValue> {
+  async state(record: ThreadRecord, tenant: Tenant, embedder: Embedder): Promise<ThreadStateValue> {
     const { transcript, layers, extraction } = this.sources;
     const gate = identityGate(record.identity, tenant.authority_ladder ?? DEFAULT_AUTHORITY_LADDER);
     const database = await projectDatabase(tenant, record.project_id);
@@ -84,6 +85,7 @@ export class ThreadViews {
         ts: e.ts,
       })),
       message_count: transcript.count(),
+      unindexed_messages: transcript.unindexed(embedder),
       watermark: extraction.watermark(),
       items: activeItems,
       rendered_state: renderStateSection(activeItems, this.clock.now()),

@@ -193,6 +193,15 @@ export const ThreadState = z
     ),
     environment_facts: z.array(z.object({ key: z.string(), value: z.unknown(), ts: z.string() })),
     message_count: z.number().int(),
+    unindexed_messages: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Messages the thread's message index holds no vector of yet: a bulk import's backlog, embedded a " +
+          "batch at a time between requests once extraction has read them. Until then a compile finds " +
+          "them by their words (full text covers every message), not by meaning.",
+      }),
     watermark: Watermark,
     items: z
       .array(StateItemView)

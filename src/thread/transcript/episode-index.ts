@@ -351,6 +351,21 @@ export class EpisodeIndex {
     return left.size > 0;
   }
 
+  /**
+   * How many messages have no vector yet under this embedder: a bulk import's backlog, which the write
+   * path embeds a batch at a time between requests after extraction. Every message is marked once
+   * embedded (a blank one too) and none is ever deleted, so it is the difference of two counts.
+   */
+  unembeddedCount(embedder: Embedder): number {
+    return this.sql
+      .exec<{ n: number }>(
+        `SELECT max(0, (SELECT count(*) FROM messages)
+           - (SELECT count(*) FROM episode_embedded WHERE embedder = ?)) AS n`,
+        embedder.name,
+      )
+      .one().n;
+  }
+
   /** The ids among `ids` not embedded yet by this embedder. */
   private unembedded(embedder: Embedder, ids: string[]): string[] {
     if (ids.length === 0) return [];

@@ -295,6 +295,11 @@ export class Transcript {
   }
 
   /** Embeds messages not embedded yet (the write path's index upkeep); true when some may remain. */
+  /** Messages the message index holds no vector of yet (EpisodeIndex.unembeddedCount). */
+  unindexed(embedder: Embedder): number {
+    return this.episodes.unembeddedCount(embedder);
+  }
+
   embedPending(embedder: Embedder, namespace: string): Promise<boolean> {
     return this.episodes.embedPending(embedder, namespace);
   }
