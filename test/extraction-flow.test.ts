@@ -134,7 +134,8 @@ describe("read-your-writes and natural-language state", () => {
 
   it("an item restated in 100 turns keeps its first and newest 63 sources, everywhere it shows them", async () => {
     const t = await newThread();
-    // Five sittings of twenty turns, each extracted before the next: merges within a run and across runs.
+    // Five sittings of twenty turns, each extracted before the next: each run's candidate cites its
+    // twenty turns, and each run after the first merges them into the stored item.
     for (let sitting = 0; sitting < 5; sitting++) {
       const turns = Array.from({ length: 20 }, (_, i) => {
         const n = sitting * 20 + i;
@@ -142,6 +143,10 @@ describe("read-your-writes and natural-language state", () => {
       });
       await t.events(turns);
       await t.context({ query: "caching" });
+      await until(
+        () => call("GET", `/threads/${t.thread}/extractions`),
+        (res) => res.json.watermark.pending_messages === 0,
+      );
     }
     const state = await call("GET", `/threads/${t.thread}/state`);
     const item = state.json.items.find((i: any) => i.type_tag === "decision");

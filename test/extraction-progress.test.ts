@@ -81,7 +81,7 @@ describe("a backlog", () => {
     expect(during.json.trace.extraction_pending).toBeLessThan(pending);
   }, 60_000);
 
-  it("has its message vectors written after extraction, and the state counts those still missing", async () => {
+  it("has its message vectors written once the thread is read, and the state counts those still missing", async () => {
     const t = await newThread();
     await t.events(bulk(0, 450));
     // Nobody has read the thread: its messages are stored and searchable by their words, not embedded.
@@ -97,6 +97,8 @@ describe("a backlog", () => {
         return s.watermark.pending_messages === 0 && s.unindexed_messages === 0;
       },
     );
+    expect(after.watermark.pending_messages).toBe(0);
+    expect(after.unindexed_messages).toBe(0);
     expect(after.message_count).toBe(450);
     // It only ever goes down.
     expect(seen).toEqual([...seen].sort((a, b) => b - a));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ITEM_REFS_KEPT } from "../src/items/item-refs";
+import { ITEM_REFS_KEPT, withBoundedRefs } from "../src/items/item-refs";
 import { computeUid } from "../src/items/items";
 import { type ReconcileInput, reconcile } from "../src/items/reconcile";
 import { renderItemLine } from "../src/items/render";
@@ -300,6 +300,32 @@ describe("merge", () => {
     }).upserts[0];
     expect(again?.refs).toEqual(inserted.refs);
     expect(again?.ref_count).toBe(80);
+  });
+
+  it("a source one run cites twice counts once, even after the cut dropped it", () => {
+    const ids = Array.from({ length: 81 }, (_, i) => `b${i}`);
+    const out = run({
+      candidates: [
+        cand("decision", REDIS, { refs: ids.slice(0, 80) }),
+        // A near-duplicate merged into it, citing one source the cut dropped and one new.
+        cand("decision", "Use Redis as cache", { refs: ["b5", "b80"] }),
+      ],
+      similarity: sims([REDIS, "Use Redis as cache", 0.97]),
+      allowedRefs: new Set(ids),
+      messageTs: new Map(ids.map((id) => [id, TS.u1])),
+    });
+    expect(out.upserts).toHaveLength(1);
+    expect(out.upserts[0]?.refs).toEqual(["b0", ...ids.slice(81 - ITEM_REFS_KEPT + 1)]);
+    expect(out.upserts[0]?.ref_count).toBe(81);
+  });
+
+  it("an item stored before the cut is read back with its first and newest sources, its count kept", () => {
+    const refs = Array.from({ length: 4417 }, (_, i) => `m${i}`);
+    const item = withBoundedRefs(stored("decision", REDIS, { refs }));
+    expect(item.refs).toEqual(["m0", ...refs.slice(4417 - ITEM_REFS_KEPT + 1)]);
+    expect(item.ref_count).toBe(4417);
+    const small = stored("decision", REDIS, { refs: ["m1", "m2"] });
+    expect(withBoundedRefs(small)).toBe(small);
   });
 });
 

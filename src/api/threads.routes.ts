@@ -93,7 +93,7 @@ export const getExtractions = createRoute({
 export const getExpand = createRoute({
   method: "get",
   path: "/threads/{thread}/state/items/{uid}/expand",
-  summary: "EXPAND: a state item with the source messages it was extracted from",
+  summary: "EXPAND: a state item with the source messages it keeps (its first and newest, 64 at most)",
   security,
   request: {
     params: ThreadParams.extend({
@@ -104,7 +104,7 @@ export const getExpand = createRoute({
         .openapi({ param: { name: "uid", in: "path" } }),
     }),
   },
-  responses: { 200: json(ExpandedItemView, "The item and its source messages"), ...errors },
+  responses: { 200: json(ExpandedItemView, "The item and the source messages it keeps"), ...errors },
 });
 
 export const getMessage = createRoute({

@@ -20,19 +20,38 @@ export function refCount(item: ItemRefs): number {
 
 /**
  * `held` with the sources in `added` joined, each id once, cut to ITEM_REFS_KEPT: the first source and
- * the newest (refs are in the order extraction read them). A source already cut from `held` cannot be
- * told from a new one; extraction reads each message once, so none comes again.
+ * the newest (refs are in the order extraction read them). `counted` holds every source already counted
+ * for the item in this extraction run, the ones cut included, and gains those counted now: a run can
+ * cite one message twice (two candidates merged into one item), and a source cut from `held` cannot be
+ * told from a new one otherwise. Across runs none comes again: extraction reads each message once.
  */
-export function joinRefs(held: ItemRefs, added: readonly string[]): ItemRefs {
-  const kept = new Set(held.refs);
+export function joinRefs(
+  held: ItemRefs,
+  added: readonly string[],
+  counted: Set<string> = new Set(held.refs),
+): ItemRefs {
   const joined = [...held.refs];
+  let count = refCount(held);
+  for (const ref of held.refs) counted.add(ref);
   for (const ref of added) {
-    if (kept.has(ref)) continue;
-    kept.add(ref);
+    if (counted.has(ref)) continue;
+    counted.add(ref);
     joined.push(ref);
+    count++;
   }
-  const count = refCount(held) + (joined.length - held.refs.length);
-  const refs =
-    joined.length > ITEM_REFS_KEPT ? [joined[0] as string, ...joined.slice(1 - ITEM_REFS_KEPT)] : joined;
-  return count > refs.length ? { refs, ref_count: count } : { refs };
+  return bounded(joined, count);
+}
+
+/**
+ * A stored item with its refs cut as joinRefs cuts them: an item written before the cut, with thousands,
+ * is read back bounded, its count kept.
+ */
+export function withBoundedRefs(item: StateItem): StateItem {
+  if (item.refs.length <= ITEM_REFS_KEPT) return item;
+  return { ...item, ...bounded(item.refs, refCount(item)) };
+}
+
+function bounded(refs: string[], count: number): ItemRefs {
+  const kept = refs.length > ITEM_REFS_KEPT ? [refs[0] as string, ...refs.slice(1 - ITEM_REFS_KEPT)] : refs;
+  return count > kept.length ? { refs: kept, ref_count: count } : { refs: kept };
 }

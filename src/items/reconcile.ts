@@ -108,6 +108,17 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
       return acc === null ? ts : latest(acc, ts);
     }, null);
 
+  /** Every source counted for an item in this run, by uid, the ones its refs no longer keep included. */
+  const counted = new Map<string, Set<string>>();
+  const countedFor = (uid: string) => {
+    let seen = counted.get(uid);
+    if (!seen) {
+      seen = new Set();
+      counted.set(uid, seen);
+    }
+    return seen;
+  };
+
   const put = (item: StateItem) => {
     pool.set(item.uid, item);
     changed.add(item.uid);
@@ -121,7 +132,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     const roles = new Set(cand.allow_roles.map((r) => r.toLowerCase()));
     put({
       ...old,
-      ...joinRefs(old, cand.refs),
+      ...joinRefs(old, cand.refs, countedFor(old.uid)),
       topic_tags: unionTags(old.topic_tags, cand.topic_tags),
       status: resolveStatusMerge(old.type_tag, old.status, cand.status),
       confidence: maxConfidence(old.confidence, cand.confidence),
@@ -139,7 +150,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
       status: cand.status,
       type_tag: cand.type_tag,
       topic_tags: cand.topic_tags.slice(0, MAX_TOPIC_TAGS),
-      ...joinRefs({ refs: [] }, cand.refs),
+      ...joinRefs({ refs: [] }, cand.refs, countedFor(uid)),
       confidence: cand.confidence,
       replaced_by: null,
       supersession_evidence: null,

@@ -198,9 +198,10 @@ export const ThreadState = z
       .int()
       .openapi({
         description:
-          "Messages the thread's message index holds no vector of yet: a bulk import's backlog, embedded a " +
-          "batch at a time between requests once extraction has read them. Until then a compile finds " +
-          "them by their words (full text covers every message), not by meaning.",
+          "Messages the thread's message index has not embedded yet. They are embedded a batch at a time " +
+          "between requests, after extraction, while the thread is being read (compiled in the last 10 " +
+          "minutes); otherwise they wait for its next compile. Until then a compile finds them by their " +
+          "words (full text covers every message), not by meaning.",
       }),
     watermark: Watermark,
     items: z

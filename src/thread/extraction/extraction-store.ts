@@ -1,6 +1,7 @@
 import type { StatedClaims, StateItemRecord } from "../../compiler/types";
 import type { MessageClaim } from "../../extraction/run-extraction";
 import type { ExtractResult, WatermarkPosition } from "../../extraction/run-result";
+import { withBoundedRefs } from "../../items/item-refs";
 import { computeUid } from "../../items/items";
 import { renderItemLine } from "../../items/render";
 import type { CarriedScope, RetiredValue, StateItem } from "../../items/types";
@@ -214,7 +215,7 @@ export class ExtractionStore {
         "SELECT item_json FROM state_items WHERE status != 'superseded' ORDER BY last_seen_at DESC",
       )
       .toArray()
-      .map((r) => JSON.parse(r.item_json) as StateItem);
+      .map((r) => withBoundedRefs(JSON.parse(r.item_json) as StateItem));
   }
 
   /** Items for a compile, newest first, superseded ones included so the trace can account for them. */
@@ -260,14 +261,14 @@ export class ExtractionStore {
     return this.sql
       .exec<{ item_json: string }>("SELECT item_json FROM state_items ORDER BY last_seen_at DESC, uid")
       .toArray()
-      .map((r) => JSON.parse(r.item_json) as StateItem);
+      .map((r) => withBoundedRefs(JSON.parse(r.item_json) as StateItem));
   }
 
   item(uid: string): StateItem | undefined {
     const row = this.sql
       .exec<{ item_json: string }>("SELECT item_json FROM state_items WHERE uid = ?", uid)
       .toArray()[0];
-    return row ? (JSON.parse(row.item_json) as StateItem) : undefined;
+    return row ? withBoundedRefs(JSON.parse(row.item_json) as StateItem) : undefined;
   }
 
   /**
@@ -553,7 +554,7 @@ export class ExtractionStore {
 
 /** A state item as read back from its stored JSON, frozen with everything in it. */
 function heldItem(json: string, line: string, tokens: number): StateItemRecord {
-  return Object.freeze({ item: deepFreeze(JSON.parse(json) as StateItem), line, tokens });
+  return Object.freeze({ item: deepFreeze(withBoundedRefs(JSON.parse(json) as StateItem)), line, tokens });
 }
 
 /** The order of `ORDER BY last_seen_at DESC, uid`. */

@@ -294,12 +294,12 @@ export class Transcript {
     return times;
   }
 
-  /** Embeds messages not embedded yet (the write path's index upkeep); true when some may remain. */
-  /** Messages the message index holds no vector of yet (EpisodeIndex.unembeddedCount). */
+  /** Messages the message index has not embedded yet (EpisodeIndex.unembeddedCount). */
   unindexed(embedder: Embedder): number {
     return this.episodes.unembeddedCount(embedder);
   }
 
+  /** Embeds messages not embedded yet (the write path's index upkeep); true when some may remain. */
   embedPending(embedder: Embedder, namespace: string): Promise<boolean> {
     return this.episodes.embedPending(embedder, namespace);
   }
