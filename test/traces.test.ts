@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { packTrace } from "../src/traces/trace-packing";
 import { traceRowFrom, traceViewFrom } from "../src/traces/trace-record";
 import { call, fact, KEYS, message, newThread } from "./helpers";
 
@@ -44,6 +45,24 @@ describe("compile traces", () => {
       omitted: compiled.trace.omitted.length,
       quarantined: compiled.trace.quarantined.length,
     });
+  });
+
+  it("is stored gzipped, at a fraction of its text, and read back whole", async () => {
+    const t = await newThread();
+    // Forty turns: a trace that lists their ids, as a long thread's does by the hundred.
+    await t.events(
+      Array.from({ length: 40 }, (_, i) =>
+        message(`Turn ${i}: the vendor for part ${i} is Vendor ${i}.`, { id: `pm-${i}-${t.thread}` }),
+      ),
+    );
+    const compiled = (await t.context({ query: "Which vendor supplies part 3?" })).json;
+    const row = await env.TENANT_ACME_DB.prepare("SELECT trace_json FROM traces WHERE trace_id = ?")
+      .bind(compiled.trace_id)
+      .first<{ trace_json: string }>();
+    expect(JSON.parse(row?.trace_json ?? "{}")).toMatchObject({ v: 3 });
+    const read = await call("GET", `/v1/tenants/acme/traces/${compiled.trace_id}`);
+    expect(read.json.trace).toEqual(compiled.trace);
+    expect(row?.trace_json.length).toBeLessThan(JSON.stringify(read.json.trace).length / 3);
   });
 
   it("trace_detail summary answers with counts per reason; the stored trace still lists every omitted object", async () => {
@@ -162,7 +181,7 @@ const RECORD = {
 };
 
 describe("trace records", () => {
-  it("carry fields the compiler adds to its trace without knowing them", () => {
+  it("carry fields the compiler adds to its trace without knowing them", async () => {
     const trace = {
       compiled: [
         {
@@ -182,14 +201,14 @@ describe("trace records", () => {
     };
     const row = traceRowFrom({ ...RECORD, compileMs: 1.5, trace: trace as never });
     expect(row.candidateCount).toBe(3);
-    expect(traceViewFrom(row).trace).toEqual(trace);
+    expect((await traceViewFrom(row)).trace).toEqual(trace);
   });
 
   it("refuse a trace body without its lists", () => {
     expect(() => traceRowFrom({ ...RECORD, trace: { compiled: [] } as never })).toThrow();
   });
 
-  it("are read back whole, compact or written flat before the compact form", () => {
+  it("are read back whole, packed, compact or written flat before the compact form", async () => {
     const trace = {
       compiled: [{ object_id: "f1", kind: "fact", refs: ["m1"] }],
       omitted: Array.from({ length: 50 }, (_, i) => ({
@@ -203,8 +222,11 @@ describe("trace records", () => {
     const row = traceRowFrom({ ...RECORD, trace: trace as never });
     expect(row.omittedCount).toBe(50);
     expect(row.traceJson.length).toBeLessThan(JSON.stringify(trace).length / 2);
-    expect(traceViewFrom(row).trace).toEqual(trace);
-    // A row stored by an earlier version holds the trace itself.
-    expect(traceViewFrom({ ...row, traceJson: JSON.stringify(trace) }).trace).toEqual(trace);
+    const packed = { ...row, traceJson: await packTrace(row.traceJson) };
+    expect(JSON.parse(packed.traceJson)).toMatchObject({ v: 3 });
+    expect((await traceViewFrom(packed)).trace).toEqual(trace);
+    // Rows stored by earlier versions hold the compact form unpacked, or the trace itself.
+    expect((await traceViewFrom(row)).trace).toEqual(trace);
+    expect((await traceViewFrom({ ...row, traceJson: JSON.stringify(trace) })).trace).toEqual(trace);
   });
 });

@@ -23,6 +23,6 @@ export const traceRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     );
     const row = found.find((r) => r !== undefined && r !== null);
     if (!row) throw new ProblemError(404, "Trace not found", `No trace '${traceId}' in this tenant.`);
-    return c.json(traceViewFrom(row), 200);
+    return c.json(await traceViewFrom(row), 200);
   },
 );

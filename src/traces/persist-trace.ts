@@ -1,5 +1,6 @@
 import type { ContextOutput } from "../api/schemas";
 import { sha256Hex } from "../tenancy/keys";
+import { packTrace } from "./trace-packing";
 import { traceRowFrom } from "./trace-record";
 import { TraceRepository } from "./trace-repository";
 
@@ -36,7 +37,7 @@ export async function persistTrace(
       compileMs: output.trace.compile_ms ?? 0,
       trace: output.trace,
     });
-    await new TraceRepository(origin.database).save(row);
+    await new TraceRepository(origin.database).save({ ...row, traceJson: await packTrace(row.traceJson) });
   } catch (error) {
     console.error("could not persist compile trace", origin.tenant, origin.thread, output.trace_id, error);
   }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { TraceViewOutput } from "../api/schemas/traces";
 import type { CompileTrace } from "../domain/trace";
 import { decodeEntries, type EntryTable, encodeEntries, type TraceEntry } from "./entry-table";
+import { unpackTrace } from "./trace-packing";
 import type { TraceRow } from "./trace-schema";
 
 /**
@@ -38,7 +39,8 @@ export interface TraceFacts {
 /**
  * How `trace_json` holds a trace since format 2: the trace's own fields under `trace`, and its three
  * entry lists in entry-table form under `lists` (src/traces/entry-table.ts says why). Rows written
- * before hold the trace itself, flat, and are read as they are.
+ * before hold the trace itself, flat, and are read as they are. Since format 3 the text is stored packed
+ * (trace-packing.ts): traceRowFrom gives format 2, persist-trace.ts packs it.
  */
 const STORED_FORMAT = 2;
 interface StoredTrace {
@@ -81,7 +83,8 @@ export function traceRowFrom(facts: TraceFacts): TraceRow {
   };
 }
 
-export function traceViewFrom(row: TraceRow): TraceViewOutput {
+export async function traceViewFrom(row: TraceRow): Promise<TraceViewOutput> {
+  const stored = JSON.parse(await unpackTrace(row.traceJson));
   return {
     trace_id: row.traceId,
     tenant: row.tenant,
@@ -100,7 +103,7 @@ export function traceViewFrom(row: TraceRow): TraceViewOutput {
       quarantined: row.quarantinedCount,
     },
     // Checked against the loose schema as it is read; the published shape is the compiler's own.
-    trace: StoredTraceBody.parse(storedTraceBody(JSON.parse(row.traceJson))) as unknown as CompileTrace,
+    trace: StoredTraceBody.parse(storedTraceBody(stored)) as unknown as CompileTrace,
   };
 }
 

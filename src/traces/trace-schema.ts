@@ -2,8 +2,8 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
 
 /**
  * One row per compile, in the tenant's own D1. The scalar columns are what an auditor filters on; the
- * compiler's trace itself is kept whole in `trace_json`, in the compact form trace-record.ts writes, so
- * fields the compiler adds later are stored without a migration.
+ * compiler's trace itself is kept whole in `trace_json`, in the compact form trace-record.ts writes,
+ * gzipped (trace-packing.ts), so fields the compiler adds later are stored without a migration.
  */
 export const traces = sqliteTable(
   "traces",
