@@ -28,7 +28,7 @@ export function refCount(item: ItemRefs): number {
 export function joinRefs(
   held: ItemRefs,
   added: readonly string[],
-  counted: Set<string> = new Set(held.refs),
+  counted: Set<string> = new Set(),
 ): ItemRefs {
   const joined = [...held.refs];
   let count = refCount(held);

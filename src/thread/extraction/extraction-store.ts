@@ -215,7 +215,7 @@ export class ExtractionStore {
         "SELECT item_json FROM state_items WHERE status != 'superseded' ORDER BY last_seen_at DESC",
       )
       .toArray()
-      .map((r) => withBoundedRefs(JSON.parse(r.item_json) as StateItem));
+      .map((r) => storedItem(r.item_json));
   }
 
   /** Items for a compile, newest first, superseded ones included so the trace can account for them. */
@@ -261,14 +261,14 @@ export class ExtractionStore {
     return this.sql
       .exec<{ item_json: string }>("SELECT item_json FROM state_items ORDER BY last_seen_at DESC, uid")
       .toArray()
-      .map((r) => withBoundedRefs(JSON.parse(r.item_json) as StateItem));
+      .map((r) => storedItem(r.item_json));
   }
 
   item(uid: string): StateItem | undefined {
     const row = this.sql
       .exec<{ item_json: string }>("SELECT item_json FROM state_items WHERE uid = ?", uid)
       .toArray()[0];
-    return row ? withBoundedRefs(JSON.parse(row.item_json) as StateItem) : undefined;
+    return row ? storedItem(row.item_json) : undefined;
   }
 
   /**
@@ -554,10 +554,15 @@ export class ExtractionStore {
 
 /** A state item as read back from its stored JSON, frozen with everything in it. */
 function heldItem(json: string, line: string, tokens: number): StateItemRecord {
-  return Object.freeze({ item: deepFreeze(withBoundedRefs(JSON.parse(json) as StateItem)), line, tokens });
+  return Object.freeze({ item: deepFreeze(storedItem(json)), line, tokens });
 }
 
 /** The order of `ORDER BY last_seen_at DESC, uid`. */
 function newerFirst(a: StateItemRecord, b: StateItemRecord): number {
   return compareBinary(b.item.last_seen_at, a.item.last_seen_at) || compareBinary(a.item.uid, b.item.uid);
+}
+
+/** A stored item as read back: its refs cut as extraction now cuts them (src/items/item-refs.ts). */
+function storedItem(json: string): StateItem {
+  return withBoundedRefs(JSON.parse(json) as StateItem);
 }
