@@ -55,14 +55,17 @@ describe("public, unauthenticated routes", () => {
     expect(doc.components.schemas.MessageEvent.properties.content).toMatchObject({ maxLength: 1_048_576 });
     const events = doc.paths["/v1/tenants/{tenant}/threads/{thread}/events"].post;
     expect(events.responses["413"].description).toContain("content");
-    // The entity edits list every answer they give: a body not sent as JSON is a 415, one too large a 413.
+    // A write that meets a full store is a 507 problem (src/tenancy/storage-full.ts).
+    expect(events.responses["507"].content).toHaveProperty("application/problem+json");
+    // The entity edits list every answer they give: a body not sent as JSON is a 415, one too large a 413,
+    // a full store a 507.
     for (const [path, ok] of [
       ["/v1/tenants/{tenant}/entities/{id}/merge", "200"],
       ["/v1/tenants/{tenant}/entities/{id}/split", "201"],
       ["/v1/tenants/{tenant}/entities/review/{id}", "200"],
     ] as const) {
       const responses = doc.paths[path].post.responses;
-      expect(Object.keys(responses).sort()).toEqual([ok, "400", "401", "404", "409", "413", "415"].sort());
+      expect(Object.keys(responses).sort()).toEqual([ok, "400", "401", "404", "409", "413", "415", "507"].sort());
       expect(responses["415"].content).toHaveProperty("application/problem+json");
     }
     expect(doc.components.schemas.EntityMerge.properties.allow_type_change.type).toBe("boolean");

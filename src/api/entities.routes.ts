@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { bodyErrors, invalidInput, json, problem, security, unauthorized } from "./route-parts";
+import { bodyErrors, invalidInput, json, problem, security, storageFull, unauthorized } from "./route-parts";
 import {
   EntityDetail,
   EntityDetailQuery,
@@ -33,6 +33,7 @@ const editErrors = (conflicts: string) => ({
     `The id exists in several projects (pass project_id), ${conflicts}, or another request changed it first`,
   ),
   ...bodyErrors,
+  ...storageFull,
 });
 
 export const listEntities = createRoute({

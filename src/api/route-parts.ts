@@ -19,6 +19,13 @@ export const unauthorized = problem(
   "Missing or wrong tenant key, or unknown tenant (the two are not told apart)",
 );
 
+/** What a route that writes may answer when its store is full (src/tenancy/storage-full.ts). */
+export const storageFull = {
+  507: problem(
+    "The database or the thread storage this request writes to is full; nothing of the request was stored (reads and compiles go on)",
+  ),
+};
+
 /** What a route that takes a JSON body may also answer (src/http/body-limits.ts, the JSON validator). */
 export const bodyErrors = {
   413: problem("The body is over the size limit (MAX_BODY_BYTES, 8 MiB by default)"),

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { emptyBodyAsObject } from "../http/empty-body";
-import { bodyErrors, invalidInput, json, problem, security, unauthorized } from "./route-parts";
+import { bodyErrors, invalidInput, json, problem, security, storageFull, unauthorized } from "./route-parts";
 import { ContextBody, ContextResponse } from "./schemas/context";
 import { MentionBackfillBody, MentionBackfillResult } from "./schemas/entities";
 import { IngestBody, IngestResult } from "./schemas/events";
@@ -36,6 +36,7 @@ export const putThread = createRoute({
     201: json(ThreadView, "The thread was created"),
     ...errors,
     ...bodyErrors,
+    ...storageFull,
   },
 });
 
@@ -57,6 +58,7 @@ export const postEvents = createRoute({
     413: problem(
       "The body is over the size limit, or a message's content is over 1 MiB of text (1,048,576 characters); `errors` names the field, e.g. `events.3.content`",
     ),
+    ...storageFull,
   },
 });
 
@@ -138,5 +140,6 @@ export const postMentionBackfill = createRoute({
     ...errors,
     ...bodyErrors,
     503: problem("The project's registry could not be read or written; what was read is kept, call again"),
+    ...storageFull,
   },
 });

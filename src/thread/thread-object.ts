@@ -13,6 +13,7 @@ import type { ExtractResult } from "../extraction/run-result";
 import { embedderFor, extractorFor, mentionExtractorFor } from "../extraction/select-adapters";
 import { projectIndexStub } from "../project-index/project-index-stub";
 import { lookupTenant, type Tenant } from "../tenancy/registry";
+import { StoreFull } from "../tenancy/storage-full";
 import { Compilation, type ExtractionStatus } from "./compilation";
 import { ExtractionStore } from "./extraction/extraction-store";
 import type { MentionBackfillReport } from "./extraction/mention-backfill";
@@ -32,6 +33,7 @@ import {
   type MessageView,
   notFound,
   type Outcome,
+  storageFullOutcome,
   type ThreadRpc,
   type ThreadStateValue,
   unknownTenant,
@@ -124,7 +126,16 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         if (!owner.ok) return { outcome: owner };
         const { record, tenant: entry } = owner.value;
         const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
-        const ingested = await ingestUnlessContended(this.host, parts, record, entry, events);
+        // A full store is answered, not thrown: a throw here would reset the object for a refusal that
+        // left its storage as it was.
+        const ingested = await ingestUnlessContended(this.host, parts, record, entry, events).catch(
+          (error) => {
+            if (error instanceof StoreFull) return error;
+            throw error;
+          },
+        );
+        if (ingested instanceof StoreFull)
+          return { outcome: storageFullOutcome(ingested.store, ingested.factsStored) };
         if (!ingested) return { outcome: CONTENDED };
         if (ingested.messages) await this.enqueueExtraction(tenant, thread);
         const value = { ...ingested.value, watermark: this.extraction.watermark() };

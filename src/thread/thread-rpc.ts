@@ -11,12 +11,13 @@ import type { MentionBackfillOutput } from "../api/schemas/entities";
 import type { ExtractionLimits } from "../extraction/run-extraction";
 import type { ExtractResult } from "../extraction/run-result";
 import type { StateItem } from "../items/types";
+import { type FullStore, storageFullDetail } from "../tenancy/storage-full";
 import type { ThreadView } from "./thread-record";
 
 /** A call's result, or the problem the route turns into its HTTP status. */
 export type Outcome<T> =
   | { ok: true; value: T }
-  | { ok: false; status: 404 | 409 | 503; title: string; detail: string };
+  | { ok: false; status: 404 | 409 | 503 | 507; title: string; detail: string };
 
 export const notFound = (thread: string) =>
   ({
@@ -37,6 +38,15 @@ export const CONTENDED = {
   detail:
     "Other writers kept replacing the facts this batch writes; nothing of it was stored. Send it again.",
 } as const;
+
+/** A write that did not fit its store (src/tenancy/storage-full.ts): nothing of it was stored. */
+export const storageFullOutcome = (store: FullStore, factsStored: boolean) =>
+  ({
+    ok: false,
+    status: 507,
+    title: "Insufficient storage",
+    detail: storageFullDetail(store, factsStored),
+  }) as const;
 
 export interface ExtractionLog {
   runs: ExtractResult[];
