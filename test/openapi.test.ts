@@ -65,7 +65,9 @@ describe("public, unauthenticated routes", () => {
       ["/v1/tenants/{tenant}/entities/review/{id}", "200"],
     ] as const) {
       const responses = doc.paths[path].post.responses;
-      expect(Object.keys(responses).sort()).toEqual([ok, "400", "401", "404", "409", "413", "415", "507"].sort());
+      expect(Object.keys(responses).sort()).toEqual(
+        [ok, "400", "401", "404", "409", "413", "415", "507"].sort(),
+      );
       expect(responses["415"].content).toHaveProperty("application/problem+json");
     }
     expect(doc.components.schemas.EntityMerge.properties.allow_type_change.type).toBe("boolean");

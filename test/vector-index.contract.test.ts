@@ -330,6 +330,45 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("with decodeOnWrite, holds the copy from its writes: the first query reads no vector, and answers as storage does", async () => {
+    await inObject(async (sql) => {
+      const statements: string[] = [];
+      const counted = new Proxy(sql, {
+        get: (target, key) =>
+          key === "exec"
+            ? (query: string, ...bindings: unknown[]) => {
+                statements.push(query);
+                return target.exec(query, ...bindings);
+              }
+            : Reflect.get(target, key),
+      });
+      const writer = new SqliteVectorIndex(counted, { decodeOnWrite: true });
+      const vectors = Array.from({ length: 300 }, (_, i) =>
+        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
+      );
+      // Written in batches, as a bulk import's are: the first decodes, the rest keep the copy up.
+      for (let i = 0; i < vectors.length; i += 100) await writer.upsert(vectors.slice(i, i + 100));
+      await writer.deleteByIds("t", ["v7"]);
+      const probe = [0.3, -0.2, 0.9, 0.1];
+      statements.length = 0;
+      const fromCopy = await writer.query(probe, { topK: 10, namespace: "t" });
+      expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
+      const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
+        topK: 10,
+        namespace: "t",
+        filter: { k: "v" },
+      });
+      expect(fromCopy).toEqual(fromStorage);
+      expect(ids(fromCopy)).not.toContain("v7");
+      // Without the option, the first query decodes: it reads every vector.
+      const plain = new SqliteVectorIndex(counted);
+      await plain.upsert([record("w", probe, { k: "v" }, "u")]);
+      statements.length = 0;
+      await plain.query(probe, { topK: 1, namespace: "u" });
+      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+    });
+  });
+
   it("scores sparse queries from its decoded copy exactly as from storage, ties at the cut included", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql);

@@ -49,7 +49,8 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS project_index_owner (id INTEGER PRIMARY KEY CHECK (id = 1), tenant TEXT NOT NULL, project TEXT NOT NULL)",
     );
-    this.vectors = new SqliteVectorIndex(ctx.storage.sql);
+    // Decoded on writes too: a compile right after a bulk import would otherwise decode every vector.
+    this.vectors = new SqliteVectorIndex(ctx.storage.sql, { decodeOnWrite: true });
     this.replica = new FactReplica(ctx.storage);
   }
 
