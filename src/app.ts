@@ -12,7 +12,7 @@ import { bodyLimits } from "./http/body-limits";
 import { ProblemError, problemResponse } from "./http/problem";
 import { validationHook } from "./http/validation-hook";
 import { authenticateTenant, type TenantVariables } from "./tenancy/authenticate";
-import { isStorageFull, storageFullDetail } from "./tenancy/storage-full";
+import { fullStore, storageFullDetail } from "./tenancy/storage-full";
 
 type AppEnv = { Bindings: Env; Variables: TenantVariables };
 
@@ -68,9 +68,10 @@ export function createApp() {
     }
     // A store with no room left is not a fault of this service's: the client is told what was not
     // stored and the operator what to do, as a 507 rather than an anonymous 500.
-    if (isStorageFull(error)) {
+    const full = fullStore(error);
+    if (full) {
       console.error("a write did not fit its store", error);
-      return problemResponse(c, new ProblemError(507, "Insufficient storage", storageFullDetail(undefined)));
+      return problemResponse(c, new ProblemError(507, "Insufficient storage", storageFullDetail(full)));
     }
     console.error("unhandled error", error);
     return problemResponse(c, new ProblemError(500, "Internal error", "The request could not be completed."));

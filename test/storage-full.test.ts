@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { isStorageFull } from "../src/tenancy/storage-full";
+import { fullStore } from "../src/tenancy/storage-full";
 import { call, fact, message, newThread } from "./helpers";
 
 // A store at its size limit cannot be made here: local D1 and Durable Object storage refuse the pragmas
@@ -11,25 +11,47 @@ import { call, fact, message, newThread } from "./helpers";
 const threadObject = (thread: string) =>
   env.THREADS.get(env.THREADS.idFromName(`tenant:acme/thread:${thread}`));
 
+/** Runs SQL in the thread object's own storage, and reads or sets a mark on its instance. */
+const inThread = (thread: string, statement?: string, mark?: string) =>
+  runInDurableObject(threadObject(thread), async (instance: unknown, state: DurableObjectState) => {
+    if (statement) state.storage.sql.exec(statement);
+    const held = instance as { storageFullMark?: string };
+    if (mark) held.storageFullMark = mark;
+    return held.storageFullMark;
+  });
+
+const valuesOf = async (project: string, key: string) =>
+  (await call("GET", `/facts?as_user=u1&project_id=${project}&key=${key}`)).json.facts.map(
+    (f: { value: unknown }) => f.value,
+  );
+
 describe("a full store", () => {
-  it("tells the store's refusal apart from other failures by its words alone", () => {
-    expect(isStorageFull(new Error("D1_ERROR: Exceeded maximum DB size."))).toBe(true);
+  it("is told apart from other failures by the store's own words, at the start of its message", () => {
+    expect(fullStore(new Error("D1_ERROR: Exceeded maximum DB size."))).toBe("database");
     expect(
-      isStorageFull(new Error("D1_ERROR: Your account has exceeded D1's maximum account storage limit")),
-    ).toBe(true);
-    expect(isStorageFull(new Error("database or disk is full: SQLITE_FULL"))).toBe(true);
-    expect(isStorageFull(new Error("wrapped", { cause: new Error("SQLITE_FULL") }))).toBe(true);
+      fullStore(new Error("D1_ERROR: Your account has exceeded D1's maximum account storage limit")),
+    ).toBe("database");
+    expect(fullStore(new Error("D1_ERROR: database or disk is full: SQLITE_FULL"))).toBe("database");
+    expect(fullStore(new Error("database or disk is full: SQLITE_FULL"))).toBe("thread");
+    // A wrapper's message is not read, its cause is: a query builder's quotes the query's parameters.
+    const failedQuery = (cause: string) =>
+      new Error("Failed query: insert into facts values (?)\nparams: database or disk is full", {
+        cause: new Error(cause),
+      });
+    expect(fullStore(failedQuery("D1_ERROR: Exceeded maximum DB size."))).toBe("database");
+    expect(fullStore(failedQuery("Network connection lost."))).toBeUndefined();
     for (const other of [
       "Network connection lost.",
       "D1_ERROR: D1 DB is overloaded. Too many requests queued.",
       "D1_ERROR: UNIQUE constraint failed: facts.id: SQLITE_CONSTRAINT",
       "string or blob too big: SQLITE_TOOBIG",
+      "the user wrote: database or disk is full",
     ]) {
-      expect(isStorageFull(new Error(other))).toBe(false);
+      expect(fullStore(new Error(other))).toBeUndefined();
     }
   });
 
-  it("a full facts database: 507 naming it, nothing of the batch stored, compiles go on, the batch lands once there is room", async () => {
+  it("a full project database: 507 naming it, nothing of the batch stored, compiles go on, the batch lands once there is room", async () => {
     const t = await newThread();
     const trigger = `full_${t.project.replace(/\W/g, "_")}`;
     await env.TENANT_ACME_DB.exec(
@@ -39,17 +61,16 @@ describe("a full store", () => {
       message("Our warehouse moved to Tacoma.", { id: "m-1" }),
       fact("warehouse.city", "Tacoma", { id: "f-1" }),
     ];
+    await inThread(t.thread, undefined, "before");
     try {
       const refused = await t.events(batch);
       expect(refused.status).toBe(507);
       expect(refused.contentType).toContain("application/problem+json");
       expect(refused.json.title).toBe("Insufficient storage");
-      expect(refused.json.detail).toContain("database holding this project's facts is full");
+      expect(refused.json.detail).toContain("project's database is full");
       expect(refused.json.detail).toContain("nothing of this request was stored");
 
-      const facts = await call("GET", `/facts?as_user=u1&project_id=${t.project}&key=warehouse.city`);
-      expect(facts.status).toBe(200);
-      expect(facts.json.facts).toEqual([]);
+      expect(await valuesOf(t.project, "warehouse.city")).toEqual([]);
       const state = await call("GET", `/threads/${t.thread}/state`);
       expect(state.status).toBe(200);
       expect(state.json.message_count).toBe(0);
@@ -60,29 +81,31 @@ describe("a full store", () => {
     } finally {
       await env.TENANT_ACME_DB.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
     }
-    // The object was not reset by the refusal, and the same batch is taken whole once there is room.
+    // The refusal was answered, not thrown: the object was not reset (its instance keeps the mark).
+    expect(await inThread(t.thread)).toBe("before");
     const landed = await t.events(batch);
     expect(landed.status).toBe(200);
     expect(landed.json.accepted).toBe(2);
     expect(landed.json.duplicates).toBe(0);
-    const stored = await call("GET", `/facts?as_user=u1&project_id=${t.project}&key=warehouse.city`);
-    expect(stored.json.facts.map((f: { value: unknown }) => f.value)).toEqual(["Tacoma"]);
+    expect(await valuesOf(t.project, "warehouse.city")).toEqual(["Tacoma"]);
     const compiled = await t.context({ query: "Where is our warehouse?" });
     expect(compiled.json.context).toContain("Tacoma");
   });
 
-  it("a full thread storage: 507 naming it, the facts stored and said so, the messages not, and a resend counts the facts once", async () => {
+  it("a full thread storage, refusing partway through a batch: 507 naming it, the facts stored, announced and said so, no message kept, a resend takes the rest", async () => {
     const t = await newThread();
-    await runInDurableObject(
-      threadObject(t.thread),
-      async (_instance: unknown, state: DurableObjectState) => {
-        state.storage.sql.exec(
-          "CREATE TRIGGER zz_full BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
-        );
-      },
+    // Another thread of the project has compiled already: it holds the project's facts as they were.
+    const other = await newThread(undefined, { project: t.project });
+    expect((await other.context({ query: "When is the launch?" })).json.context).not.toContain("March");
+    // The second message is refused, after the first was inserted in the same transaction.
+    await inThread(
+      t.thread,
+      "CREATE TRIGGER zz_full BEFORE INSERT ON messages WHEN NEW.id = 'm-2' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+      "before",
     );
     const batch = [
       message("The launch moved to March.", { id: "m-1" }),
+      message("And the venue is the Harbour Hall.", { id: "m-2" }),
       fact("launch.month", "March", { id: "f-1" }),
     ];
     const refused = await t.events(batch);
@@ -91,41 +114,41 @@ describe("a full store", () => {
     expect(refused.json.detail).toContain("thread's own storage");
     expect(refused.json.detail).toContain("Its facts were stored");
 
-    const facts = await call("GET", `/facts?as_user=u1&project_id=${t.project}&key=launch.month`);
-    expect(facts.json.facts.map((f: { value: unknown }) => f.value)).toEqual(["March"]);
-    const message_ = await call("GET", `/threads/${t.thread}/messages/m-1`);
-    expect(message_.status).toBe(404);
+    expect(await valuesOf(t.project, "launch.month")).toEqual(["March"]);
+    // Announced as any write is: the other thread compiles the fact at once.
+    expect((await other.context({ query: "When is the launch?" })).json.context).toContain("March");
+    for (const id of ["m-1", "m-2"]) {
+      expect((await call("GET", `/threads/${t.thread}/messages/${id}`)).status).toBe(404);
+    }
+    expect((await call("GET", `/threads/${t.thread}/state`)).json.message_count).toBe(0);
     expect((await t.context({ query: "When is the launch?" })).status).toBe(200);
+    expect(await inThread(t.thread, "DROP TRIGGER zz_full")).toBe("before");
 
-    await runInDurableObject(
-      threadObject(t.thread),
-      async (_instance: unknown, state: DurableObjectState) => {
-        state.storage.sql.exec("DROP TRIGGER zz_full");
-      },
-    );
     const landed = await t.events(batch);
     expect(landed.status).toBe(200);
-    expect(landed.json.accepted).toBe(1);
+    expect(landed.json.accepted).toBe(2);
     expect(landed.json.duplicates).toBe(1);
-    expect((await call("GET", `/threads/${t.thread}/messages/m-1`)).status).toBe(200);
+    for (const id of ["m-1", "m-2"]) {
+      expect((await call("GET", `/threads/${t.thread}/messages/${id}`)).status).toBe(200);
+    }
+    const compiled = await t.context({ query: "Which venue?" });
+    expect(compiled.json.context).toContain("Harbour Hall");
   });
 
-  it("any other write that does not fit (here a thread's creation) is a 507 problem, not a 500", async () => {
+  it("any other write that does not fit (here a thread's creation) is a 507 problem naming the store, not a 500", async () => {
     const thread = `full-${Math.random().toString(36).slice(2, 8)}`;
-    await runInDurableObject(threadObject(thread), async (_instance: unknown, state: DurableObjectState) => {
-      state.storage.sql.exec(
-        "CREATE TRIGGER zz_full BEFORE INSERT ON meta BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
-      );
-    });
+    await inThread(
+      thread,
+      "CREATE TRIGGER zz_full BEFORE INSERT ON meta BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
     const body = { project_id: `p-${thread}`, identity: { user_id: "u1" } };
     const refused = await call("PUT", `/threads/${thread}`, body);
     expect(refused.status).toBe(507);
     expect(refused.contentType).toContain("application/problem+json");
     expect(refused.json.title).toBe("Insufficient storage");
+    expect(refused.json.detail).toContain("thread's own storage");
     expect((await call("GET", `/threads/${thread}/state`)).status).toBe(404);
-    await runInDurableObject(threadObject(thread), async (_instance: unknown, state: DurableObjectState) => {
-      state.storage.sql.exec("DROP TRIGGER zz_full");
-    });
+    await inThread(thread, "DROP TRIGGER zz_full");
     expect((await call("PUT", `/threads/${thread}`, body)).status).toBe(201);
   });
 });

@@ -22,7 +22,7 @@ export const unauthorized = problem(
 /** What a route that writes may answer when its store is full (src/tenancy/storage-full.ts). */
 export const storageFull = {
   507: problem(
-    "The database or the thread storage this request writes to is full; nothing of the request was stored (reads and compiles go on)",
+    "The project's database or the thread's storage is full; `detail` says which and what of the request was stored (reads and compiles go on)",
   ),
 };
 

@@ -3,7 +3,7 @@ import type { EventInput, FactEventInput, IngestOutput, MessageEventInput } from
 import { StaleFactPlan } from "../facts/fact-repository";
 import { toInstant } from "../facts/time";
 import type { Tenant } from "../tenancy/registry";
-import { refusedWhenFull } from "../tenancy/storage-full";
+import { fullStore, StoreFull } from "../tenancy/storage-full";
 import { loadTokenCounter } from "../tokens/count-tokens";
 import type { FactsWrittenTo, ThreadFacts } from "./facts/thread-facts";
 import type { ClockHost, TransactionHost } from "./host";
@@ -14,9 +14,9 @@ import { prepareMessages, type Transcript } from "./transcript/transcript";
 type Stamped<T> = T & { id: string; ts: string };
 
 /**
- * `ingestEvents`; a StoreFull when the facts' database or the thread's storage had no room (what the
- * batch stored then is what StoreFull says); or `null` when the batch's facts lost the race for their slots every time they were
- * re-planned: nothing of the batch was stored then (the caller answers 409).
+ * `ingestEvents`, or `null` when the batch's facts lost the race for their slots every time they were
+ * re-planned: nothing of the batch was stored then (the caller answers 409). It throws StoreFull when
+ * the facts' database or the thread's storage had no room; StoreFull says what the batch stored.
  */
 export async function ingestUnlessContended(
   ...args: Parameters<typeof ingestEvents>
@@ -95,48 +95,48 @@ export async function ingestEvents(
   const preparedMessages = prepareMessages(messages, countTokens);
   const preparedLayers = layered.map((f) => prepareLayerWrite(f, countTokens));
 
-  const { outcomes, written } = await refusedWhenFull("facts", () =>
-    facts.write(record, tenant, persistent, receivedAt, countTokens),
-  );
+  const { outcomes, written } = await facts
+    .write(record, tenant, persistent, receivedAt, countTokens)
+    .catch((error: unknown) => {
+      const full = fullStore(error);
+      throw full ? new StoreFull(full, error) : error;
+    });
   let duplicates = repeated + outcomes.filter((o) => o.outcome === "duplicate").length;
   let accepted = outcomes.filter((o) => o.outcome !== "duplicate" && o.outcome !== "upserted").length;
 
-  const factsStored = outcomes.some((o) => o.outcome !== "duplicate");
-  await refusedWhenFull(
-    "thread",
-    () =>
-      host.transaction(() => {
-        const appended = transcript.append(preparedMessages, record.identity, countTokens);
-        accepted += appended.accepted;
-        duplicates += appended.duplicates;
-        const changes: LayerChange[] = [];
-        for (const prepared of preparedLayers) {
-          const change = layers.append(prepared, receivedAt);
-          if (change === "duplicate") duplicates++;
-          else {
-            accepted++;
-            changes.push(change);
-          }
-          outcomes.push({
-            id: prepared.write.id,
-            key: prepared.write.key,
-            // A write older than the key's current value is kept as history, never current: said so, as for facts.
-            outcome:
-              change === "duplicate"
-                ? "duplicate"
-                : change.entry.replacedBy === null
-                  ? "upserted"
-                  : "history",
-            supersedes: null,
-            reason: null,
-          });
+  try {
+    host.transaction(() => {
+      const appended = transcript.append(preparedMessages, record.identity, countTokens);
+      accepted += appended.accepted;
+      duplicates += appended.duplicates;
+      const changes: LayerChange[] = [];
+      for (const prepared of preparedLayers) {
+        const change = layers.append(prepared, receivedAt);
+        if (change === "duplicate") duplicates++;
+        else {
+          accepted++;
+          changes.push(change);
         }
-        // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
-        layers.appended(changes);
-        transcript.appended();
-      }),
-    factsStored,
-  );
+        outcomes.push({
+          id: prepared.write.id,
+          key: prepared.write.key,
+          // A write older than the key's current value is kept as history, never current: said so, as for facts.
+          outcome:
+            change === "duplicate" ? "duplicate" : change.entry.replacedBy === null ? "upserted" : "history",
+          supersedes: null,
+          reason: null,
+        });
+      }
+      // Last, so an in-memory copy never holds what a rolled-back transaction did not write.
+      layers.appended(changes);
+      transcript.appended();
+    });
+  } catch (error) {
+    transcript.rolledBack();
+    // The facts are in D1 by now: the refusal carries what was written, to be announced as any write is.
+    const full = fullStore(error);
+    throw full ? new StoreFull<FactsWrittenTo>(full, error, written) : error;
+  }
   return {
     value: { accepted, duplicates, facts: outcomes },
     messages: messages.length,

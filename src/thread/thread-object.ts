@@ -19,7 +19,7 @@ import { ExtractionStore } from "./extraction/extraction-store";
 import type { MentionBackfillReport } from "./extraction/mention-backfill";
 import { ThreadExtraction } from "./extraction/thread-extraction";
 import { ProjectFactIndex } from "./facts/project-fact-index";
-import { ThreadFacts } from "./facts/thread-facts";
+import { type FactsWrittenTo, ThreadFacts } from "./facts/thread-facts";
 import type { BackgroundHost, ClockHost, ExclusiveHost, SqlHost, TransactionHost } from "./host";
 import { ingestUnlessContended } from "./ingest";
 import { LayerStore } from "./layers/layer-store";
@@ -127,15 +127,20 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         const { record, tenant: entry } = owner.value;
         const parts = { transcript: this.transcript, layers: this.layers, facts: this.facts };
         // A full store is answered, not thrown: a throw here would reset the object for a refusal that
-        // left its storage as it was.
+        // left its storage as it was. Facts it wrote before the refusal are announced as any write's are.
         const ingested = await ingestUnlessContended(this.host, parts, record, entry, events).catch(
           (error) => {
-            if (error instanceof StoreFull) return error;
+            if (error instanceof StoreFull) return error as StoreFull<FactsWrittenTo>;
             throw error;
           },
         );
-        if (ingested instanceof StoreFull)
-          return { outcome: storageFullOutcome(ingested.store, ingested.factsStored) };
+        if (ingested instanceof StoreFull) {
+          const stored = ingested.stored;
+          return {
+            outcome: storageFullOutcome(ingested.store, stored !== undefined),
+            written: stored && { ...stored, entry },
+          };
+        }
         if (!ingested) return { outcome: CONTENDED };
         if (ingested.messages) await this.enqueueExtraction(tenant, thread);
         const value = { ...ingested.value, watermark: this.extraction.watermark() };

@@ -40,7 +40,7 @@ export const CONTENDED = {
 } as const;
 
 /** A write that did not fit its store (src/tenancy/storage-full.ts): nothing of it was stored. */
-export const storageFullOutcome = (store: FullStore, factsStored: boolean) =>
+export const storageFullOutcome = (store: FullStore, factsStored = false) =>
   ({
     ok: false,
     status: 507,

@@ -136,6 +136,11 @@ export class SqliteVectorIndex implements VectorIndex {
     const after = new Map(namespaces.map((namespace) => [namespace, bumpVersion(this.sql, namespace)]));
     this.writeRows(records, namespaces, expected);
     for (const namespace of namespaces) {
+      // An upsert never shrinks a namespace: one counted past every bound stays past them, uncounted.
+      const counted = this.sizes.get(namespace);
+      if (counted && counted.version === before.get(namespace) && counted.size >= this.sizeBound()) {
+        this.sizes.set(namespace, { version: after.get(namespace) as number, size: counted.size });
+      }
       const held = this.decoded.get(namespace);
       if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
         this.decoded.delete(namespace);
@@ -201,15 +206,19 @@ export class SqliteVectorIndex implements VectorIndex {
     return decoded;
   }
 
+  /** How far a namespace is counted: one past the larger of the two sizes that choose its search. */
+  private sizeBound(): number {
+    return Math.min(
+      Math.max(DECODED_LIMIT, this.lists.settings.approximateAbove) + 1,
+      Number.MAX_SAFE_INTEGER,
+    );
+  }
+
   /** The namespace's size at `version`, exact up to one past the larger of the two size bounds. */
   private sizeOf(namespace: string, version: number): number {
     const known = this.sizes.get(namespace);
     if (known?.version === version) return known.size;
-    const bound = Math.min(
-      Math.max(DECODED_LIMIT, this.lists.settings.approximateAbove) + 1,
-      Number.MAX_SAFE_INTEGER,
-    );
-    const size = countVectors(this.sql, namespace, bound);
+    const size = countVectors(this.sql, namespace, this.sizeBound());
     this.sizes.set(namespace, { version, size });
     return size;
   }

@@ -151,6 +151,16 @@ export class EpisodeIndex {
   }
 
   /**
+   * Call when a transaction that called `add` rolled back: its rows are gone, so the term counts may be
+   * held again, and the tail it set aside is read afresh by the next compile.
+   */
+  rolledBack(): void {
+    this.termCounts.written();
+    this.tailBeforeAdd = undefined;
+    this.addedRecords = [];
+  }
+
+  /**
    * Call last in the transaction that inserted these messages (only those whose insert took effect), so
    * the in-memory order never holds a message a rolled-back transaction did not write.
    */

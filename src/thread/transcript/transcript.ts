@@ -163,6 +163,12 @@ export class Transcript {
     this.episodes.added(inserted);
   }
 
+  /** Call when the transaction that appended rolled back: what it began in memory is let go. */
+  rolledBack(): void {
+    this.inserted = [];
+    this.episodes.rolledBack();
+  }
+
   /** Stores the scopes extraction gave messages. Call inside extraction's commit transaction. */
   rescope(scopes: readonly MessageScope[]): void {
     for (const m of scopes) {
