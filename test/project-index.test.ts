@@ -80,6 +80,41 @@ describe("the project index object's nearest facts", () => {
   });
 });
 
+describe("the project index object's vector snapshot", () => {
+  it("is due once its vectors go unwritten for a while, and its alarm then stores the decoded copy", async () => {
+    const { env, runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
+    const { SNAPSHOT_QUIET_MS } = await import("../src/project-index/project-index-object");
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`snapshot-${crypto.randomUUID()}`));
+    const vector = (i: number) => Array.from({ length: 8 }, (_, d) => Math.sin(i + d));
+    const heads = (state: DurableObjectState) =>
+      state.storage.sql.exec("SELECT namespace FROM vector_snapshot_heads").toArray();
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      const before = Date.now();
+      await index.upsert(
+        "acme",
+        "atlas",
+        "ns",
+        [0, 1, 2].map((i) => ({ id: `f${i}`, values: vector(i), user: "" })),
+      );
+      const alarm = await state.storage.getAlarm();
+      expect(alarm).not.toBeNull();
+      expect(alarm as number).toBeGreaterThanOrEqual(before + SNAPSHOT_QUIET_MS);
+      expect(heads(state)).toEqual([]);
+    });
+    // The alarm before it is due stores nothing, and comes back when it is.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      expect(heads(state)).toEqual([]);
+      expect(await state.storage.getAlarm()).not.toBeNull();
+      (index as unknown as { snapshotDue: number }).snapshotDue = Date.now() - 1;
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (_index: ProjectIndexObject, state) => {
+      expect(heads(state)).toEqual([{ namespace: "ns" }]);
+    });
+  });
+});
+
 describe("the project index object's binding", () => {
   it("answers the tenant and project it was first called for, and refuses any other, then and later", async () => {
     const { env, runInDurableObject } = await import("cloudflare:test");

@@ -369,6 +369,52 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("stores its decoded copy whole for a cold instance to read, and lets a stale one be", async () => {
+    await inObject(async (sql) => {
+      const statements: string[] = [];
+      const counted = new Proxy(sql, {
+        get: (target, key) =>
+          key === "exec"
+            ? (query: string, ...bindings: unknown[]) => {
+                statements.push(query);
+                return target.exec(query, ...bindings);
+              }
+            : Reflect.get(target, key),
+      });
+      const vectorReads = () => statements.filter((q) => /\bvec\b/.test(q));
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
+      const vectors = Array.from({ length: 300 }, (_, i) =>
+        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { user: i % 3 ? "" : "bob" }, "t"),
+      );
+      for (let i = 0; i < vectors.length; i += 100) await writer.upsert(vectors.slice(i, i + 100));
+      // Rows added and dropped since the copy was laid out are folded into what is stored.
+      await writer.deleteByIds("t", ["v7"]);
+      await writer.upsert([record("late", [0.2, 0.1, 0.5, 1], { user: "" }, "t")]);
+      expect(writer.snapshotHeld()).toBe(1);
+      expect(writer.snapshotHeld()).toBe(0);
+
+      const probe = [0.3, -0.2, 0.9, 0.1];
+      const fromRows = async (filter: Record<string, string>) =>
+        new SqliteVectorIndex(sql).query(probe, { topK: 20, namespace: "t", filter });
+      const cold = new SqliteVectorIndex(counted);
+      statements.length = 0;
+      const fromSnapshot = await cold.query(probe, { topK: 20, namespace: "t" });
+      expect(vectorReads()).toEqual([]);
+      const all = [...(await fromRows({ user: "" })), ...(await fromRows({ user: "bob" }))]
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+        .slice(0, 20);
+      expect(fromSnapshot).toEqual(all);
+      expect(ids(fromSnapshot)).not.toContain("v7");
+
+      // A write since makes it stale: a cold instance reads the rows, and sees the write.
+      await writer.upsert([record("best", probe, { user: "" }, "t")]);
+      const later = new SqliteVectorIndex(counted);
+      statements.length = 0;
+      expect(ids(await later.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
+      expect(vectorReads()).not.toEqual([]);
+    });
+  });
+
   it("scores sparse queries from its decoded copy exactly as from storage, ties at the cut included", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql);

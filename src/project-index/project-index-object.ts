@@ -22,6 +22,14 @@ const UPSERT_CHUNK = 500;
 const CATCH_UP_PAGES = 1;
 /** Replica pages read per alarm: a replica far behind catches up in the background, a run at a time. */
 const ALARM_CATCH_UP_PAGES = 10;
+/**
+ * How long the vectors must go unwritten before their decoded copy is stored whole (decoded-snapshot.ts),
+ * for the object's next cold start to read instead of every vector's row. Any write makes a snapshot
+ * stale, so one is written only once writes have stopped for about as long as the runtime keeps an idle
+ * object (it evicts after a minute or two without requests): an agent writing every turn is not made to
+ * rewrite every vector every turn, and an object that does go idle leaves a current snapshot behind.
+ */
+export const SNAPSHOT_QUIET_MS = 60_000;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding
@@ -43,6 +51,8 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   private readonly vectors: SqliteVectorIndex;
   private readonly replica: FactReplica;
   private bound: { tenant: string; project: string } | undefined;
+  /** When the vectors' decoded copies are to be stored whole, once no write has moved it on since. */
+  private snapshotDue: number | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -104,10 +114,29 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     return { near, rows };
   }
 
-  /** The background catch-up of a replica left behind. */
+  /** The background catch-up of a replica left behind, and the vectors' snapshot once writes go quiet. */
   override async alarm(): Promise<void> {
     const owner = this.owner();
     if (owner) await this.catchUp(owner.tenant, owner.project, ALARM_CATCH_UP_PAGES);
+    if (this.snapshotDue === undefined) return;
+    if (Date.now() < this.snapshotDue) {
+      await this.alarmBy(this.snapshotDue);
+      return;
+    }
+    this.snapshotDue = undefined;
+    this.vectors.snapshotHeld();
+  }
+
+  /** After a write to the vectors: their snapshot is due once they have gone SNAPSHOT_QUIET_MS unwritten. */
+  private async vectorsWritten(): Promise<void> {
+    this.snapshotDue = Date.now() + SNAPSHOT_QUIET_MS;
+    await this.alarmBy(this.snapshotDue);
+  }
+
+  /** Sets the alarm for `at` unless one is set sooner (the replica's catch-up sets its own, for now). */
+  private async alarmBy(at: number): Promise<void> {
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > at) await this.ctx.storage.setAlarm(at);
   }
 
   /**
@@ -139,11 +168,13 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
         })),
       );
     }
+    await this.vectorsWritten();
   }
 
   async remove(tenant: string, projectId: string, namespace: string, ids: string[]): Promise<void> {
     this.own(tenant, projectId);
     await this.vectors.deleteByIds(namespace, ids);
+    await this.vectorsWritten();
   }
 
   /**

@@ -62,6 +62,28 @@ export function laidOut(version: number, dims: number, entries: Entry[]): Decode
   return decoded;
 }
 
+/** The copy of vectors already laid out by dimension (a stored snapshot's), none added or dropped. */
+export function laidOutColumns(
+  version: number,
+  dims: number,
+  laid: Pick<Decoded, "ids" | "metadata" | "norms" | "columns">,
+): Decoded {
+  return {
+    version,
+    dims,
+    ...laid,
+    added: [],
+    rowOf: new Map(laid.ids.map((id, i) => [id, i])),
+    dropped: new Uint8Array(laid.ids.length),
+    droppedCount: 0,
+  };
+}
+
+/** The copy with nothing added or dropped since its columns were laid out: itself, or folded. */
+export function compacted(held: Decoded): Decoded {
+  return held.added.length || held.droppedCount ? folded(held) : held;
+}
+
 /** How many vectors the copy holds. */
 export function heldCount(held: Decoded): number {
   return held.ids.length - held.droppedCount + held.added.length;

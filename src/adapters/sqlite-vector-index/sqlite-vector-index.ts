@@ -8,7 +8,17 @@ import {
   type VectorQueryOptions,
   type VectorRecord,
 } from "../../ports/vector-index";
-import { DECODED_LIMIT, type Decoded, drop, heldCount, laidOut, place, settled } from "./decoded-copy";
+import {
+  compacted,
+  DECODED_LIMIT,
+  type Decoded,
+  drop,
+  heldCount,
+  laidOut,
+  place,
+  settled,
+} from "./decoded-copy";
+import { dropSnapshot, readSnapshot, snapshotVersion, writeSnapshot } from "./decoded-snapshot";
 import { checkMetadata, floats, norm } from "./encoding";
 import { DEFAULT_LIST_SETTINGS, InvertedLists, type ListSettings } from "./inverted-lists";
 import type { ListLayout } from "./list-layout";
@@ -152,9 +162,11 @@ export class SqliteVectorIndex implements VectorIndex {
       }
       for (const record of records) if (record.namespace === namespace) place(held, record);
       const current = settled(held, after.get(namespace) as number);
-      // A copy that grew past the limit is let go, as the next query would.
-      if (heldCount(current) > DECODED_LIMIT) this.decoded.delete(namespace);
-      else this.keep(namespace, current);
+      // A copy that grew past the limit is let go, as the next query would, and its snapshot with it.
+      if (heldCount(current) > DECODED_LIMIT) {
+        this.decoded.delete(namespace);
+        dropSnapshot(this.sql, namespace);
+      } else this.keep(namespace, current);
     }
   }
 
@@ -191,6 +203,11 @@ export class SqliteVectorIndex implements VectorIndex {
   private decodedNamespace(namespace: string, dims: number, version: number): Decoded {
     const held = this.decoded.get(namespace);
     if (held && held.version === version && held.dims === dims) return held;
+    const stored = readSnapshot(this.sql, namespace, version, dims);
+    if (stored) {
+      this.decoded.set(namespace, stored);
+      return stored;
+    }
     const rows = readNamespace(this.sql, namespace);
     const decoded = laidOut(
       version,
@@ -265,6 +282,25 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     for (const id of unique) drop(held, id);
     this.keep(namespace, settled(held, after));
+  }
+
+  /**
+   * Stores each decoded copy held at its namespace's current version as the namespace's snapshot
+   * (decoded-snapshot.ts), unless the stored one already stands for it; a namespace past DECODED_LIMIT
+   * loses its snapshot. Off the write path: it writes every vector of the namespace. Returns how many
+   * it wrote.
+   */
+  snapshotHeld(): number {
+    let written = 0;
+    for (const [namespace, held] of [...this.decoded]) {
+      const version = readVersion(this.sql, namespace);
+      if (held.version !== version || snapshotVersion(this.sql, namespace) === version) continue;
+      const copy = compacted(held);
+      this.decoded.set(namespace, copy);
+      writeSnapshot(this.sql, namespace, copy);
+      written++;
+    }
+    return written;
   }
 
   /**

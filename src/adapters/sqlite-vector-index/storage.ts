@@ -1,4 +1,5 @@
 import type { VectorRecord } from "../../ports/vector-index";
+import { SNAPSHOT_SCHEMA } from "./decoded-snapshot";
 import { norm } from "./encoding";
 import { readStampOf, restamp } from "./stamps";
 
@@ -33,7 +34,7 @@ export type Row = { id: string; vec: ArrayBuffer; norm: number; metadata: string
 const DELETE_CHUNK = 50;
 
 export function createTables(sql: SqlStorage): void {
-  for (const statement of VECTOR_INDEX_SCHEMA) sql.exec(statement);
+  for (const statement of [...VECTOR_INDEX_SCHEMA, ...SNAPSHOT_SCHEMA]) sql.exec(statement);
   addListColumns(sql);
 }
 
