@@ -390,8 +390,8 @@ describe("SqliteVectorIndex specifics", () => {
       // Rows added and dropped since the copy was laid out are folded into what is stored.
       await writer.deleteByIds("t", ["v7"]);
       await writer.upsert([record("late", [0.2, 0.1, 0.5, 1], { user: "" }, "t")]);
-      expect(writer.snapshotHeld()).toBe(1);
-      expect(writer.snapshotHeld()).toBe(0);
+      expect(writer.snapshotStale()).toBe(1);
+      expect(writer.snapshotStale()).toBe(0);
 
       const probe = [0.3, -0.2, 0.9, 0.1];
       const fromRows = async (filter: Record<string, string>) =>
@@ -412,6 +412,12 @@ describe("SqliteVectorIndex specifics", () => {
       statements.length = 0;
       expect(ids(await later.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
       expect(vectorReads()).not.toEqual([]);
+      // An instance that holds no copy (one started afresh) decodes the rows to store the snapshot.
+      expect(new SqliteVectorIndex(sql).snapshotStale()).toBe(1);
+      const afterIt = new SqliteVectorIndex(counted);
+      statements.length = 0;
+      expect(ids(await afterIt.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
+      expect(vectorReads()).toEqual([]);
     });
   });
 

@@ -51,13 +51,16 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   private readonly vectors: SqliteVectorIndex;
   private readonly replica: FactReplica;
   private bound: { tenant: string; project: string } | undefined;
-  /** When the vectors' decoded copies are to be stored whole, once no write has moved it on since. */
-  private snapshotDue: number | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS project_index_owner (id INTEGER PRIMARY KEY CHECK (id = 1), tenant TEXT NOT NULL, project TEXT NOT NULL)",
+    );
+    // When the vectors were last written, while their snapshot is still to be stored: stored, not held,
+    // because the object is often evicted before the snapshot is due, and the alarm wakes a new one.
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS project_index_vector_writes (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL)",
     );
     // Decoded on writes too: a compile right after a bulk import would otherwise decode every vector.
     this.vectors = new SqliteVectorIndex(ctx.storage.sql, { decodeOnWrite: true });
@@ -118,19 +121,27 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   override async alarm(): Promise<void> {
     const owner = this.owner();
     if (owner) await this.catchUp(owner.tenant, owner.project, ALARM_CATCH_UP_PAGES);
-    if (this.snapshotDue === undefined) return;
-    if (Date.now() < this.snapshotDue) {
-      await this.alarmBy(this.snapshotDue);
+    const written = this.ctx.storage.sql
+      .exec<{ at: number }>("SELECT at FROM project_index_vector_writes WHERE id = 1")
+      .toArray()[0]?.at;
+    if (written === undefined) return;
+    const due = written + SNAPSHOT_QUIET_MS;
+    if (Date.now() < due) {
+      await this.alarmBy(due);
       return;
     }
-    this.snapshotDue = undefined;
-    this.vectors.snapshotHeld();
+    this.vectors.snapshotStale();
+    this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");
   }
 
   /** After a write to the vectors: their snapshot is due once they have gone SNAPSHOT_QUIET_MS unwritten. */
   private async vectorsWritten(): Promise<void> {
-    this.snapshotDue = Date.now() + SNAPSHOT_QUIET_MS;
-    await this.alarmBy(this.snapshotDue);
+    const at = Date.now();
+    this.ctx.storage.sql.exec(
+      "INSERT INTO project_index_vector_writes (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+      at,
+    );
+    await this.alarmBy(at + SNAPSHOT_QUIET_MS);
   }
 
   /** Sets the alarm for `at` unless one is set sooner (the replica's catch-up sets its own, for now). */

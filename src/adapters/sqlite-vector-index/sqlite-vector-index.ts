@@ -31,6 +31,7 @@ import {
   readFiltered,
   readNamespace,
   readVersion,
+  readVersions,
   storedDimensions,
   writeVector,
 } from "./storage";
@@ -285,17 +286,22 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * Stores each decoded copy held at its namespace's current version as the namespace's snapshot
-   * (decoded-snapshot.ts), unless the stored one already stands for it; a namespace past DECODED_LIMIT
-   * loses its snapshot. Off the write path: it writes every vector of the namespace. Returns how many
-   * it wrote.
+   * Stores the decoded copy of every namespace searched from one (DECODED_LIMIT vectors or fewer) as its
+   * snapshot (decoded-snapshot.ts), unless the stored one already stands for its current version; the
+   * copy is the one held, or decoded now when none is (an object started afresh). Off the write path:
+   * it writes every vector of each namespace it stores. Returns how many it stored.
    */
-  snapshotHeld(): number {
+  snapshotStale(): number {
+    const dims = this.dimensions();
+    if (dims === undefined) return 0;
     let written = 0;
-    for (const [namespace, held] of [...this.decoded]) {
-      const version = readVersion(this.sql, namespace);
-      if (held.version !== version || snapshotVersion(this.sql, namespace) === version) continue;
-      const copy = compacted(held);
+    for (const { namespace, version } of readVersions(this.sql)) {
+      if (snapshotVersion(this.sql, namespace) === version) continue;
+      if (this.searchedBy(namespace, dims, version) !== "decoded") {
+        dropSnapshot(this.sql, namespace);
+        continue;
+      }
+      const copy = compacted(this.decodedNamespace(namespace, dims, version));
       this.decoded.set(namespace, copy);
       writeSnapshot(this.sql, namespace, copy);
       written++;

@@ -64,6 +64,13 @@ export function bumpVersion(sql: SqlStorage, namespace: string): number {
   return restamp(sql, VERSIONS, namespace);
 }
 
+/** Every namespace written so far, with its version. */
+export function readVersions(sql: SqlStorage): { namespace: string; version: number }[] {
+  return sql
+    .exec<{ namespace: string; version: number }>("SELECT namespace, version FROM vector_index_versions")
+    .toArray();
+}
+
 /** The namespace's version; 0 before its first write. */
 export function readVersion(sql: SqlStorage, namespace: string): number {
   return readStampOf(sql, VERSIONS, namespace);
