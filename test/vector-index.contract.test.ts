@@ -381,7 +381,7 @@ describe("SqliteVectorIndex specifics", () => {
               }
             : Reflect.get(target, key),
       });
-      const vectorReads = () => statements.filter((q) => /\bvec\b/.test(q));
+      const vectorReads = () => statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q));
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       const vectors = Array.from({ length: 300 }, (_, i) =>
         record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { user: i % 3 ? "" : "bob" }, "t"),
@@ -418,6 +418,46 @@ describe("SqliteVectorIndex specifics", () => {
       statements.length = 0;
       expect(ids(await afterIt.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
       expect(vectorReads()).toEqual([]);
+      // A cold instance's first write starts from the snapshot too, and keeps the copy up from there.
+      const coldWriter = new SqliteVectorIndex(counted, { decodeOnWrite: true });
+      statements.length = 0;
+      await coldWriter.upsert([record("newest", [0.3, -0.2, 0.8, 0.1], { user: "" }, "t")]);
+      expect(ids(await coldWriter.query(probe, { topK: 2, namespace: "t" }))).toEqual(["best", "newest"]);
+      expect(vectorReads()).toEqual([]);
+      // Every vector deleted: the snapshot goes with them.
+      const everyId = ids(await fromRows({ user: "" })).concat(ids(await fromRows({ user: "bob" })));
+      await writer.deleteByIds("t", [...everyId, ...vectors.map((v) => v.id), "best", "newest", "late"]);
+      expect(new SqliteVectorIndex(sql).snapshotStale()).toBe(0);
+      expect(sql.exec("SELECT count(*) AS n FROM vector_snapshot_parts").one().n).toBe(0);
+    });
+  });
+
+  it("stores a snapshot larger than a row in several parts and reads it back whole", async () => {
+    await inObject(async (sql) => {
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+      const dims = 80;
+      const vectors = Array.from({ length: 4_000 }, (_, i) =>
+        record(
+          `v${i}`,
+          Array.from({ length: dims }, (_, d) => Math.sin(i * 0.37 + d * 1.3)),
+          { user: "" },
+          "big",
+        ),
+      );
+      for (let i = 0; i < vectors.length; i += 500) await writer.upsert(vectors.slice(i, i + 500));
+      expect(writer.snapshotStale()).toBe(1);
+      const parts = sql
+        .exec<{ n: number }>("SELECT count(*) AS n FROM vector_snapshot_parts WHERE stream = 'columns'")
+        .one().n;
+      expect(parts).toBeGreaterThan(1);
+      const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 0.7));
+      const cold = await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big" });
+      const fromRows = await new SqliteVectorIndex(sql).query(probe, {
+        topK: 30,
+        namespace: "big",
+        filter: { user: "" },
+      });
+      expect(cold).toEqual(fromRows);
     });
   });
 

@@ -130,7 +130,12 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       await this.alarmBy(due);
       return;
     }
-    this.vectors.snapshotStale();
+    try {
+      this.vectors.snapshotStale();
+    } catch (error) {
+      // Only cold starts are slower without it: the next quiet minute tries again.
+      console.error("could not store the vectors' snapshot", error);
+    }
     this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");
   }
 
@@ -169,6 +174,15 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
 
   async upsert(tenant: string, projectId: string, namespace: string, facts: IndexedFact[]): Promise<void> {
     this.own(tenant, projectId);
+    try {
+      await this.upsertChunks(namespace, facts);
+    } finally {
+      // Chunks written before a failing one are in storage: their snapshot is due as well.
+      await this.vectorsWritten();
+    }
+  }
+
+  private async upsertChunks(namespace: string, facts: IndexedFact[]): Promise<void> {
     for (let i = 0; i < facts.length; i += UPSERT_CHUNK) {
       await this.vectors.upsert(
         facts.slice(i, i + UPSERT_CHUNK).map((fact) => ({
@@ -179,13 +193,15 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
         })),
       );
     }
-    await this.vectorsWritten();
   }
 
   async remove(tenant: string, projectId: string, namespace: string, ids: string[]): Promise<void> {
     this.own(tenant, projectId);
-    await this.vectors.deleteByIds(namespace, ids);
-    await this.vectorsWritten();
+    try {
+      await this.vectors.deleteByIds(namespace, ids);
+    } finally {
+      await this.vectorsWritten();
+    }
   }
 
   /**

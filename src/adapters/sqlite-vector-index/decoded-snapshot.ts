@@ -113,8 +113,14 @@ export function readSnapshot(
   const columns = joined("columns");
   const norms = joined("norms");
   if (columns.byteLength !== head.count * dims * 4 || norms.byteLength !== head.count * 8) return undefined;
-  const [ids, metadata] = JSON.parse(new TextDecoder().decode(joined("labels"))) as [string[], string[]];
-  if (ids.length !== head.count || metadata.length !== head.count) return undefined;
+  let labels: [string[], string[]];
+  try {
+    labels = JSON.parse(new TextDecoder().decode(joined("labels"))) as [string[], string[]];
+  } catch {
+    return undefined;
+  }
+  const [ids, metadata] = labels;
+  if (ids?.length !== head.count || metadata?.length !== head.count) return undefined;
   return laidOutColumns(version, dims, {
     ids,
     metadata,

@@ -152,7 +152,11 @@ export class SqliteVectorIndex implements VectorIndex {
       if (counted && counted.version === before.get(namespace) && counted.size >= this.sizeBound()) {
         this.sizes.set(namespace, { version: after.get(namespace) as number, size: counted.size });
       }
-      const held = this.decoded.get(namespace);
+      let held = this.decoded.get(namespace);
+      if (this.decodeOnWrite && (!held || held.version !== before.get(namespace) || held.dims !== expected)) {
+        // An instance holding no copy starts from the snapshot of the version before this write.
+        held = readSnapshot(this.sql, namespace, before.get(namespace) as number, expected);
+      }
       if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
         this.decoded.delete(namespace);
         const version = after.get(namespace) as number;
@@ -204,13 +208,17 @@ export class SqliteVectorIndex implements VectorIndex {
   private decodedNamespace(namespace: string, dims: number, version: number): Decoded {
     const held = this.decoded.get(namespace);
     if (held && held.version === version && held.dims === dims) return held;
+    const decoded = this.decode(namespace, dims, version);
+    this.decoded.set(namespace, decoded);
+    return decoded;
+  }
+
+  /** The namespace's copy from its snapshot when one stands for `version`, else from its rows; not held. */
+  private decode(namespace: string, dims: number, version: number): Decoded {
     const stored = readSnapshot(this.sql, namespace, version, dims);
-    if (stored) {
-      this.decoded.set(namespace, stored);
-      return stored;
-    }
+    if (stored) return stored;
     const rows = readNamespace(this.sql, namespace);
-    const decoded = laidOut(
+    return laidOut(
       version,
       dims,
       rows.map((row) => ({
@@ -220,8 +228,6 @@ export class SqliteVectorIndex implements VectorIndex {
         metadata: row.metadata,
       })),
     );
-    this.decoded.set(namespace, decoded);
-    return decoded;
   }
 
   /** How far a namespace is counted: one past the larger of the two sizes that choose its search. */
@@ -293,16 +299,19 @@ export class SqliteVectorIndex implements VectorIndex {
    */
   snapshotStale(): number {
     const dims = this.dimensions();
-    if (dims === undefined) return 0;
     let written = 0;
     for (const { namespace, version } of readVersions(this.sql)) {
       if (snapshotVersion(this.sql, namespace) === version) continue;
-      if (this.searchedBy(namespace, dims, version) !== "decoded") {
+      // Emptied of every vector (no dimension stored), or past the decoded limit: nothing to store.
+      if (dims === undefined || this.searchedBy(namespace, dims, version) !== "decoded") {
         dropSnapshot(this.sql, namespace);
         continue;
       }
-      const copy = compacted(this.decodedNamespace(namespace, dims, version));
-      this.decoded.set(namespace, copy);
+      const held = this.decoded.get(namespace);
+      const current = held?.version === version && held.dims === dims ? held : undefined;
+      const copy = compacted(current ?? this.decode(namespace, dims, version));
+      // A copy is kept only where one was held: storing a namespace nobody asks about holds nothing.
+      if (current) this.decoded.set(namespace, copy);
       writeSnapshot(this.sql, namespace, copy);
       written++;
     }
