@@ -284,6 +284,21 @@ runVectorIndexContract("VectorizeVectorIndex over an in-memory Vectorize", () =>
   return { use: (body) => body(new VectorizeVectorIndex(binding)) };
 });
 
+/** `sql` with every statement it runs recorded, in order. */
+function recorded(sql: SqlStorage): { statements: string[]; counted: SqlStorage } {
+  const statements: string[] = [];
+  const counted = new Proxy(sql, {
+    get: (target, key) =>
+      key === "exec"
+        ? (query: string, ...bindings: unknown[]) => {
+            statements.push(query);
+            return target.exec(query, ...bindings);
+          }
+        : Reflect.get(target, key),
+  });
+  return { statements, counted };
+}
+
 describe("SqliteVectorIndex specifics", () => {
   const inObject = <T>(body: (sql: SqlStorage) => T | Promise<T>) =>
     runInDurableObject(env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())), (_i, state) =>
@@ -332,16 +347,7 @@ describe("SqliteVectorIndex specifics", () => {
 
   it("with decodeOnWrite, holds the copy from its writes: the first query reads no vector, and answers as storage does", async () => {
     await inObject(async (sql) => {
-      const statements: string[] = [];
-      const counted = new Proxy(sql, {
-        get: (target, key) =>
-          key === "exec"
-            ? (query: string, ...bindings: unknown[]) => {
-                statements.push(query);
-                return target.exec(query, ...bindings);
-              }
-            : Reflect.get(target, key),
-      });
+      const { statements, counted } = recorded(sql);
       const writer = new SqliteVectorIndex(counted, { decodeOnWrite: true });
       const vectors = Array.from({ length: 300 }, (_, i) =>
         record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
@@ -371,16 +377,7 @@ describe("SqliteVectorIndex specifics", () => {
 
   it("stores its decoded copy whole for a cold instance to read, and lets a stale one be", async () => {
     await inObject(async (sql) => {
-      const statements: string[] = [];
-      const counted = new Proxy(sql, {
-        get: (target, key) =>
-          key === "exec"
-            ? (query: string, ...bindings: unknown[]) => {
-                statements.push(query);
-                return target.exec(query, ...bindings);
-              }
-            : Reflect.get(target, key),
-      });
+      const { statements, counted } = recorded(sql);
       const vectorReads = () => statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q));
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       const vectors = Array.from({ length: 300 }, (_, i) =>
