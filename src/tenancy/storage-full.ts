@@ -21,8 +21,6 @@ export function fullStore(error: unknown): FullStore | undefined {
   return undefined;
 }
 
-export const isStorageFull = (error: unknown) => fullStore(error) !== undefined;
-
 /**
  * A store's refusal as the write path saw it: which store, and what the request had stored before it
  * (`stored`: an ingest writes its facts to D1 first, then its messages to the thread's storage).

@@ -39,7 +39,7 @@ export const CONTENDED = {
     "Other writers kept replacing the facts this batch writes; nothing of it was stored. Send it again.",
 } as const;
 
-/** A write that did not fit its store (src/tenancy/storage-full.ts): nothing of it was stored. */
+/** A write that did not fit its store (src/tenancy/storage-full.ts); the detail says what it stored. */
 export const storageFullOutcome = (store: FullStore, factsStored = false) =>
   ({
     ok: false,

@@ -7,7 +7,7 @@ import { type Decoded, laidOutColumns } from "./decoded-copy";
  * to read the same values in parts). It stands for the namespace at the version it was written at
  * and is read only while the namespace is still at that version: any write since makes it stale, and
  * the copy is decoded from the rows as before. Writing one is the owner's call, off the write path
- * (`SqliteVectorIndex.snapshotHeld`): the project index writes it once its writes have gone quiet.
+ * (`SqliteVectorIndex.snapshotStale`): the project index writes it once its writes have gone quiet.
  *
  * Three streams, each cut into parts of at most PART_BYTES (a Durable Object's row holds at most 2 MB):
  * the columns (Float32 bytes), the norms (Float64 bytes) and the labels (UTF-8 JSON of the ids and the
@@ -98,7 +98,9 @@ export function readSnapshot(
     "SELECT stream, data FROM vector_snapshot_parts WHERE namespace = ? ORDER BY stream, part",
     namespace,
   )) {
-    parts.set(row.stream, [...(parts.get(row.stream) ?? []), new Uint8Array(row.data)]);
+    const stream = parts.get(row.stream) ?? [];
+    stream.push(new Uint8Array(row.data));
+    parts.set(row.stream, stream);
   }
   const joined = (stream: Stream) => {
     const pieces = parts.get(stream) ?? [];

@@ -160,8 +160,9 @@ export class SqliteVectorIndex implements VectorIndex {
       if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
         this.decoded.delete(namespace);
         const version = after.get(namespace) as number;
+        // From the rows: no snapshot can stand for the version this write has just set.
         if (this.decodeOnWrite && this.searchedBy(namespace, expected, version) === "decoded") {
-          this.decodedNamespace(namespace, expected, version);
+          this.decoded.set(namespace, this.fromRows(namespace, expected, version));
         }
         continue;
       }
@@ -215,8 +216,11 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** The namespace's copy from its snapshot when one stands for `version`, else from its rows; not held. */
   private decode(namespace: string, dims: number, version: number): Decoded {
-    const stored = readSnapshot(this.sql, namespace, version, dims);
-    if (stored) return stored;
+    return readSnapshot(this.sql, namespace, version, dims) ?? this.fromRows(namespace, dims, version);
+  }
+
+  /** The namespace's copy decoded from its rows, one per vector; not held. */
+  private fromRows(namespace: string, dims: number, version: number): Decoded {
     const rows = readNamespace(this.sql, namespace);
     return laidOut(
       version,
