@@ -58,8 +58,8 @@ export class DevServer {
           // Wrangler's local dev attaches a trace collector to the Worker by default, which stores a span
           // for every request, storage call and call between objects in its own SQLite, in the same
           // process: a bench's bulk write made some 40,000 of them, and with the collector a 10,000-fact
-          // project ingested 600–720 events/s instead of 740–830, and a compile right after a write took
-          // p50 21–22 ms instead of 16–17. No deployed Worker runs it, so the benches measure without it
+          // project ingested 600–630 events/s instead of 740–770, and a compile right after a write took
+          // p50 21–22 ms instead of 16–17 (two runs each). No deployed Worker runs it, so the benches measure without it
           // unless the caller's environment asks for it (X_LOCAL_OBSERVABILITY=true).
           env: { ...process.env, X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
         },
