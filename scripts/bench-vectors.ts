@@ -120,8 +120,11 @@ async function timed(index: SqliteVectorIndex, probes: number[][]) {
   };
 }
 
-/** Rows read so far: vectors read one by one (tails, candidates scored again, unassigned) and packs. */
-function reads(rowsRead: Map<string, number>): { vectors: number; packs: number } {
+/**
+ * Rows read so far: vectors read whole (candidates scored again, any not yet in a list), packs, and the
+ * codes of tail members (one index entry each).
+ */
+function reads(rowsRead: Map<string, number>): { vectors: number; packs: number; tails: number } {
   const sum = (prefix: string) =>
     [...rowsRead].reduce((total, [query, rows]) => total + (query.startsWith(prefix) ? rows : 0), 0);
   return {
@@ -129,6 +132,7 @@ function reads(rowsRead: Map<string, number>): { vectors: number; packs: number 
     packs:
       sum("SELECT ids, codes FROM vector_index_packs") +
       sum("SELECT list, ids, codes FROM vector_index_packs"),
+    tails: sum("SELECT list, id, code FROM vector_index"),
   };
 }
 
@@ -154,7 +158,7 @@ async function benchSize(size: number, probes: number[][], embedder: HashingEmbe
   const before = reads(ann.rowsRead);
   const approximate = await timed(ann.index, probes);
   const after = reads(ann.rowsRead);
-  const perQuery = (key: "vectors" | "packs") =>
+  const perQuery = (key: "vectors" | "packs" | "tails") =>
     ((after[key] - before[key]) / (probes.length + WARM_UP)).toFixed(0);
   const recalls = approximate.answers.map((answer, q) => recallAt(TOP_K, answer, truth.answers[q] ?? []));
   const recall = recalls.reduce((sum, r) => sum + r, 0) / recalls.length;
@@ -170,7 +174,7 @@ async function benchSize(size: number, probes: number[][], embedder: HashingEmbe
   );
   console.log(
     `  query    exact (${decoded ? "decoded copy" : "storage scan"}): ${truth.text} | ANN: ${approximate.text},` +
-      ` reading ${perQuery("packs")} packs and ${perQuery("vectors")} vector rows a query`,
+      ` reading ${perQuery("packs")} packs, ${perQuery("tails")} tail codes and ${perQuery("vectors")} vector rows a query`,
   );
   console.log(
     `  recall@${TOP_K} ANN vs exact: ${recall.toFixed(3)} (lowest query ${Math.min(...recalls).toFixed(1)})`,

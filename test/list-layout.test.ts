@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { layoutFrom, listsByNearness } from "../src/adapters/sqlite-vector-index/list-layout";
+import {
+  centroidDots,
+  centroidOf,
+  layoutFrom,
+  listFor,
+  listsByNearness,
+  splitLayout,
+} from "../src/adapters/sqlite-vector-index/list-layout";
+import { seededRandom } from "../src/adapters/sqlite-vector-index/seeded-random";
+import { dotAt, nearestCentroid, sparse } from "../src/adapters/sqlite-vector-index/sparse-vector";
 
 /** Every list by a full sort: nearest centroid first, the lower list number on a tie. */
 function sortedOrder(lists: number[], centroids: Float32Array[], query: number[]): number[] {
@@ -44,5 +53,43 @@ describe("the order a query probes inverted lists in", () => {
     const order = listsByNearness(layout, query, 5);
     const firstFive = [0, 1, 2, 3, 4].map(() => order.next().value);
     expect(firstFive).toEqual(sortedOrder(lists, centroids, query).slice(0, 5));
+  });
+});
+
+describe("centroids held dimension by dimension", () => {
+  // 53 lists of 11 dimensions: the four-at-a-time loop and its remainder both run.
+  const dims = 11;
+  const random = seededRandom(7);
+  const value = () => (random() < 0.3 ? 0 : random() * 2 - 1);
+  const entries = Array.from({ length: 53 }, (_, i) => ({
+    list: i * 3,
+    centroid: Float32Array.from({ length: dims }, value),
+  }));
+  const rows = new Float32Array(entries.length * dims);
+  for (const [i, entry] of entries.entries()) rows.set(entry.centroid, i * dims);
+  const layout = layoutFrom(1, dims, entries);
+  const queries = Array.from({ length: 30 }, () => Array.from({ length: dims }, value));
+
+  it("give each centroid's dot product with a vector bit for bit as a row-by-row product does", () => {
+    for (const query of queries) {
+      const vector = sparse(query);
+      const dots = centroidDots(layout, vector);
+      expect([...dots]).toEqual(entries.map((_, i) => dotAt(vector, rows, i * dims)));
+      expect(listFor(layout, vector)).toBe(entries[nearestCentroid(vector, rows, dims)]?.list);
+    }
+  });
+
+  it("give back each centroid, and after a split hold what the split lists' centroids say", () => {
+    for (const entry of entries) expect(centroidOf(layout, entry.list)).toEqual(entry.centroid);
+    const replaced = Float32Array.from({ length: dims }, value);
+    const added = { list: 500, centroid: Float32Array.from({ length: dims }, value) };
+    const split = splitLayout(layout, 2, { list: 30, centroid: replaced }, added);
+    const expected = layoutFrom(2, dims, [
+      ...entries.map((entry) => (entry.list === 30 ? { list: 30, centroid: replaced } : entry)),
+      added,
+    ]);
+    expect(split).toEqual(expected);
+    // The layout split from is left as it was.
+    expect(layout).toEqual(layoutFrom(1, dims, entries));
   });
 });

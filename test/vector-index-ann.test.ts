@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { floats } from "../src/adapters/sqlite-vector-index/encoding";
+import { codeOf } from "../src/adapters/sqlite-vector-index/list-codes";
 import type { VectorMatch, VectorRecord } from "../src/ports/vector-index";
 import {
   embed,
@@ -29,8 +31,9 @@ function recorded(sql: SqlStorage): {
 
 /** How many ids the last query read again by id (approximate-search.ts), from its statements. */
 function readAgain(statements: { query: string; bindings: unknown[] }[]): number {
-  const found = statements.find((s) => s.query.includes("AND id IN (SELECT value FROM json_each(?))"));
-  return found ? JSON.parse(found.bindings[1] as string).length : 0;
+  return statements
+    .filter((s) => s.query.includes("AND id IN (SELECT value FROM json_each(?))"))
+    .reduce((sum, s) => sum + JSON.parse(s.bindings[1] as string).length, 0);
 }
 
 const cosine = (a: number[], b: number[]) => {
@@ -117,6 +120,74 @@ describe("approximate search of large namespaces (inverted lists)", () => {
       }
       // The bound spares reads: most (query, minimum) pairs read fewer members again.
       expect(fewer).toBeGreaterThan(75);
+    });
+  });
+
+  it("ranks each list's tail by the codes its rows keep, read from one covering index", async () => {
+    await inFreshObject(async (sql) => {
+      await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
+      const inTails = sql
+        .exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE packed = 0 AND list IS NOT NULL")
+        .one().n;
+      expect(inTails).toBeGreaterThan(100);
+      const { sql: watched, statements } = recorded(sql);
+      for (const probe of probeVectors(10)) {
+        statements.length = 0;
+        await listed(watched).query(probe, { topK: 10, namespace: NAMESPACE });
+        const tail = statements.find((s) => s.query.includes("AND packed = 0"));
+        expect(tail?.query).not.toMatch(/\bvec\b/);
+        const plan = sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${tail?.query}`, ...(tail?.bindings ?? []))
+          .toArray()
+          .map((row) => row.detail);
+        expect(plan.join("\n")).toContain("USING COVERING INDEX vector_index_tails");
+      }
+    });
+  });
+
+  it("reads again, best bound first, only the candidates that can still enter the answer", async () => {
+    await inFreshObject(async (sql) => {
+      await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
+      const { sql: watched, statements } = recorded(sql);
+      const reads: number[] = [];
+      for (const probe of probeVectors(40)) {
+        statements.length = 0;
+        await listed(watched).query(probe, { topK: 10, namespace: NAMESPACE });
+        reads.push(readAgain(statements));
+      }
+      // Without the bound, every one of the 1.5 × 10 + 20 best by code was read again.
+      const mean = reads.reduce((sum, n) => sum + n, 0) / reads.length;
+      expect(mean).toBeLessThan(25);
+      expect(Math.max(...reads)).toBeLessThanOrEqual(35);
+    });
+  });
+
+  it("finds tail members stored before codes existed, reading them whole", async () => {
+    await inFreshObject(async (sql) => {
+      const records = sentenceRecords(chatSentences(3000, 1));
+      await writeInBatches(listed(sql), records);
+      // As rows written before the code column was: in a tail, without a code.
+      const uncoded = sql
+        .exec<{ id: string }>("UPDATE vector_index SET code = NULL WHERE packed = 0 RETURNING id")
+        .toArray()
+        .map((row) => row.id);
+      expect(uncoded.length).toBeGreaterThan(100);
+      const everyList = listed(sql, { probes: 1_000_000 });
+      for (const probe of probeVectors(5)) {
+        for (const topK of [1, 10, 100]) {
+          const options = { topK, namespace: NAMESPACE };
+          expect(await everyList.query(probe, options)).toEqual(await exactOver(sql).query(probe, options));
+        }
+      }
+      const byId = new Map(records.map((r) => [r.id, r]));
+      // Each is found by its own vector (among the copies of its sentence, which tie with it).
+      for (const id of uncoded.filter((_, i) => i % 20 === 0)) {
+        const found = await listed(sql).query((byId.get(id) as VectorRecord).values, {
+          topK: 10,
+          namespace: NAMESPACE,
+        });
+        expect(found.map((m) => m.id)).toContain(id);
+      }
     });
   });
 
@@ -207,7 +278,25 @@ async function expectListsFaithful(sql: SqlStorage): Promise<void> {
     .exec<{ id: string; list: number }>("SELECT id, list FROM vector_index WHERE packed = 1")
     .toArray();
   expect(packed.filter((row) => !packs.get(row.list)?.has(row.id))).toEqual([]);
+  // Every member of a list's tail keeps the code of its current values, and no packed member keeps one.
+  const placed = sql
+    .exec<{ id: string; vec: ArrayBuffer; norm: number; packed: number; code: ArrayBuffer | null }>(
+      "SELECT id, vec, norm, packed, code FROM vector_index WHERE namespace = ? AND list IS NOT NULL",
+      NAMESPACE,
+    )
+    .toArray();
+  const dims = (row: { vec: ArrayBuffer }) => row.vec.byteLength / 4;
+  const ownCode = (row: (typeof placed)[number]) =>
+    bytesOf(codeOf(floats(row.vec, dims(row), row.id), row.norm, dims(row)));
+  expect(placed.filter((row) => row.packed === 1 && row.code !== null).map((row) => row.id)).toEqual([]);
+  expect(
+    placed
+      .filter((row) => row.packed === 0 && (row.code === null || bytesOf(row.code) !== ownCode(row)))
+      .map((row) => row.id),
+  ).toEqual([]);
 }
+
+const bytesOf = (buffer: ArrayBuffer) => Array.from(new Uint8Array(buffer)).join();
 
 const stamp = (sql: SqlStorage) =>
   sql.exec<{ stamp: number }>("SELECT stamp FROM vector_index_layouts WHERE namespace = ?", NAMESPACE).one()

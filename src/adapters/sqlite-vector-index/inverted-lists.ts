@@ -1,17 +1,18 @@
 import { approximateCandidates } from "./approximate-search";
 import { DECODED_LIMIT } from "./decoded-copy";
 import { floats } from "./encoding";
+import { codeOf } from "./list-codes";
 import { type ListLayout, layoutOf, listFor } from "./list-layout";
 import { repack } from "./list-packing";
 import { splitList } from "./list-splitting";
 import {
+  assignList,
   countMembers,
   createListTables,
   dropLists,
   readCentroids,
   readStamp,
   readUnassigned,
-  setList,
 } from "./list-storage";
 import { trainLists } from "./list-training";
 import { sparse } from "./sparse-vector";
@@ -97,8 +98,9 @@ export class InvertedLists {
     }
     let layout = stored;
     for (const member of readUnassigned(this.sql, namespace, ASSIGN_CHUNK)) {
-      const list = listFor(layout, sparse(floats(member.vec, dims, member.id)));
-      setList(this.sql, namespace, member.id, list);
+      const values = floats(member.vec, dims, member.id);
+      const list = listFor(layout, sparse(values));
+      assignList(this.sql, namespace, member.id, list, codeOf(values, member.norm, dims));
       touched.add(list);
     }
     const count = (which: "all" | "tail") => (list: number) => countMembers(this.sql, namespace, list, which);

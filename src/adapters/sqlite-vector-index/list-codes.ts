@@ -47,6 +47,33 @@ export function packOf(
   return { ids: [...kept.map((i) => old.ids[i] as string), ...members.map((m) => m.id)], blob };
 }
 
+/**
+ * One vector's code as a pack of one member (its factor, then its codes): what a list's tail member
+ * keeps in its row, so a query ranks the tail by code as it ranks the pack.
+ */
+export function codeOf(values: Float32Array, norm: number, dims: number): ArrayBuffer {
+  return packOf([{ id: "", values, norm }], dims).blob;
+}
+
+/**
+ * The pack of these members' codes (each as `codeOf` made it), in the order given; throws when a code
+ * does not fit the dimension.
+ */
+export function packOfCodes(
+  members: readonly { id: string; code: ArrayBuffer | ArrayBufferView }[],
+  dims: number,
+): Pack {
+  const count = members.length;
+  const factors = new Float32Array(count);
+  const codes = new Int8Array(count * dims);
+  for (const [i, { id, code }] of members.entries()) {
+    const one = unpack([id], code, dims);
+    factors[i] = one.factors[0] as number;
+    codes.set(one.codes, i * dims);
+  }
+  return { ids: members.map((m) => m.id), factors, codes };
+}
+
 /** Writes one member's factor and code at position `i`; a zero vector keeps a zero factor. */
 function encode(member: Member, dims: number, factors: Float32Array, codes: Int8Array, i: number): void {
   const { values } = member;
@@ -56,6 +83,18 @@ function encode(member: Member, dims: number, factors: Float32Array, codes: Int8
   const step = largest / 127;
   factors[i] = step / member.norm;
   for (let d = 0; d < dims; d++) codes[i * dims + d] = Math.round((values[d] as number) / step);
+}
+
+/**
+ * A pack's ids from the JSON array they are stored as. A query reads ten packs of a few hundred ids, and
+ * JSON.parse took 85 µs a pack (most of a query's own work after its reads at 1,000,000 vectors), so the
+ * common case is cut apart instead: JSON writes every quote, backslash and control character inside a
+ * string with a backslash, so a text without one holds each id verbatim between `","` separators (15 µs).
+ */
+export function packIds(stored: string): string[] {
+  if (stored === "[]") return [];
+  if (stored.includes("\\")) return JSON.parse(stored) as string[];
+  return stored.slice(2, -2).split('","');
 }
 
 /** A stored pack read back; throws when its BLOB does not fit its ids. */

@@ -1,5 +1,5 @@
 import { floats } from "./encoding";
-import { type Member, packOf, unpack } from "./list-codes";
+import { type Member, packIds, packOf, unpack } from "./list-codes";
 import {
   countMembers,
   type ListMember,
@@ -41,7 +41,7 @@ export function storePack(
 export function repack(sql: SqlStorage, namespace: string, list: number, dims: number): void {
   const tail = decodedMembers(readTailRows(sql, namespace, list), dims);
   const stored = readPack(sql, namespace, list);
-  const previous = stored && unpack(JSON.parse(stored.ids), stored.codes, dims);
+  const previous = stored && unpack(packIds(stored.ids), stored.codes, dims);
   const rewritten = new Set(tail.map((member) => member.id));
   const kept = previous?.ids.filter((id) => !rewritten.has(id)).length ?? 0;
   if (!previous || kept + tail.length - countMembers(sql, namespace, list) >= STALE_ENTRIES) {

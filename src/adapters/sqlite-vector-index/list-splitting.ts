@@ -1,5 +1,5 @@
 import { sphericalKMeans, splitSeeds } from "./kmeans";
-import { centroidOf, type ListLayout } from "./list-layout";
+import { centroidOf, type ListLayout, splitLayout } from "./list-layout";
 import { decodedMembers, storePack } from "./list-packing";
 import { readMembers, setList, writeCentroids } from "./list-storage";
 import { sparse, unit } from "./sparse-vector";
@@ -46,9 +46,10 @@ export function splitList(sql: SqlStorage, namespace: string, layout: ListLayout
     { list, centroid: row(staying) },
     { list: added, centroid: row(1 - staying) },
   ]);
-  const next = new Float32Array(layout.centroids.length + dims);
-  next.set(layout.centroids);
-  next.set(row(staying), layout.lists.indexOf(list) * dims);
-  next.set(row(1 - staying), layout.centroids.length);
-  return { stamp, dims, lists: [...layout.lists, added], centroids: next };
+  return splitLayout(
+    layout,
+    stamp,
+    { list, centroid: row(staying) },
+    { list: added, centroid: row(1 - staying) },
+  );
 }

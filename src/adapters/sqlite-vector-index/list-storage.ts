@@ -8,7 +8,7 @@ import type { Row } from "./storage";
  * holding them in memory knows when to read them again (as versions do for the decoded copy);
  * `vector_index_packs` each list's pack (list-codes.ts): the ids, as a JSON array, and codes of the
  * members it was made from. A member whose row says `packed = 1` has its current values in its list's
- * pack; the others (written since) are the list's tail, read row by row.
+ * pack; the others (written since) are the list's tail, each with its own code in its row.
  */
 const LIST_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS vector_index_centroids (
@@ -77,7 +77,7 @@ export function dropLists(sql: SqlStorage, namespace: string): void {
   sql.exec("DELETE FROM vector_index_layouts WHERE namespace = ?", namespace);
   sql.exec("DELETE FROM vector_index_packs WHERE namespace = ?", namespace);
   sql.exec(
-    "UPDATE vector_index SET list = NULL, packed = 0 WHERE namespace = ? AND list IS NOT NULL",
+    "UPDATE vector_index SET list = NULL, packed = 0, code = NULL WHERE namespace = ? AND list IS NOT NULL",
     namespace,
   );
 }
@@ -116,8 +116,26 @@ export function readMembers(sql: SqlStorage, namespace: string, list: number): L
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/** Moves a vector to another list (a split): packed or not, and with its code, as it was. */
 export function setList(sql: SqlStorage, namespace: string, id: string, list: number): void {
   sql.exec("UPDATE vector_index SET list = ? WHERE namespace = ? AND id = ?", list, namespace, id);
+}
+
+/** Puts a vector that had no list in `list`, in its tail, with its code. */
+export function assignList(
+  sql: SqlStorage,
+  namespace: string,
+  id: string,
+  list: number,
+  code: ArrayBuffer,
+): void {
+  sql.exec(
+    "UPDATE vector_index SET list = ?, code = ? WHERE namespace = ? AND id = ?",
+    list,
+    code,
+    namespace,
+    id,
+  );
 }
 
 /** How many vectors the list holds, or only those in its tail (not in its pack). */
@@ -148,21 +166,27 @@ export function readTailRows(sql: SqlStorage, namespace: string, list: number): 
     .toArray();
 }
 
-/** The tails of several lists (as readTailRows reads each), by list, in one statement. */
-export function readTailRowsOf(
+/** A tail member as a query ranks it: its code, or null for a row stored before codes existed. */
+export type TailCode = { id: string; code: ArrayBuffer | null };
+
+/**
+ * The tail codes of several lists, by list, in one statement: from `vector_index_tails` alone, which
+ * holds every member not packed with its code, in list order.
+ */
+export function readTailCodesOf(
   sql: SqlStorage,
   namespace: string,
   lists: readonly number[],
-): Map<number, Row[]> {
-  const tails = new Map<number, Row[]>(lists.map((list) => [list, []]));
+): Map<number, TailCode[]> {
+  const tails = new Map<number, TailCode[]>(lists.map((list) => [list, []]));
   if (lists.length === 0) return tails;
-  const rows = sql.exec<Row & { list: number }>(
-    `SELECT id, vec, norm, metadata, list FROM vector_index
+  const rows = sql.exec<TailCode & { list: number }>(
+    `SELECT list, id, code FROM vector_index INDEXED BY vector_index_tails
        WHERE namespace = ? AND list IN (SELECT value FROM json_each(?)) AND packed = 0`,
     namespace,
     JSON.stringify(lists),
   );
-  for (const { list, ...row } of rows) tails.get(list)?.push(row);
+  for (const { list, id, code } of rows) tails.get(list)?.push({ id, code });
   return tails;
 }
 
@@ -213,8 +237,9 @@ export function writePack(
     JSON.stringify(pack.ids),
     pack.blob,
   );
+  // Packed, a member's code is in the pack: its own is let go, and it leaves `vector_index_tails`.
   sql.exec(
-    "UPDATE vector_index SET packed = 1 WHERE namespace = ? AND list = ? AND packed = 0",
+    "UPDATE vector_index SET packed = 1, code = NULL WHERE namespace = ? AND list = ? AND packed = 0",
     namespace,
     list,
   );
