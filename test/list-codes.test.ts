@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { codeOf, packIds, packOf, packOfCodes, unpack } from "../src/adapters/sqlite-vector-index/list-codes";
+import {
+  approximateScores,
+  codeOf,
+  packIds,
+  packOf,
+  packOfCodes,
+  unpack,
+} from "../src/adapters/sqlite-vector-index/list-codes";
 import { seededRandom } from "../src/adapters/sqlite-vector-index/seeded-random";
+import { sparse } from "../src/adapters/sqlite-vector-index/sparse-vector";
 
 describe("the ids of a stored pack", () => {
   const random = seededRandom(11);
@@ -53,5 +61,29 @@ describe("a vector's own code", () => {
       dims,
     );
     expect(fromCodes).toEqual(unpack(packed.ids, packed.blob, dims));
+  });
+});
+
+describe("scores by code", () => {
+  it("are each member's code times the query over its non-zero dimensions, bit for bit, whatever the pack's size", () => {
+    const random = seededRandom(9);
+    const dims = 19;
+    const vector = () => Float32Array.from({ length: dims }, () => (random() < 0.4 ? 0 : random() - 0.5));
+    for (let count = 0; count <= 9; count++) {
+      const members = Array.from({ length: count }, (_, i) => {
+        const values = vector();
+        return { id: `v${i}`, values, norm: Math.hypot(...values) };
+      });
+      const stored = packOf(members, dims);
+      const pack = unpack(stored.ids, stored.blob, dims);
+      const query = sparse(vector());
+      const expected = members.map((_, i) => {
+        let dot = 0;
+        for (let j = 0; j < query.dims.length; j++)
+          dot += (query.values[j] as number) * (pack.codes[i * dims + (query.dims[j] as number)] as number);
+        return dot * (pack.factors[i] as number);
+      });
+      expect([...approximateScores(pack, query, dims)]).toEqual(expected);
+    }
   });
 });
