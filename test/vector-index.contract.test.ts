@@ -375,6 +375,36 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("decodes on its writes a namespace it was asked about while empty: the next query reads no vector", async () => {
+    await inObject(async (sql) => {
+      const { statements, counted } = recorded(sql);
+      const index = new SqliteVectorIndex(counted);
+      const probe = [0.3, -0.2, 0.9, 0.1];
+      // Asked about before anything is stored (a thread compiled right after a bulk import).
+      expect(await index.query(probe, { topK: 10, namespace: "t" })).toEqual([]);
+      const vectors = Array.from({ length: 300 }, (_, i) =>
+        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
+      );
+      for (let i = 0; i < vectors.length; i += 100) await index.upsert(vectors.slice(i, i + 100));
+      await index.upsert([record("other", probe, { k: "v" }, "u")]);
+      await index.deleteByIds("t", ["v7"]);
+      statements.length = 0;
+      const fromCopy = await index.query(probe, { topK: 10, namespace: "t" });
+      expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
+      const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
+        topK: 10,
+        namespace: "t",
+        filter: { k: "v" },
+      });
+      expect(fromCopy).toEqual(fromStorage);
+      expect(ids(fromCopy)).not.toContain("v7");
+      // A namespace never asked about is not decoded by its writes: its first query reads the vectors.
+      statements.length = 0;
+      expect(ids(await index.query(probe, { topK: 1, namespace: "u" }))).toEqual(["other"]);
+      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+    });
+  });
+
   it("stores its decoded copy whole for a cold instance to read, and lets a stale one be", async () => {
     await inObject(async (sql) => {
       const { statements, counted } = recorded(sql);

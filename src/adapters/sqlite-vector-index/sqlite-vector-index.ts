@@ -55,9 +55,10 @@ import {
  * `topK` (ties broken by id, so results are deterministic). Unfiltered queries score a decoded copy of
  * the namespace held in memory, valid while the namespace's version (`vector_index_versions`) is the
  * one the copy was made or last updated at. Every write sets a new random version in the same
- * transaction, and this instance's own upserts update its copy in place and take that version: a write
- * by any other instance over the same storage, or a rolled-back one, leaves the stored version
- * different from the copy's, and the next query decodes afresh. A 20,000 × 384 copy takes 30 MiB and a
+ * transaction, and this instance's own upserts update its copy in place and take that version (or, for
+ * a namespace it has been asked about but holds no copy of, decode one): a write by any other instance
+ * over the same storage, or a rolled-back one, leaves the stored version different from the copy's, and
+ * the next query decodes afresh. A 20,000 × 384 copy takes 30 MiB and a
  * query over it a few milliseconds. A namespace past 20,000 is never held decoded; searched exactly
  * (filtered, or before it has lists) a query reads every BLOB that passes the filter: about 2.6 to 4 µs
  * a row, 260 to 400 ms at 100,000.
@@ -89,10 +90,11 @@ export interface SqliteVectorIndexOptions {
    */
   lists?: Partial<ListSettings>;
   /**
-   * Decode a namespace on its writes too, not only on its first query: a write that finds no copy held
-   * reads one (the write path pays), later writes keep it up in place. For an object whose reads must
-   * not pay for its writes: the project index, whose first compile after a bulk import otherwise
-   * decoded every fact's vector (132 of its 143 ms at 10,000 facts).
+   * Decode every namespace on its writes too, not only on its first query: a write that finds no copy
+   * held reads one (the write path pays), later writes keep it up in place. For an object whose reads
+   * must not pay for its writes: the project index, whose first compile after a bulk import otherwise
+   * decoded every fact's vector (132 of its 143 ms at 10,000 facts). Without it, only the namespaces
+   * this instance has been asked about are decoded on their writes (see `asked`).
    */
   decodeOnWrite?: boolean;
 }
@@ -101,6 +103,13 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly configured: number | undefined;
   private readonly decodeOnWrite: boolean;
   private readonly decoded = new Map<string, Decoded>();
+  /**
+   * The namespaces an unfiltered query has asked about since the instance started: their writes decode
+   * them as `decodeOnWrite` does. A namespace first asked about while it held nothing (a thread's
+   * messages, compiled before a bulk import's vectors are written) is otherwise decoded whole by the
+   * first query after its writes, in that query; a namespace nobody asks about is never held.
+   */
+  private readonly asked = new Set<string>();
   private readonly lists: InvertedLists;
   /** Each namespace's size (counted up to the largest bound that matters) at the version it was counted. */
   private readonly sizes = new Map<string, { version: number; size: number }>();
@@ -156,7 +165,8 @@ export class SqliteVectorIndex implements VectorIndex {
         this.sizes.set(namespace, { version: after.get(namespace) as number, size: counted.size });
       }
       let held = this.decoded.get(namespace);
-      if (this.decodeOnWrite && (!held || held.version !== before.get(namespace) || held.dims !== expected)) {
+      const decodeHere = this.decodeOnWrite || this.asked.has(namespace);
+      if (decodeHere && (!held || held.version !== before.get(namespace) || held.dims !== expected)) {
         // An instance holding no copy starts from the snapshot of the version before this write.
         held = readSnapshot(this.sql, namespace, before.get(namespace) as number, expected);
       }
@@ -164,7 +174,7 @@ export class SqliteVectorIndex implements VectorIndex {
         this.decoded.delete(namespace);
         const version = after.get(namespace) as number;
         // From the rows: no snapshot can stand for the version this write has just set.
-        if (this.decodeOnWrite && this.searchedBy(namespace, expected, version) === "decoded") {
+        if (decodeHere && this.searchedBy(namespace, expected, version) === "decoded") {
           this.decoded.set(namespace, this.fromRows(namespace, expected, version));
         }
         continue;
@@ -260,6 +270,7 @@ export class SqliteVectorIndex implements VectorIndex {
     checkQuery(vector, options);
     const filter = Object.entries(options.filter ?? {});
     checkMetadata(Object.fromEntries(filter), "filter");
+    if (filter.length === 0) this.asked.add(options.namespace);
     const expected = this.dimensions();
     if (expected === undefined) return [];
     if (vector.length !== expected) throw new VectorDimensionError(expected, vector.length, "query vector");
