@@ -390,6 +390,56 @@ describe("inverted lists kept consistent with the rows", () => {
     });
   });
 
+  it("stores its layout whole for a cold instance, which then reads no centroid row, until a split", async () => {
+    await inFreshObject(async (sql) => {
+      const writer = listed(sql);
+      await writeInBatches(writer, sentenceRecords(chatSentences(2000, 1)));
+      const probes = probeVectors(5);
+      const options = { topK: 10, namespace: NAMESPACE };
+      const fromCentroids = [];
+      for (const probe of probes) fromCentroids.push(await listed(sql).query(probe, options));
+      expect(writer.snapshotStale()).toBe(1);
+      expect(writer.snapshotStale()).toBe(0);
+
+      const centroidReads = (statements: { query: string }[]) =>
+        statements.filter((s) => s.query.includes("FROM vector_index_centroids"));
+      const { sql: watched, statements } = recorded(sql);
+      const cold = listed(watched);
+      for (const [i, probe] of probes.entries())
+        expect(await cold.query(probe, options)).toEqual(fromCentroids[i]);
+      expect(centroidReads(statements)).toEqual([]);
+      expect(statements.some((s) => s.query.includes("FROM vector_layout_parts"))).toBe(true);
+      // Its writes assign with the layout it read: the lists stay as a fresh instance would keep them.
+      await writeInBatches(cold, sentenceRecords(chatSentences(40, 5), 2000));
+      await expectListsFaithful(sql);
+
+      // Writes that split lists set a new stamp: the stored layout is stale, and a cold instance reads
+      // the centroids again, the new ones.
+      const before = stamp(sql);
+      await writeInBatches(writer, sentenceRecords(chatSentences(1000, 3), 3000));
+      expect(stamp(sql)).not.toBe(before);
+      const { sql: watchedAgain, statements: again } = recorded(sql);
+      const later = listed(watchedAgain);
+      const answer = await later.query(probes[0] as number[], options);
+      expect(centroidReads(again)).not.toEqual([]);
+      expect(answer).toEqual(await listed(sql).query(probes[0] as number[], options));
+      expect(writer.snapshotStale()).toBe(1);
+
+      // Lists dropped (every vector deleted): the layout's snapshot goes with them.
+      const ids = sql
+        .exec<{ id: string }>("SELECT id FROM vector_index WHERE namespace = ?", NAMESPACE)
+        .toArray()
+        .map((row) => row.id);
+      await writer.deleteByIds(NAMESPACE, ids);
+      await writeInBatches(
+        writer,
+        sentenceRecords(chatSentences(10, 6), 9000).map((r) => ({ ...r, values: r.values.slice(0, 16) })),
+      );
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_layout_parts").one().n).toBe(0);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_layout_heads").one().n).toBe(0);
+    });
+  });
+
   it("never assigns with centroids whose write was rolled back", async () => {
     await inFreshObject(async (sql, storage) => {
       const index = listed(sql);

@@ -1,4 +1,9 @@
 import { type Decoded, laidOutColumns } from "./decoded-copy";
+import { dropParts, partsSchema, readParts, writeParts } from "./stored-parts";
+
+/** The snapshots' parts: their own table, apart from the lists' layouts (layout-snapshot.ts). */
+const PARTS = "vector_snapshot_parts";
+type Stream = "columns" | "norms" | "labels";
 
 /**
  * A namespace's decoded copy stored whole, so an object that starts cold reads it in a few large rows
@@ -9,19 +14,12 @@ import { type Decoded, laidOutColumns } from "./decoded-copy";
  * the copy is decoded from the rows as before. Writing one is the owner's call, off the write path
  * (`SqliteVectorIndex.snapshotStale`): the project index writes it once its writes have gone quiet.
  *
- * Three streams, each cut into parts of at most PART_BYTES (a Durable Object's row holds at most 2 MB):
- * the columns (Float32 bytes), the norms (Float64 bytes) and the labels (UTF-8 JSON of the ids and the
- * metadata strings). The head row, written last, names the version, the dimension and the count; a
+ * Three streams, each cut into parts (stored-parts.ts): the columns (Float32 bytes), the norms (Float64
+ * bytes) and the labels (UTF-8 JSON of the ids and the metadata strings). The head row, written last, names the version, the dimension and the count; a
  * write cut short leaves no head, or the earlier one, whose version no longer matches.
  */
 export const SNAPSHOT_SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS vector_snapshot_parts (
-    namespace TEXT NOT NULL,
-    stream TEXT NOT NULL,
-    part INTEGER NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (namespace, stream, part)
-  )`,
+  partsSchema(PARTS),
   `CREATE TABLE IF NOT EXISTS vector_snapshot_heads (
     namespace TEXT PRIMARY KEY,
     version INTEGER NOT NULL,
@@ -29,11 +27,6 @@ export const SNAPSHOT_SCHEMA = [
     count INTEGER NOT NULL
   )`,
 ];
-
-/** Bytes per stored part: under the 2 MB a row may hold. */
-const PART_BYTES = 1_000_000;
-
-type Stream = "columns" | "norms" | "labels";
 
 /** The stored snapshot's version, or undefined when the namespace has none. */
 export function snapshotVersion(sql: SqlStorage, namespace: string): number | undefined {
@@ -45,22 +38,11 @@ export function snapshotVersion(sql: SqlStorage, namespace: string): number | un
 /** Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one. */
 export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded): void {
   dropSnapshot(sql, namespace);
-  const streams: [Stream, Uint8Array][] = [
+  writeParts(sql, PARTS, namespace, [
     ["columns", new Uint8Array(copy.columns.buffer, copy.columns.byteOffset, copy.columns.byteLength)],
     ["norms", new Uint8Array(copy.norms.buffer, copy.norms.byteOffset, copy.norms.byteLength)],
     ["labels", new TextEncoder().encode(JSON.stringify([copy.ids, copy.metadata]))],
-  ];
-  for (const [stream, bytes] of streams) {
-    for (let part = 0, at = 0; at < bytes.byteLength || part === 0; part++, at += PART_BYTES) {
-      sql.exec(
-        "INSERT INTO vector_snapshot_parts (namespace, stream, part, data) VALUES (?, ?, ?, ?)",
-        namespace,
-        stream,
-        part,
-        bytes.slice(at, at + PART_BYTES).buffer,
-      );
-    }
-  }
+  ]);
   sql.exec(
     "INSERT INTO vector_snapshot_heads (namespace, version, dims, count) VALUES (?, ?, ?, ?)",
     namespace,
@@ -73,7 +55,7 @@ export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded)
 /** Deletes the namespace's snapshot, head first. */
 export function dropSnapshot(sql: SqlStorage, namespace: string): void {
   sql.exec("DELETE FROM vector_snapshot_heads WHERE namespace = ?", namespace);
-  sql.exec("DELETE FROM vector_snapshot_parts WHERE namespace = ?", namespace);
+  dropParts(sql, PARTS, namespace);
 }
 
 /**
@@ -93,25 +75,8 @@ export function readSnapshot(
     )
     .toArray()[0];
   if (!head || head.version !== version || head.dims !== dims) return undefined;
-  const parts = new Map<Stream, Uint8Array[]>();
-  for (const row of sql.exec<{ stream: Stream; data: ArrayBuffer }>(
-    "SELECT stream, data FROM vector_snapshot_parts WHERE namespace = ? ORDER BY stream, part",
-    namespace,
-  )) {
-    const stream = parts.get(row.stream) ?? [];
-    stream.push(new Uint8Array(row.data));
-    parts.set(row.stream, stream);
-  }
-  const joined = (stream: Stream) => {
-    const pieces = parts.get(stream) ?? [];
-    const bytes = new Uint8Array(pieces.reduce((sum, p) => sum + p.byteLength, 0));
-    let at = 0;
-    for (const piece of pieces) {
-      bytes.set(piece, at);
-      at += piece.byteLength;
-    }
-    return bytes;
-  };
+  const parts = readParts(sql, PARTS, namespace);
+  const joined = (stream: Stream) => parts.get(stream) ?? new Uint8Array(0);
   const columns = joined("columns");
   const norms = joined("norms");
   if (columns.byteLength !== head.count * dims * 4 || norms.byteLength !== head.count * 8) return undefined;

@@ -1,6 +1,7 @@
 import { approximateCandidates } from "./approximate-search";
 import { DECODED_LIMIT } from "./decoded-copy";
 import { floats } from "./encoding";
+import { layoutSnapshotStamp, readLayoutSnapshot, writeLayoutSnapshot } from "./layout-snapshot";
 import { codeOf } from "./list-codes";
 import { type ListLayout, layoutOf, listFor } from "./list-layout";
 import { repack } from "./list-packing";
@@ -114,6 +115,16 @@ export class InvertedLists {
     }
   }
 
+  /**
+   * Stores the namespace's layout as its snapshot (layout-snapshot.ts) unless the stored one already
+   * stands for it; whether it stored one. Off the write path: it writes every centroid.
+   */
+  snapshot(namespace: string, layout: ListLayout): boolean {
+    if (layoutSnapshotStamp(this.sql, namespace) === layout.stamp) return false;
+    writeLayoutSnapshot(this.sql, namespace, layout);
+    return true;
+  }
+
   /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */
   candidates(
     namespace: string,
@@ -137,7 +148,8 @@ export class InvertedLists {
     }
     const held = this.held.get(namespace);
     if (held?.stamp === stamp) return held;
-    const layout = layoutOf(stamp, readCentroids(this.sql, namespace));
+    const layout =
+      readLayoutSnapshot(this.sql, namespace, stamp) ?? layoutOf(stamp, readCentroids(this.sql, namespace));
     this.held.set(namespace, layout);
     return layout;
   }

@@ -1,3 +1,4 @@
+import { dropLayoutSnapshot, LAYOUT_SNAPSHOT_SCHEMA } from "./layout-snapshot";
 import { readStampOf, restamp } from "./stamps";
 import type { Row } from "./storage";
 
@@ -34,7 +35,7 @@ export type ListMember = { id: string; vec: ArrayBuffer; norm: number };
 export type PlacedRow = Row & { list: number | null; packed: number };
 
 export function createListTables(sql: SqlStorage): void {
-  for (const statement of LIST_SCHEMA) sql.exec(statement);
+  for (const statement of [...LIST_SCHEMA, ...LAYOUT_SNAPSHOT_SCHEMA]) sql.exec(statement);
 }
 
 const LAYOUTS = { table: "vector_index_layouts", column: "stamp" };
@@ -71,8 +72,9 @@ export function writeCentroids(
   return restamp(sql, LAYOUTS, namespace);
 }
 
-/** Forgets the namespace's lists: centroids, stamp, packs, and every vector's assignment. */
+/** Forgets the namespace's lists: centroids, stamp, layout snapshot, packs, and every vector's assignment. */
 export function dropLists(sql: SqlStorage, namespace: string): void {
+  dropLayoutSnapshot(sql, namespace);
   sql.exec("DELETE FROM vector_index_centroids WHERE namespace = ?", namespace);
   sql.exec("DELETE FROM vector_index_layouts WHERE namespace = ?", namespace);
   sql.exec("DELETE FROM vector_index_packs WHERE namespace = ?", namespace);

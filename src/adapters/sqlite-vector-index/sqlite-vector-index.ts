@@ -314,16 +314,21 @@ export class SqliteVectorIndex implements VectorIndex {
   /**
    * Stores the decoded copy of every namespace searched from one (DECODED_LIMIT vectors or fewer) as its
    * snapshot (decoded-snapshot.ts), unless the stored one already stands for its current version; the
-   * copy is the one held, or decoded now when none is (an object started afresh). Off the write path:
-   * it writes every vector of each namespace it stores. Returns how many it stored.
+   * copy is the one held, or decoded now when none is (an object started afresh); and the list layout
+   * of every namespace searched through its lists (layout-snapshot.ts), unless the stored one stands for
+   * its current stamp. Off the write path: it writes every vector, or every centroid, of each namespace
+   * it stores. Returns how many snapshots it stored.
    */
   snapshotStale(): number {
     const dims = this.dimensions();
     let written = 0;
     for (const { namespace, version } of readVersions(this.sql)) {
+      const path = dims === undefined ? "scan" : this.searchedBy(namespace, dims, version);
+      // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts).
+      if (typeof path === "object" && this.lists.snapshot(namespace, path)) written++;
       if (snapshotVersion(this.sql, namespace) === version) continue;
-      // Emptied of every vector (no dimension stored), or past the decoded limit: nothing to store.
-      if (dims === undefined || this.searchedBy(namespace, dims, version) !== "decoded") {
+      // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
+      if (dims === undefined || path !== "decoded") {
         dropSnapshot(this.sql, namespace);
         continue;
       }
