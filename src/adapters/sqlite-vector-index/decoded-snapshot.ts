@@ -1,9 +1,12 @@
 import { type Decoded, laidOutColumns } from "./decoded-copy";
-import { dropParts, partsSchema, readParts, writeParts } from "./stored-parts";
-
-/** The snapshots' parts: their own table, apart from the lists' layouts (layout-snapshot.ts). */
-const PARTS = "vector_snapshot_parts";
-type Stream = "columns" | "norms" | "labels";
+import {
+  dropSnapshotParts,
+  readSnapshotHead,
+  readSnapshotStreams,
+  type SnapshotTables,
+  snapshotSchema,
+  writeSnapshotParts,
+} from "./stored-parts";
 
 /**
  * A namespace's decoded copy stored whole, so an object that starts cold reads it in a few large rows
@@ -14,48 +17,37 @@ type Stream = "columns" | "norms" | "labels";
  * the copy is decoded from the rows as before. Writing one is the owner's call, off the write path
  * (`SqliteVectorIndex.snapshotStale`): the project index writes it once its writes have gone quiet.
  *
- * Three streams, each cut into parts (stored-parts.ts): the columns (Float32 bytes), the norms (Float64
- * bytes) and the labels (UTF-8 JSON of the ids and the metadata strings). The head row, written last, names the version, the dimension and the count; a
- * write cut short leaves no head, or the earlier one, whose version no longer matches.
+ * Three streams (stored-parts.ts): the columns (Float32 bytes), the norms (Float64 bytes) and the labels
+ * (UTF-8 JSON of the ids and the metadata strings), under a head naming the version, the dimension and
+ * the count.
  */
-export const SNAPSHOT_SCHEMA = [
-  partsSchema(PARTS),
-  `CREATE TABLE IF NOT EXISTS vector_snapshot_heads (
-    namespace TEXT PRIMARY KEY,
-    version INTEGER NOT NULL,
-    dims INTEGER NOT NULL,
-    count INTEGER NOT NULL
-  )`,
-];
+const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
+  parts: "vector_snapshot_parts",
+  heads: "vector_snapshot_heads",
+  columns: ["version", "dims", "count"],
+};
+type Stream = "columns" | "norms" | "labels";
+
+export const SNAPSHOT_SCHEMA = snapshotSchema(TABLES);
 
 /** The stored snapshot's version, or undefined when the namespace has none. */
 export function snapshotVersion(sql: SqlStorage, namespace: string): number | undefined {
-  return sql
-    .exec<{ version: number }>("SELECT version FROM vector_snapshot_heads WHERE namespace = ?", namespace)
-    .toArray()[0]?.version;
+  return readSnapshotHead(sql, TABLES, namespace)?.version;
 }
 
 /** Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one. */
 export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded): void {
-  dropSnapshot(sql, namespace);
-  writeParts(sql, PARTS, namespace, [
+  const head = { version: copy.version, dims: copy.dims, count: copy.ids.length };
+  writeSnapshotParts(sql, TABLES, namespace, head, [
     ["columns", new Uint8Array(copy.columns.buffer, copy.columns.byteOffset, copy.columns.byteLength)],
     ["norms", new Uint8Array(copy.norms.buffer, copy.norms.byteOffset, copy.norms.byteLength)],
     ["labels", new TextEncoder().encode(JSON.stringify([copy.ids, copy.metadata]))],
   ]);
-  sql.exec(
-    "INSERT INTO vector_snapshot_heads (namespace, version, dims, count) VALUES (?, ?, ?, ?)",
-    namespace,
-    copy.version,
-    copy.dims,
-    copy.ids.length,
-  );
 }
 
 /** Deletes the namespace's snapshot, head first. */
 export function dropSnapshot(sql: SqlStorage, namespace: string): void {
-  sql.exec("DELETE FROM vector_snapshot_heads WHERE namespace = ?", namespace);
-  dropParts(sql, PARTS, namespace);
+  dropSnapshotParts(sql, TABLES, namespace);
 }
 
 /**
@@ -68,14 +60,9 @@ export function readSnapshot(
   version: number,
   dims: number,
 ): Decoded | undefined {
-  const head = sql
-    .exec<{ version: number; dims: number; count: number }>(
-      "SELECT version, dims, count FROM vector_snapshot_heads WHERE namespace = ?",
-      namespace,
-    )
-    .toArray()[0];
+  const head = readSnapshotHead(sql, TABLES, namespace);
   if (!head || head.version !== version || head.dims !== dims) return undefined;
-  const parts = readParts(sql, PARTS, namespace);
+  const parts = readSnapshotStreams(sql, TABLES, namespace);
   const joined = (stream: Stream) => parts.get(stream) ?? new Uint8Array(0);
   const columns = joined("columns");
   const norms = joined("norms");

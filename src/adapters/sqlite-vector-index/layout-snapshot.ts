@@ -1,5 +1,12 @@
 import type { ListLayout } from "./list-layout";
-import { dropParts, partsSchema, readParts, writeParts } from "./stored-parts";
+import {
+  dropSnapshotParts,
+  readSnapshotHead,
+  readSnapshotStreams,
+  type SnapshotTables,
+  snapshotSchema,
+  writeSnapshotParts,
+} from "./stored-parts";
 
 /**
  * A namespace's list layout stored whole, already laid out by dimension, so an object that starts cold
@@ -10,52 +17,37 @@ import { dropParts, partsSchema, readParts, writeParts } from "./stored-parts";
  * layout is read from the centroids as before. Writing one is the owner's call, off the write path
  * (`SqliteVectorIndex.snapshotStale`), as for the decoded copy (decoded-snapshot.ts).
  *
- * Two streams, cut into parts (stored-parts.ts): the columns (Float32 bytes, exactly the layout's) and
- * the list numbers (Float64 bytes). The head row, written last, names the stamp, the dimension and the
- * number of lists; a write cut short leaves no head, or the earlier one, whose stamp no longer matches.
+ * Two streams (stored-parts.ts): the columns (Float32 bytes, exactly the layout's) and the list numbers
+ * (Float64 bytes), under a head naming the stamp, the dimension and the number of lists.
  */
-const PARTS = "vector_layout_parts";
+const TABLES: SnapshotTables<"stamp" | "dims" | "lists"> = {
+  parts: "vector_layout_parts",
+  heads: "vector_layout_heads",
+  columns: ["stamp", "dims", "lists"],
+};
 type Stream = "columns" | "lists";
 
-export const LAYOUT_SNAPSHOT_SCHEMA = [
-  partsSchema(PARTS),
-  `CREATE TABLE IF NOT EXISTS vector_layout_heads (
-    namespace TEXT PRIMARY KEY,
-    stamp INTEGER NOT NULL,
-    dims INTEGER NOT NULL,
-    lists INTEGER NOT NULL
-  )`,
-];
+export const LAYOUT_SNAPSHOT_SCHEMA = snapshotSchema(TABLES);
 
 /** The stamp of the layout the namespace's stored snapshot holds, or undefined when it has none. */
 export function layoutSnapshotStamp(sql: SqlStorage, namespace: string): number | undefined {
-  return sql
-    .exec<{ stamp: number }>("SELECT stamp FROM vector_layout_heads WHERE namespace = ?", namespace)
-    .toArray()[0]?.stamp;
+  return readSnapshotHead(sql, TABLES, namespace)?.stamp;
 }
 
 /** Stores `layout` as the namespace's layout snapshot, over any earlier one. */
 export function writeLayoutSnapshot(sql: SqlStorage, namespace: string, layout: ListLayout): void {
-  dropLayoutSnapshot(sql, namespace);
   const { columns } = layout;
   const lists = Float64Array.from(layout.lists);
-  writeParts(sql, PARTS, namespace, [
+  const head = { stamp: layout.stamp, dims: layout.dims, lists: layout.lists.length };
+  writeSnapshotParts(sql, TABLES, namespace, head, [
     ["columns", new Uint8Array(columns.buffer, columns.byteOffset, columns.byteLength)],
     ["lists", new Uint8Array(lists.buffer)],
   ]);
-  sql.exec(
-    "INSERT INTO vector_layout_heads (namespace, stamp, dims, lists) VALUES (?, ?, ?, ?)",
-    namespace,
-    layout.stamp,
-    layout.dims,
-    layout.lists.length,
-  );
 }
 
 /** Deletes the namespace's layout snapshot, head first. */
 export function dropLayoutSnapshot(sql: SqlStorage, namespace: string): void {
-  sql.exec("DELETE FROM vector_layout_heads WHERE namespace = ?", namespace);
-  dropParts(sql, PARTS, namespace);
+  dropSnapshotParts(sql, TABLES, namespace);
 }
 
 /**
@@ -67,14 +59,9 @@ export function readLayoutSnapshot(
   namespace: string,
   stamp: number,
 ): ListLayout | undefined {
-  const head = sql
-    .exec<{ stamp: number; dims: number; lists: number }>(
-      "SELECT stamp, dims, lists FROM vector_layout_heads WHERE namespace = ?",
-      namespace,
-    )
-    .toArray()[0];
+  const head = readSnapshotHead(sql, TABLES, namespace);
   if (!head || head.stamp !== stamp) return undefined;
-  const parts = readParts(sql, PARTS, namespace);
+  const parts = readSnapshotStreams(sql, TABLES, namespace);
   const joined = (stream: Stream) => parts.get(stream) ?? new Uint8Array(0);
   const columns = joined("columns");
   const lists = joined("lists");

@@ -1,36 +1,55 @@
 /**
- * Large byte strings stored across rows: a Durable Object's row holds at most 2 MB, so each named stream
- * of a namespace is cut into parts of at most PART_BYTES, one row each, and joined again when read. A
- * few large rows read in order cost far less than one row per vector or per list (decoded-snapshot.ts,
- * layout-snapshot.ts). The table is the caller's: each kind of snapshot keeps its parts apart, so
- * dropping one never touches the other.
+ * Snapshots stored as a few large rows. A Durable Object's row holds at most 2 MB, so each named stream
+ * of a namespace's snapshot is cut into parts of at most PART_BYTES, one row each, and joined again when
+ * read; a few large rows read in order cost far less than one row per vector or per list
+ * (decoded-snapshot.ts, layout-snapshot.ts). A head row per namespace, written last, says what the parts
+ * stand for (a version or a stamp, and their sizes): a write cut short leaves no head, or the earlier
+ * one, which no longer matches what it is checked against. Each kind of snapshot has its own two tables,
+ * so dropping one never touches the other.
  */
 
 /** Bytes per stored part: under the 2 MB a row may hold. */
 const PART_BYTES = 1_000_000;
 
-/** The statement that makes a table of parts. */
-export function partsSchema(table: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${table} (
+/** A kind of snapshot's tables, and the integer columns of its head (besides the namespace). */
+export interface SnapshotTables<Column extends string> {
+  parts: string;
+  heads: string;
+  columns: readonly Column[];
+}
+
+export type SnapshotHead<Column extends string> = Record<Column, number>;
+
+/** The statements that make a kind of snapshot's tables. */
+export function snapshotSchema<Column extends string>(tables: SnapshotTables<Column>): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${tables.parts} (
     namespace TEXT NOT NULL,
     stream TEXT NOT NULL,
     part INTEGER NOT NULL,
     data BLOB NOT NULL,
     PRIMARY KEY (namespace, stream, part)
-  )`;
+  )`,
+    `CREATE TABLE IF NOT EXISTS ${tables.heads} (
+    namespace TEXT PRIMARY KEY,
+    ${tables.columns.map((column) => `${column} INTEGER NOT NULL`).join(",\n    ")}
+  )`,
+  ];
 }
 
-/** Stores each stream's bytes in parts (an empty stream as one empty part), over none: drop first. */
-export function writeParts(
+/** Stores a snapshot of the namespace over any earlier one: its streams in parts, then its head. */
+export function writeSnapshotParts<Column extends string>(
   sql: SqlStorage,
-  table: string,
+  tables: SnapshotTables<Column>,
   namespace: string,
+  head: SnapshotHead<Column>,
   streams: readonly (readonly [string, Uint8Array])[],
 ): void {
+  dropSnapshotParts(sql, tables, namespace);
   for (const [stream, bytes] of streams) {
     for (let part = 0, at = 0; at < bytes.byteLength || part === 0; part++, at += PART_BYTES) {
       sql.exec(
-        `INSERT INTO ${table} (namespace, stream, part, data) VALUES (?, ?, ?, ?)`,
+        `INSERT INTO ${tables.parts} (namespace, stream, part, data) VALUES (?, ?, ?, ?)`,
         namespace,
         stream,
         part,
@@ -38,13 +57,47 @@ export function writeParts(
       );
     }
   }
+  const { columns } = tables;
+  sql.exec(
+    `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})`,
+    namespace,
+    ...columns.map((column) => head[column]),
+  );
 }
 
-/** Each stored stream of the namespace, its parts joined in order. */
-export function readParts(sql: SqlStorage, table: string, namespace: string): Map<string, Uint8Array> {
+/** Deletes the namespace's snapshot, head first. */
+export function dropSnapshotParts<Column extends string>(
+  sql: SqlStorage,
+  tables: SnapshotTables<Column>,
+  namespace: string,
+): void {
+  sql.exec(`DELETE FROM ${tables.heads} WHERE namespace = ?`, namespace);
+  sql.exec(`DELETE FROM ${tables.parts} WHERE namespace = ?`, namespace);
+}
+
+/** The namespace's snapshot head, or undefined when it has none. */
+export function readSnapshotHead<Column extends string>(
+  sql: SqlStorage,
+  tables: SnapshotTables<Column>,
+  namespace: string,
+): SnapshotHead<Column> | undefined {
+  return sql
+    .exec<SnapshotHead<Column>>(
+      `SELECT ${tables.columns.join(", ")} FROM ${tables.heads} WHERE namespace = ?`,
+      namespace,
+    )
+    .toArray()[0];
+}
+
+/** Each stored stream of the namespace's snapshot, its parts joined in order (read once its head is checked). */
+export function readSnapshotStreams<Column extends string>(
+  sql: SqlStorage,
+  tables: SnapshotTables<Column>,
+  namespace: string,
+): Map<string, Uint8Array> {
   const pieces = new Map<string, Uint8Array[]>();
   for (const row of sql.exec<{ stream: string; data: ArrayBuffer }>(
-    `SELECT stream, data FROM ${table} WHERE namespace = ? ORDER BY stream, part`,
+    `SELECT stream, data FROM ${tables.parts} WHERE namespace = ? ORDER BY stream, part`,
     namespace,
   )) {
     const stream = pieces.get(row.stream) ?? [];
@@ -62,8 +115,4 @@ export function readParts(sql: SqlStorage, table: string, namespace: string): Ma
     joined.set(stream, bytes);
   }
   return joined;
-}
-
-export function dropParts(sql: SqlStorage, table: string, namespace: string): void {
-  sql.exec(`DELETE FROM ${table} WHERE namespace = ?`, namespace);
 }
