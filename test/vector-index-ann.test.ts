@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { floats } from "../src/adapters/sqlite-vector-index/encoding";
 import { codeOf } from "../src/adapters/sqlite-vector-index/list-codes";
+import { layoutOf, listFor } from "../src/adapters/sqlite-vector-index/list-layout";
+import { readCentroids } from "../src/adapters/sqlite-vector-index/list-storage";
+import { sparse } from "../src/adapters/sqlite-vector-index/sparse-vector";
 import type { VectorMatch, VectorRecord } from "../src/ports/vector-index";
 import {
   embed,
@@ -409,8 +412,23 @@ describe("inverted lists kept consistent with the rows", () => {
         expect(await cold.query(probe, options)).toEqual(fromCentroids[i]);
       expect(centroidReads(statements)).toEqual([]);
       expect(statements.some((s) => s.query.includes("FROM vector_layout_parts"))).toBe(true);
-      // Its writes assign with the layout it read: the lists stay as a fresh instance would keep them.
-      await writeInBatches(cold, sentenceRecords(chatSentences(40, 5), 2000));
+      // Its writes assign with the layout it read: each new vector to its nearest centroid, as one read
+      // from the centroids' rows would (no split meanwhile: the layout is the one stored).
+      const layoutBefore = stamp(sql);
+      const written = sentenceRecords(chatSentences(3, 5), 2000);
+      await writeInBatches(cold, written);
+      expect(stamp(sql)).toBe(layoutBefore);
+      const fromRows = layoutOf(layoutBefore, readCentroids(sql, NAMESPACE));
+      for (const record of written) {
+        const { list } = sql
+          .exec<{ list: number }>(
+            "SELECT list FROM vector_index WHERE namespace = ? AND id = ?",
+            NAMESPACE,
+            record.id,
+          )
+          .one();
+        expect(list).toBe(listFor(fromRows, sparse(record.values)));
+      }
       await expectListsFaithful(sql);
 
       // Writes that split lists set a new stamp: the stored layout is stale, and a cold instance reads
@@ -423,6 +441,18 @@ describe("inverted lists kept consistent with the rows", () => {
       const answer = await later.query(probes[0] as number[], options);
       expect(centroidReads(again)).not.toEqual([]);
       expect(answer).toEqual(await listed(sql).query(probes[0] as number[], options));
+      expect(writer.snapshotStale()).toBe(1);
+
+      // A namespace that shrinks back to exact search keeps no layout snapshot: none would be read.
+      const every = sql
+        .exec<{ id: string }>("SELECT id FROM vector_index WHERE namespace = ? ORDER BY id", NAMESPACE)
+        .toArray()
+        .map((row) => row.id);
+      await writer.deleteByIds(NAMESPACE, every.slice(LISTS.approximateAbove - 10));
+      expect(writer.snapshotStale()).toBe(1);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_layout_heads").one().n).toBe(0);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_layout_parts").one().n).toBe(0);
+      await writeInBatches(writer, sentenceRecords(chatSentences(200, 7), 5000));
       expect(writer.snapshotStale()).toBe(1);
 
       // Lists dropped (every vector deleted): the layout's snapshot goes with them.

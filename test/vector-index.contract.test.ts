@@ -402,6 +402,12 @@ describe("SqliteVectorIndex specifics", () => {
       statements.length = 0;
       expect(ids(await index.query(probe, { topK: 1, namespace: "u" }))).toEqual(["other"]);
       expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+      // Nor is one whose only query was refused (a vector of another dimension).
+      await expect(index.query([1, 2, 3], { topK: 1, namespace: "w" })).rejects.toThrow(VectorDimensionError);
+      await index.upsert([record("late", probe, { k: "v" }, "w")]);
+      statements.length = 0;
+      expect(ids(await index.query(probe, { topK: 1, namespace: "w" }))).toEqual(["late"]);
+      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
     });
   });
 

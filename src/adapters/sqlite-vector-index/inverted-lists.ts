@@ -1,7 +1,12 @@
 import { approximateCandidates } from "./approximate-search";
 import { DECODED_LIMIT } from "./decoded-copy";
 import { floats } from "./encoding";
-import { layoutSnapshotStamp, readLayoutSnapshot, writeLayoutSnapshot } from "./layout-snapshot";
+import {
+  dropLayoutSnapshot,
+  layoutSnapshotStamp,
+  readLayoutSnapshot,
+  writeLayoutSnapshot,
+} from "./layout-snapshot";
 import { codeOf } from "./list-codes";
 import { type ListLayout, layoutOf, listFor } from "./list-layout";
 import { repack } from "./list-packing";
@@ -123,6 +128,11 @@ export class InvertedLists {
     if (layoutSnapshotStamp(this.sql, namespace) === layout.stamp) return false;
     writeLayoutSnapshot(this.sql, namespace, layout);
     return true;
+  }
+
+  /** Deletes the namespace's layout snapshot, if it has one. */
+  dropSnapshot(namespace: string): void {
+    dropLayoutSnapshot(this.sql, namespace);
   }
 
   /** The rows an approximate query of the namespace scores exactly (approximate-search.ts). */

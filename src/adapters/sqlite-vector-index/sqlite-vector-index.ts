@@ -270,10 +270,13 @@ export class SqliteVectorIndex implements VectorIndex {
     checkQuery(vector, options);
     const filter = Object.entries(options.filter ?? {});
     checkMetadata(Object.fromEntries(filter), "filter");
-    if (filter.length === 0) this.asked.add(options.namespace);
     const expected = this.dimensions();
+    if (expected !== undefined && vector.length !== expected) {
+      throw new VectorDimensionError(expected, vector.length, "query vector");
+    }
+    // A query refused above asked about nothing.
+    if (filter.length === 0) this.asked.add(options.namespace);
     if (expected === undefined) return [];
-    if (vector.length !== expected) throw new VectorDimensionError(expected, vector.length, "query vector");
 
     const { namespace, topK, minScore } = options;
     const queryNorm = norm(vector);
@@ -324,8 +327,10 @@ export class SqliteVectorIndex implements VectorIndex {
     let written = 0;
     for (const { namespace, version } of readVersions(this.sql)) {
       const path = dims === undefined ? "scan" : this.searchedBy(namespace, dims, version);
-      // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts).
-      if (typeof path === "object" && this.lists.snapshot(namespace, path)) written++;
+      // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts). Any
+      // other namespace (one that shrank back) keeps no layout snapshot: none would be read.
+      if (typeof path !== "object") this.lists.dropSnapshot(namespace);
+      else if (this.lists.snapshot(namespace, path)) written++;
       if (snapshotVersion(this.sql, namespace) === version) continue;
       // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
       if (dims === undefined || path !== "decoded") {
