@@ -299,6 +299,34 @@ function recorded(sql: SqlStorage): { statements: string[]; counted: SqlStorage 
   return { statements, counted };
 }
 
+/** 300 vectors written to namespace "t" 100 at a time, as a bulk import's are, then "v7" deleted. */
+async function importInBatches(index: SqliteVectorIndex): Promise<void> {
+  const vectors = Array.from({ length: 300 }, (_, i) =>
+    record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
+  );
+  for (let i = 0; i < vectors.length; i += 100) await index.upsert(vectors.slice(i, i + 100));
+  await index.deleteByIds("t", ["v7"]);
+}
+
+/** `index` answers a query of "t" from the copy it holds, reading no vector, exactly as storage does. */
+async function expectAnsweredFromCopy(
+  index: SqliteVectorIndex,
+  sql: SqlStorage,
+  statements: string[],
+  probe: number[],
+): Promise<void> {
+  statements.length = 0;
+  const fromCopy = await index.query(probe, { topK: 10, namespace: "t" });
+  expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
+  const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
+    topK: 10,
+    namespace: "t",
+    filter: { k: "v" },
+  });
+  expect(fromCopy).toEqual(fromStorage);
+  expect(ids(fromCopy)).not.toContain("v7");
+}
+
 describe("SqliteVectorIndex specifics", () => {
   const inObject = <T>(body: (sql: SqlStorage) => T | Promise<T>) =>
     runInDurableObject(env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())), (_i, state) =>
@@ -349,23 +377,10 @@ describe("SqliteVectorIndex specifics", () => {
     await inObject(async (sql) => {
       const { statements, counted } = recorded(sql);
       const writer = new SqliteVectorIndex(counted, { decodeOnWrite: true });
-      const vectors = Array.from({ length: 300 }, (_, i) =>
-        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
-      );
       // Written in batches, as a bulk import's are: the first decodes, the rest keep the copy up.
-      for (let i = 0; i < vectors.length; i += 100) await writer.upsert(vectors.slice(i, i + 100));
-      await writer.deleteByIds("t", ["v7"]);
+      await importInBatches(writer);
       const probe = [0.3, -0.2, 0.9, 0.1];
-      statements.length = 0;
-      const fromCopy = await writer.query(probe, { topK: 10, namespace: "t" });
-      expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
-      const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
-        topK: 10,
-        namespace: "t",
-        filter: { k: "v" },
-      });
-      expect(fromCopy).toEqual(fromStorage);
-      expect(ids(fromCopy)).not.toContain("v7");
+      await expectAnsweredFromCopy(writer, sql, statements, probe);
       // Without the option, the first query decodes: it reads every vector.
       const plain = new SqliteVectorIndex(counted);
       await plain.upsert([record("w", probe, { k: "v" }, "u")]);
@@ -382,22 +397,9 @@ describe("SqliteVectorIndex specifics", () => {
       const probe = [0.3, -0.2, 0.9, 0.1];
       // Asked about before anything is stored (a thread compiled right after a bulk import).
       expect(await index.query(probe, { topK: 10, namespace: "t" })).toEqual([]);
-      const vectors = Array.from({ length: 300 }, (_, i) =>
-        record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { k: "v" }, "t"),
-      );
-      for (let i = 0; i < vectors.length; i += 100) await index.upsert(vectors.slice(i, i + 100));
       await index.upsert([record("other", probe, { k: "v" }, "u")]);
-      await index.deleteByIds("t", ["v7"]);
-      statements.length = 0;
-      const fromCopy = await index.query(probe, { topK: 10, namespace: "t" });
-      expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
-      const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
-        topK: 10,
-        namespace: "t",
-        filter: { k: "v" },
-      });
-      expect(fromCopy).toEqual(fromStorage);
-      expect(ids(fromCopy)).not.toContain("v7");
+      await importInBatches(index);
+      await expectAnsweredFromCopy(index, sql, statements, probe);
       // A namespace never asked about is not decoded by its writes: its first query reads the vectors.
       statements.length = 0;
       expect(ids(await index.query(probe, { topK: 1, namespace: "u" }))).toEqual(["other"]);
