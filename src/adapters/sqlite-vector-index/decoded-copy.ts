@@ -89,25 +89,64 @@ export function heldCount(held: Decoded): number {
   return held.ids.length - held.droppedCount + held.added.length;
 }
 
-/** The copy with its added vectors laid into the columns and its dropped rows left out. */
+/**
+ * The copy with its added vectors laid into the columns and its dropped rows left out: the rows kept,
+ * in their order, then the added vectors, in theirs. Copied a dimension at a time, each run of kept
+ * rows as one block, rather than taken apart into vectors and laid out again: a bulk write folds every
+ * few hundred vectors, and taking a 10,000-row copy apart cost some 100 ms each time.
+ */
 function folded(held: Decoded): Decoded {
+  const { dims, dropped } = held;
   const count = held.ids.length;
-  const entries: Entry[] = held.ids.flatMap((id, row) =>
-    held.dropped[row]
-      ? []
-      : [
-          {
-            id,
-            values: Float32Array.from(
-              { length: held.dims },
-              (_, d) => held.columns[d * count + row] as number,
-            ),
-            norm: held.norms[row] as number,
-            metadata: held.metadata[row] as string,
-          },
-        ],
-  );
-  return laidOut(held.version, held.dims, [...entries, ...held.added]);
+  // Runs of rows kept, as [start, end) pairs: one run when nothing was dropped.
+  const runs: number[] = [];
+  for (let row = 0; row < count; ) {
+    while (row < count && dropped[row]) row++;
+    const start = row;
+    while (row < count && !dropped[row]) row++;
+    if (row > start) runs.push(start, row);
+  }
+  const ids: string[] = [];
+  const metadata: string[] = [];
+  const norms: number[] = [];
+  for (let r = 0; r < runs.length; r += 2) {
+    for (let row = runs[r] as number; row < (runs[r + 1] as number); row++) {
+      ids.push(held.ids[row] as string);
+      metadata.push(held.metadata[row] as string);
+      norms.push(held.norms[row] as number);
+    }
+  }
+  const kept = ids.length;
+  for (const entry of held.added) {
+    ids.push(entry.id);
+    metadata.push(entry.metadata);
+    norms.push(entry.norm);
+  }
+  const total = ids.length;
+  const columns = new Float32Array(total * dims);
+  for (let d = 0; d < dims; d++) {
+    const from = d * count;
+    let to = d * total;
+    for (let r = 0; r < runs.length; r += 2) {
+      const start = runs[r] as number;
+      const end = runs[r + 1] as number;
+      columns.set(held.columns.subarray(from + start, from + end), to);
+      to += end - start;
+    }
+    for (const [i, entry] of held.added.entries()) columns[d * total + kept + i] = entry.values[d] as number;
+  }
+  return {
+    version: held.version,
+    dims,
+    ids,
+    norms: Float64Array.from(norms),
+    metadata,
+    columns,
+    added: [],
+    rowOf: new Map(ids.map((id, i) => [id, i])),
+    dropped: new Uint8Array(total),
+    droppedCount: 0,
+  };
 }
 
 /** Removes one deleted id from the copy: its row is marked dropped, or its added entry taken out. */
