@@ -62,7 +62,7 @@ describe("the decoded copy's fold", () => {
               continue;
             }
             const next = entry(id, w.values);
-            place(held, { id, values: w.values, metadata: { id } });
+            place(held, { id, namespace: "n", values: w.values, metadata: { id } });
             if (rows.has(id)) rows.set(id, next);
             else added.set(id, next);
           }
