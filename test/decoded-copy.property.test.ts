@@ -67,7 +67,15 @@ describe("the decoded copy's fold", () => {
             else added.set(id, next);
           }
           const expected = laidOut(3, DIMS, [...rows.values(), ...added.values()]);
+          const before = structuredClone(held);
           const folded = compacted(held);
+          // The copy folded from is left as it was, and shares no array with the fold.
+          expect(held).toStrictEqual(before);
+          if (folded !== held) {
+            expect(folded.columns.buffer).not.toBe(held.columns.buffer);
+            expect(folded.ids).not.toBe(held.ids);
+            expect(folded.norms).not.toBe(held.norms);
+          }
           expect(heldCount(folded)).toBe(rows.size + added.size);
           expect(folded.ids).toStrictEqual(expected.ids);
           expect(folded.metadata).toStrictEqual(expected.metadata);
