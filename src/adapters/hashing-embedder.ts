@@ -3,8 +3,10 @@ import type { Embedder } from "../ports/embedder";
 
 /**
  * The offline default Embedder: lexical feature hashing. Deterministic (same text, same vector, on every
- * machine and release of this file), no model download, no network, plain JavaScript, linear in the
- * text's length (about 0.1 ms for a ten-word sentence).
+ * machine and release of this file, within one JavaScript engine: a count's weight takes `Math.log`,
+ * which engines may round differently, as workerd's and Node 22's do for ln 3 by one last bit), no model
+ * download, no network, plain JavaScript, linear in the text's length (about 0.1 ms for a ten-word
+ * sentence).
  *
  * How a text becomes a vector:
  *  1. Normalise: Unicode NFKD, diacritics removed, lower-cased, apostrophes dropped ("don't" = "dont");
