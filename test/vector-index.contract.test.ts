@@ -413,10 +413,12 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
-  it("stores its decoded copy whole for a cold instance to read, and lets a stale one be", async () => {
+  it("stores its decoded copy whole for a cold instance to read, and the ids written since beside it", async () => {
     await inObject(async (sql) => {
       const { statements, counted } = recorded(sql);
       const vectorReads = () => statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q));
+      // A statement reading the namespace's every vector, as decoding from the rows does.
+      const wholeReads = () => vectorReads().filter((q) => !/json_each/.test(q));
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       const vectors = Array.from({ length: 300 }, (_, i) =>
         record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { user: i % 3 ? "" : "bob" }, "t"),
@@ -427,43 +429,106 @@ describe("SqliteVectorIndex specifics", () => {
       await writer.upsert([record("late", [0.2, 0.1, 0.5, 1], { user: "" }, "t")]);
       expect(writer.snapshotStale()).toBe(1);
       expect(writer.snapshotStale()).toBe(0);
+      const noted = () => sql.exec("SELECT id FROM vector_snapshot_changes ORDER BY id").toArray();
+      expect(noted()).toEqual([]);
 
       const probe = [0.3, -0.2, 0.9, 0.1];
       const fromRows = async (filter: Record<string, string>) =>
         new SqliteVectorIndex(sql).query(probe, { topK: 20, namespace: "t", filter });
+      const exact = async (topK: number) =>
+        [...(await fromRows({ user: "" })), ...(await fromRows({ user: "bob" }))]
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, topK);
       const cold = new SqliteVectorIndex(counted);
       statements.length = 0;
       const fromSnapshot = await cold.query(probe, { topK: 20, namespace: "t" });
       expect(vectorReads()).toEqual([]);
-      const all = [...(await fromRows({ user: "" })), ...(await fromRows({ user: "bob" }))]
-        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-        .slice(0, 20);
-      expect(fromSnapshot).toEqual(all);
+      expect(fromSnapshot).toEqual(await exact(20));
       expect(ids(fromSnapshot)).not.toContain("v7");
 
-      // A write since makes it stale: a cold instance reads the rows, and sees the write.
+      // Writes since note their ids: a cold instance reads the snapshot and those ids' rows alone (a
+      // deleted one has none), and answers as storage does.
       await writer.upsert([record("best", probe, { user: "" }, "t")]);
+      await writer.upsert([record("v3", [0.3, -0.2, 0.85, 0.1], { user: "bob" }, "t")]);
+      await writer.deleteByIds("t", ["v1", "never-stored"]);
+      expect(noted()).toEqual([{ id: "best" }, { id: "never-stored" }, { id: "v1" }, { id: "v3" }]);
+      expect(writer.snapshotStale()).toBe(0);
       const later = new SqliteVectorIndex(counted);
       statements.length = 0;
-      expect(ids(await later.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
-      expect(vectorReads()).not.toEqual([]);
-      // An instance that holds no copy (one started afresh) decodes the rows to store the snapshot.
-      expect(new SqliteVectorIndex(sql).snapshotStale()).toBe(1);
-      const afterIt = new SqliteVectorIndex(counted);
-      statements.length = 0;
-      expect(ids(await afterIt.query(probe, { topK: 1, namespace: "t" }))).toEqual(["best"]);
-      expect(vectorReads()).toEqual([]);
-      // A cold instance's first write starts from the snapshot too, and keeps the copy up from there.
+      const afterWrites = await later.query(probe, { topK: 20, namespace: "t" });
+      expect(wholeReads()).toEqual([]);
+      expect(vectorReads()).toHaveLength(1);
+      expect(afterWrites).toEqual(await exact(20));
+      expect(ids(afterWrites).slice(0, 2)).toEqual(["best", "v3"]);
+      expect(ids(afterWrites)).not.toContain("v1");
+      // A cold instance's first write starts from the snapshot and the ids noted, this write's among them.
       const coldWriter = new SqliteVectorIndex(counted, { decodeOnWrite: true });
       statements.length = 0;
       await coldWriter.upsert([record("newest", [0.3, -0.2, 0.8, 0.1], { user: "" }, "t")]);
-      expect(ids(await coldWriter.query(probe, { topK: 2, namespace: "t" }))).toEqual(["best", "newest"]);
+      expect(wholeReads()).toEqual([]);
+      statements.length = 0;
+      expect(await coldWriter.query(probe, { topK: 20, namespace: "t" })).toEqual(await exact(20));
       expect(vectorReads()).toEqual([]);
-      // Every vector deleted: the snapshot goes with them.
+
+      // Notes past a quarter of the snapshot's vectors make it due: storing it again clears them.
+      const rewritten = vectors.slice(0, 80).map((v) =>
+        record(
+          v.id,
+          v.values.map((x) => -x),
+          { user: "" },
+          "t",
+        ),
+      );
+      await writer.upsert(rewritten);
+      expect(noted().length).toBeGreaterThan(300 / 4);
+      expect(writer.snapshotStale()).toBe(1);
+      expect(noted()).toEqual([]);
+      const afterRewrite = new SqliteVectorIndex(counted);
+      statements.length = 0;
+      expect(await afterRewrite.query(probe, { topK: 20, namespace: "t" })).toEqual(await exact(20));
+      expect(vectorReads()).toEqual([]);
+
+      // Every vector deleted: the snapshot goes with them, and so do its notes.
       const everyId = ids(await fromRows({ user: "" })).concat(ids(await fromRows({ user: "bob" })));
       await writer.deleteByIds("t", [...everyId, ...vectors.map((v) => v.id), "best", "newest", "late"]);
       expect(new SqliteVectorIndex(sql).snapshotStale()).toBe(0);
       expect(sql.exec("SELECT count(*) AS n FROM vector_snapshot_parts").one().n).toBe(0);
+      expect(noted()).toEqual([]);
+    });
+  });
+
+  it("reads no snapshot whose notes outnumber its vectors, nor one a write did not note", async () => {
+    await inObject(async (sql) => {
+      const { statements, counted } = recorded(sql);
+      const wholeReads = () =>
+        statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q) && !/json_each/.test(q));
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
+      const vector = (i: number) => [Math.sin(i), Math.cos(i), (i % 5) - 2, 1];
+      await writer.upsert(Array.from({ length: 8 }, (_, i) => record(`v${i}`, vector(i), { k: "v" }, "t")));
+      expect(writer.snapshotStale()).toBe(1);
+      const probe = [0.5, 0.5, -1, 1];
+      const exact = () =>
+        new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "t", filter: { k: "v" } });
+      // Nine ids noted against eight vectors: the rows are read instead.
+      await writer.upsert(
+        Array.from({ length: 9 }, (_, i) => record(`w${i}`, vector(i + 40), { k: "v" }, "t")),
+      );
+      statements.length = 0;
+      expect(await new SqliteVectorIndex(counted).query(probe, { topK: 30, namespace: "t" })).toEqual(
+        await exact(),
+      );
+      expect(wholeReads()).not.toEqual([]);
+      expect(writer.snapshotStale()).toBe(1);
+      // A write that noted nothing (as if by code that forgot to): the version no longer matches and nothing
+      // is noted, so the snapshot is not trusted, and it is due.
+      sql.exec("UPDATE vector_index SET vec = ? WHERE id = 'v0'", new Float32Array(vector(99)).buffer);
+      sql.exec("UPDATE vector_index_versions SET version = version + 1");
+      statements.length = 0;
+      expect(await new SqliteVectorIndex(counted).query(probe, { topK: 30, namespace: "t" })).toEqual(
+        await exact(),
+      );
+      expect(wholeReads()).not.toEqual([]);
+      expect(writer.snapshotStale()).toBe(1);
     });
   });
 

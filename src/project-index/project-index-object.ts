@@ -24,12 +24,13 @@ const CATCH_UP_PAGES = 1;
 const ALARM_CATCH_UP_PAGES = 10;
 /**
  * How long the vectors must go unwritten before their decoded copy is stored whole (decoded-snapshot.ts),
- * for the object's next cold start to read instead of every vector's row. Any write makes a snapshot
- * stale, so one is written only once writes have stopped for about as long as the runtime keeps an idle
- * object (it evicts after a minute or two without requests): an agent writing every turn is not made to
- * rewrite every vector every turn, and an object that does go idle leaves a current snapshot behind.
+ * for the object's next cold start to read instead of every vector's row: a burst of writes (an import's
+ * batches, sent one after another) has then ended. Writes after it do not make the snapshot stale (each
+ * notes its ids, which a cold start reads again), so it is stored again only once they pass a quarter
+ * of its vectors: an agent writing every turn does not rewrite every vector every turn, and a runtime
+ * restarted right after writes (a deploy) still finds one to start from.
  */
-export const SNAPSHOT_QUIET_MS = 60_000;
+export const SNAPSHOT_QUIET_MS = 2_000;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding
@@ -133,7 +134,7 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     try {
       this.vectors.snapshotStale();
     } catch (error) {
-      // Only cold starts are slower without it: the next quiet minute tries again.
+      // Only cold starts are slower without it: the end of the next burst of writes tries again.
       console.error("could not store the vectors' snapshot", error);
     }
     this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");

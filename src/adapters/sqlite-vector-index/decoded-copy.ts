@@ -156,16 +156,15 @@ export function drop(held: Decoded, id: string): void {
 
 /** Writes one upserted record into the copy: over its row when held, else as an added vector. */
 export function place(held: Decoded, record: VectorRecord): void {
-  const entry: Entry = {
-    id: record.id,
-    values: Float32Array.from(record.values),
-    norm: 0,
-    metadata: JSON.stringify(record.metadata),
-  };
-  entry.norm = norm(entry.values);
-  const at = held.rowOf.get(record.id);
+  const values = Float32Array.from(record.values);
+  placeEntry(held, { id: record.id, values, norm: norm(values), metadata: JSON.stringify(record.metadata) });
+}
+
+/** `place` for a vector already decoded, as stored (its values in Float32, its norm theirs). */
+export function placeEntry(held: Decoded, entry: Entry): void {
+  const at = held.rowOf.get(entry.id);
   if (at === undefined) {
-    held.rowOf.set(record.id, -held.added.length - 1);
+    held.rowOf.set(entry.id, -held.added.length - 1);
     held.added.push(entry);
   } else if (at < 0) {
     held.added[-at - 1] = entry;

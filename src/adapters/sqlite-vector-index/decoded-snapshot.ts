@@ -12,14 +12,19 @@ import {
  * A namespace's decoded copy stored whole, so an object that starts cold reads it in a few large rows
  * instead of one row per vector, and already laid out by dimension (measured in Node over 10,000
  * vectors of 384 dimensions: some 60–110 ms to read the rows and 30–40 to lay them out, against 12–15
- * to read the same values in parts). It stands for the namespace at the version it was written at
- * and is read only while the namespace is still at that version: any write since makes it stale, and
- * the copy is decoded from the rows as before. Writing one is the owner's call, off the write path
- * (`SqliteVectorIndex.snapshotStale`): the project index writes it once its writes have gone quiet.
+ * to read the same values in parts). Writing one is the owner's call, off the write path
+ * (`SqliteVectorIndex.snapshotStale`): the project index writes it once a burst of writes has ended.
  *
  * Three streams (stored-parts.ts): the columns (Float32 bytes), the norms (Float64 bytes) and the labels
  * (UTF-8 JSON of the ids and the metadata strings), under a head naming the version, the dimension and
  * the count.
+ *
+ * Writes do not make it stale. While a namespace has a snapshot, every write notes the ids it upserted
+ * or deleted in `vector_snapshot_changes`, in the same transaction (`noteChanged`), so the snapshot and
+ * the rows of the ids noted since stand for the namespace at any later version: a cold object reads the
+ * snapshot, then those rows (an id with no row was deleted). Storing a snapshot, or dropping one, clears
+ * its notes. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
+ * all of them it is not read (decoding every row costs about as much).
  */
 const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
   parts: "vector_snapshot_parts",
@@ -28,15 +33,69 @@ const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
 };
 type Stream = "columns" | "norms" | "labels";
 
-export const SNAPSHOT_SCHEMA = snapshotSchema(TABLES);
+const CHANGES = "vector_snapshot_changes";
+
+export const SNAPSHOT_SCHEMA = [
+  ...snapshotSchema(TABLES),
+  `CREATE TABLE IF NOT EXISTS ${CHANGES} (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (namespace, id)
+  ) WITHOUT ROWID`,
+];
+
+/** Notes past this share of a snapshot's vectors make it due to be stored again. */
+const DUE_SHARE = 1 / 4;
+
+/**
+ * Notes that a write upserted or deleted these ids, when the namespace has a snapshot (one statement,
+ * the ids as one JSON parameter); call in the write's transaction, for every write to its rows.
+ */
+export function noteChanged(sql: SqlStorage, namespace: string, ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  sql.exec(
+    `INSERT INTO ${CHANGES} (namespace, id)
+       SELECT ?1, value FROM json_each(?2) WHERE EXISTS (SELECT 1 FROM ${TABLES.heads} WHERE namespace = ?1)
+       ON CONFLICT DO NOTHING`,
+    namespace,
+    JSON.stringify(ids),
+  );
+}
+
+/** How many ids were noted since the namespace's snapshot, counting no further than `limit`. */
+function notedCount(sql: SqlStorage, namespace: string, limit: number): number {
+  return sql
+    .exec<{ n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM ${CHANGES} WHERE namespace = ? LIMIT ?)`,
+      namespace,
+      limit,
+    )
+    .one().n;
+}
+
+/**
+ * Whether the namespace at `version` should have its snapshot stored: it has none, its notes passed a
+ * quarter of its vectors, or it stands for another version with nothing noted since (a write that noted
+ * nothing: never expected, and then not trusted).
+ */
+export function snapshotDue(sql: SqlStorage, namespace: string, version: number): boolean {
+  const head = readSnapshotHead(sql, TABLES, namespace);
+  if (!head) return true;
+  const noted = notedCount(sql, namespace, Math.floor(head.count * DUE_SHARE) + 1);
+  return noted === 0 ? head.version !== version : noted > head.count * DUE_SHARE;
+}
 
 /** The stored snapshot's version, or undefined when the namespace has none. */
 export function snapshotVersion(sql: SqlStorage, namespace: string): number | undefined {
   return readSnapshotHead(sql, TABLES, namespace)?.version;
 }
 
-/** Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one. */
+/**
+ * Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one,
+ * and clears the notes of the earlier one.
+ */
 export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded): void {
+  sql.exec(`DELETE FROM ${CHANGES} WHERE namespace = ?`, namespace);
   const head = { version: copy.version, dims: copy.dims, count: copy.ids.length };
   writeSnapshotParts(sql, TABLES, namespace, head, [
     ["columns", new Uint8Array(copy.columns.buffer, copy.columns.byteOffset, copy.columns.byteLength)],
@@ -45,23 +104,29 @@ export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded)
   ]);
 }
 
-/** Deletes the namespace's snapshot, head first. */
+/** Deletes the namespace's snapshot, head first, and its notes. */
 export function dropSnapshot(sql: SqlStorage, namespace: string): void {
   dropSnapshotParts(sql, TABLES, namespace);
+  sql.exec(`DELETE FROM ${CHANGES} WHERE namespace = ?`, namespace);
 }
 
 /**
- * The namespace's copy from its snapshot, when one stands for `version` at `dims`; undefined otherwise
- * (none, stale, or not whole), and the caller decodes the rows.
+ * The namespace's snapshot at `dims`, as stored (its copy at the version it was stored at), with the
+ * ids noted since; undefined when there is none, it is not whole, or more ids were noted since than it
+ * holds vectors (the caller decodes the rows).
  */
 export function readSnapshot(
   sql: SqlStorage,
   namespace: string,
-  version: number,
   dims: number,
-): Decoded | undefined {
+): { copy: Decoded; changed: string[] } | undefined {
   const head = readSnapshotHead(sql, TABLES, namespace);
-  if (!head || head.version !== version || head.dims !== dims) return undefined;
+  if (!head || head.dims !== dims) return undefined;
+  const changed = sql
+    .exec<{ id: string }>(`SELECT id FROM ${CHANGES} WHERE namespace = ? LIMIT ?`, namespace, head.count + 1)
+    .toArray()
+    .map((row) => row.id);
+  if (changed.length > head.count) return undefined;
   const parts = readSnapshotStreams(sql, TABLES, namespace);
   const joined = (stream: Stream) => parts.get(stream) ?? new Uint8Array(0);
   const columns = joined("columns");
@@ -75,10 +140,11 @@ export function readSnapshot(
   }
   const [ids, metadata] = labels;
   if (ids?.length !== head.count || metadata?.length !== head.count) return undefined;
-  return laidOutColumns(version, dims, {
+  const copy = laidOutColumns(head.version, dims, {
     ids,
     metadata,
     norms: new Float64Array(norms.buffer),
     columns: new Float32Array(columns.buffer),
   });
+  return { copy, changed };
 }

@@ -16,9 +16,10 @@ import {
   heldCount,
   laidOut,
   place,
+  placeEntry,
   settled,
 } from "./decoded-copy";
-import { dropSnapshot, readSnapshot, snapshotVersion, writeSnapshot } from "./decoded-snapshot";
+import { dropSnapshot, noteChanged, readSnapshot, snapshotDue, writeSnapshot } from "./decoded-snapshot";
 import { checkMetadata, floats, norm } from "./encoding";
 import { DEFAULT_LIST_SETTINGS, InvertedLists, type ListSettings } from "./inverted-lists";
 import { codeOf } from "./list-codes";
@@ -31,6 +32,7 @@ import {
   deleteVectors,
   readFiltered,
   readNamespace,
+  readRows,
   readVersion,
   readVersions,
   storedDimensions,
@@ -164,28 +166,25 @@ export class SqliteVectorIndex implements VectorIndex {
       if (counted && counted.version === before.get(namespace) && counted.size >= this.sizeBound()) {
         this.sizes.set(namespace, { version: after.get(namespace) as number, size: counted.size });
       }
-      let held = this.decoded.get(namespace);
-      const decodeHere = this.decodeOnWrite || this.asked.has(namespace);
-      if (decodeHere && (!held || held.version !== before.get(namespace) || held.dims !== expected)) {
-        // An instance holding no copy starts from the snapshot of the version before this write.
-        held = readSnapshot(this.sql, namespace, before.get(namespace) as number, expected);
-      }
-      if (!held || held.version !== before.get(namespace) || held.dims !== expected) {
-        this.decoded.delete(namespace);
-        const version = after.get(namespace) as number;
-        // From the rows: no snapshot can stand for the version this write has just set.
-        if (decodeHere && this.searchedBy(namespace, expected, version) === "decoded") {
-          this.decoded.set(namespace, this.fromRows(namespace, expected, version));
-        }
+      const held = this.decoded.get(namespace);
+      if (held && held.version === before.get(namespace) && held.dims === expected) {
+        for (const record of records) if (record.namespace === namespace) place(held, record);
+        const current = settled(held, after.get(namespace) as number);
+        // A copy that grew past the limit is let go, as the next query would, and its snapshot with it.
+        if (heldCount(current) > DECODED_LIMIT) {
+          this.decoded.delete(namespace);
+          dropSnapshot(this.sql, namespace);
+        } else this.keep(namespace, current);
         continue;
       }
-      for (const record of records) if (record.namespace === namespace) place(held, record);
-      const current = settled(held, after.get(namespace) as number);
-      // A copy that grew past the limit is let go, as the next query would, and its snapshot with it.
-      if (heldCount(current) > DECODED_LIMIT) {
-        this.decoded.delete(namespace);
-        dropSnapshot(this.sql, namespace);
-      } else this.keep(namespace, current);
+      this.decoded.delete(namespace);
+      const version = after.get(namespace) as number;
+      // No copy to update: one is decoded with this write in it (from the snapshot and the ids noted
+      // since, this write's among them, where there is one).
+      const decodeHere = this.decodeOnWrite || this.asked.has(namespace);
+      if (decodeHere && this.searchedBy(namespace, expected, version) === "decoded") {
+        this.decoded.set(namespace, this.decode(namespace, expected, version));
+      }
     }
   }
 
@@ -201,8 +200,11 @@ export class SqliteVectorIndex implements VectorIndex {
       const placed = list === null ? null : { list, code: codeOf(values, valuesNorm, dims) };
       writeVector(this.sql, record, values, valuesNorm, placed);
     }
-    for (const namespace of namespaces)
+    for (const namespace of namespaces) {
+      const ids = records.filter((r) => r.namespace === namespace).map((r) => r.id);
+      noteChanged(this.sql, namespace, ids);
       this.lists.keepUp(namespace, dims, touched.get(namespace) as Set<number>);
+    }
   }
 
   /**
@@ -229,9 +231,28 @@ export class SqliteVectorIndex implements VectorIndex {
     return decoded;
   }
 
-  /** The namespace's copy from its snapshot when one stands for `version`, else from its rows; not held. */
+  /** The namespace's copy at `version`, from its snapshot where it has one to read, else from its rows; not held. */
   private decode(namespace: string, dims: number, version: number): Decoded {
-    return readSnapshot(this.sql, namespace, version, dims) ?? this.fromRows(namespace, dims, version);
+    return this.fromSnapshot(namespace, dims, version) ?? this.fromRows(namespace, dims, version);
+  }
+
+  /**
+   * The namespace's copy at `version` from its snapshot, with the rows of the ids noted since applied
+   * to it (an id without a row was deleted); undefined when it has no snapshot to read (decoded-snapshot.ts).
+   */
+  private fromSnapshot(namespace: string, dims: number, version: number): Decoded | undefined {
+    const stored = readSnapshot(this.sql, namespace, dims);
+    if (!stored) return undefined;
+    const { copy, changed } = stored;
+    if (changed.length === 0) return copy.version === version ? copy : undefined;
+    const rows = new Map(readRows(this.sql, namespace, changed).map((row) => [row.id, row]));
+    for (const id of changed) {
+      const row = rows.get(id);
+      if (!row) drop(copy, id);
+      else
+        placeEntry(copy, { id, values: floats(row.vec, dims, id), norm: row.norm, metadata: row.metadata });
+    }
+    return settled(copy, version);
   }
 
   /** The namespace's copy decoded from its rows, one per vector; not held. */
@@ -304,6 +325,7 @@ export class SqliteVectorIndex implements VectorIndex {
     // Versions first, as for upsert.
     const after = bumpVersion(this.sql, namespace);
     deleteVectors(this.sql, namespace, unique);
+    noteChanged(this.sql, namespace, unique);
     // The held copy drops the same ids rather than being decoded afresh on the next query.
     const held = this.decoded.get(namespace);
     if (!held || held.version !== before) {
@@ -331,12 +353,12 @@ export class SqliteVectorIndex implements VectorIndex {
       // other namespace (one that shrank back) keeps no layout snapshot: none would be read.
       if (typeof path !== "object") this.lists.dropSnapshot(namespace);
       else if (this.lists.snapshot(namespace, path)) written++;
-      if (snapshotVersion(this.sql, namespace) === version) continue;
       // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
       if (dims === undefined || path !== "decoded") {
         dropSnapshot(this.sql, namespace);
         continue;
       }
+      if (!snapshotDue(this.sql, namespace, version)) continue;
       const held = this.decoded.get(namespace);
       const current = held?.version === version && held.dims === dims ? held : undefined;
       const copy = compacted(current ?? this.decode(namespace, dims, version));
