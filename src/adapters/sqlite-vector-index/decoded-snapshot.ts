@@ -85,11 +85,6 @@ export function snapshotDue(sql: SqlStorage, namespace: string, version: number)
   return noted === 0 ? head.version !== version : noted > head.count * DUE_SHARE;
 }
 
-/** The stored snapshot's version, or undefined when the namespace has none. */
-export function snapshotVersion(sql: SqlStorage, namespace: string): number | undefined {
-  return readSnapshotHead(sql, TABLES, namespace)?.version;
-}
-
 /**
  * Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one,
  * and clears the notes of the earlier one.
