@@ -117,6 +117,44 @@ describe("the project index object's vector snapshot", () => {
   });
 });
 
+describe("the project index object's snapshot under writes that never go quiet", () => {
+  it("is checked at the latest SNAPSHOT_LONGEST_WAIT_MS after the first write since the last check", async () => {
+    const { env, runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
+    const { SNAPSHOT_LONGEST_WAIT_MS, SNAPSHOT_QUIET_MS } = await import(
+      "../src/project-index/project-index-object"
+    );
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`busy-${crypto.randomUUID()}`));
+    const vector = (i: number) => Array.from({ length: 8 }, (_, d) => Math.sin(i + d));
+    const write = (index: ProjectIndexObject, i: number) =>
+      index.upsert("acme", "atlas", "ns", [{ id: `f${i}`, values: vector(i), user: "" }]);
+    const heads = (state: DurableObjectState) =>
+      state.storage.sql.exec("SELECT namespace FROM vector_snapshot_heads").toArray();
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      await write(index, 0);
+      // The first write of this spell as if made almost the longest wait ago, writes ever since.
+      const first = Date.now() - SNAPSHOT_LONGEST_WAIT_MS + SNAPSHOT_QUIET_MS / 2;
+      state.storage.sql.exec("UPDATE project_index_vector_writes SET since = ?", first);
+      await state.storage.deleteAlarm();
+      await write(index, 1);
+      // Due before the quiet spell this write would otherwise wait for.
+      expect(await state.storage.getAlarm()).toBe(first + SNAPSHOT_LONGEST_WAIT_MS);
+      state.storage.sql.exec("UPDATE project_index_vector_writes SET since = since - ?", SNAPSHOT_QUIET_MS);
+    });
+    // The last write is not a quiet spell old, yet the check runs: the snapshot is stored.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      expect(heads(state)).toEqual([{ namespace: "ns" }]);
+      expect(state.storage.sql.exec("SELECT * FROM project_index_vector_writes").toArray()).toEqual([]);
+      // The next write starts a new spell.
+      const before = Date.now();
+      await write(index, 2);
+      const alarm = (await state.storage.getAlarm()) as number;
+      expect(alarm).toBeGreaterThanOrEqual(before + SNAPSHOT_QUIET_MS);
+      expect(alarm).toBeLessThan(before + SNAPSHOT_LONGEST_WAIT_MS);
+    });
+  });
+});
+
 describe("the project index object's binding", () => {
   it("answers the tenant and project it was first called for, and refuses any other, then and later", async () => {
     const { env, runInDurableObject } = await import("cloudflare:test");

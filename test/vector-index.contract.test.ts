@@ -519,8 +519,8 @@ describe("SqliteVectorIndex specifics", () => {
       );
       expect(wholeReads()).not.toEqual([]);
       expect(writer.snapshotStale()).toBe(1);
-      // A write that noted nothing (as if by code that forgot to): the version no longer matches and nothing
-      // is noted, so the snapshot is not trusted, and it is due.
+      // A write that noted nothing (as if by code that forgot to, or stored before notes existed): the
+      // version no longer matches and nothing is noted, so the snapshot is not trusted, and it is due.
       sql.exec("UPDATE vector_index SET vec = ? WHERE id = 'v0'", new Float32Array(vector(99)).buffer);
       sql.exec("UPDATE vector_index_versions SET version = version + 1");
       statements.length = 0;
@@ -529,6 +529,78 @@ describe("SqliteVectorIndex specifics", () => {
       );
       expect(wholeReads()).not.toEqual([]);
       expect(writer.snapshotStale()).toBe(1);
+    });
+  });
+
+  it("never trusts a snapshot written over before notes existed, even once later writes note", async () => {
+    await inObject(async (sql) => {
+      const { statements, counted } = recorded(sql);
+      const wholeReads = () =>
+        statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q) && !/json_each/.test(q));
+      const vector = (i: number) => [Math.sin(i), Math.cos(i), (i % 5) - 2, 1];
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
+      await writer.upsert(Array.from({ length: 12 }, (_, i) => record(`v${i}`, vector(i), { k: "v" }, "t")));
+      expect(writer.snapshotStale()).toBe(1);
+      // Storage as an earlier release left it: rows written after the snapshot, and nothing noted.
+      const moved = new Float32Array([0.5, 0.5, -1, 1]);
+      sql.exec(
+        "UPDATE vector_index SET vec = ?, norm = ? WHERE id = 'v0'",
+        moved.buffer,
+        Math.hypot(...moved),
+      );
+      sql.exec("UPDATE vector_index_versions SET version = version + 1");
+      // This release's first write notes nothing against it: its notes could not account for the row above.
+      await new SqliteVectorIndex(sql).upsert([record("v1", vector(50), { k: "v" }, "t")]);
+      expect(sql.exec("SELECT count(*) AS n FROM vector_snapshot_changes").one().n).toBe(0);
+      const probe = [0.5, 0.5, -1, 1];
+      const exact = await new SqliteVectorIndex(sql).query(probe, {
+        topK: 20,
+        namespace: "t",
+        filter: { k: "v" },
+      });
+      statements.length = 0;
+      const cold = await new SqliteVectorIndex(counted).query(probe, { topK: 20, namespace: "t" });
+      expect(cold).toEqual(exact);
+      expect(ids(cold)[0]).toBe("v0");
+      expect(wholeReads()).not.toEqual([]);
+      // It is due, and once stored again, writes note against it.
+      expect(new SqliteVectorIndex(sql).snapshotStale()).toBe(1);
+      await new SqliteVectorIndex(sql).upsert([record("v2", vector(60), { k: "v" }, "t")]);
+      expect(sql.exec("SELECT id FROM vector_snapshot_changes").toArray()).toEqual([{ id: "v2" }]);
+    });
+  });
+
+  it("has noted every row a write wrote before one of its statements failed", async () => {
+    await inObject(async (sql) => {
+      const vector = (i: number) => [Math.sin(i), Math.cos(i), (i % 5) - 2, 1];
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
+      await writer.upsert(Array.from({ length: 12 }, (_, i) => record(`v${i}`, vector(i), { k: "v" }, "t")));
+      expect(writer.snapshotStale()).toBe(1);
+      // A write noted since: the snapshot is read with notes from here on.
+      await writer.upsert([record("v0", vector(90), { k: "v" }, "t")]);
+      // The store fills up on the third row of the next write: the two before it stay written.
+      let inserts = 0;
+      const failing = new Proxy(sql, {
+        get: (target, key) =>
+          key === "exec"
+            ? (query: string, ...bindings: unknown[]) => {
+                if (/^\s*INSERT INTO vector_index \(/.test(query) && ++inserts === 3)
+                  throw new Error("SQLITE_FULL");
+                return target.exec(query, ...bindings);
+              }
+            : Reflect.get(target, key),
+      });
+      const batch = [0, 1, 2, 3].map((i) => record(`w${i}`, vector(i + 70), { k: "v" }, "t"));
+      await expect(new SqliteVectorIndex(failing).upsert(batch)).rejects.toThrow("SQLITE_FULL");
+      expect(sql.exec("SELECT count(*) AS n FROM vector_index WHERE id LIKE 'w%'").one().n).toBe(2);
+      const probe = vector(70);
+      const exact = await new SqliteVectorIndex(sql).query(probe, {
+        topK: 20,
+        namespace: "t",
+        filter: { k: "v" },
+      });
+      expect(ids(exact)).toContain("w0");
+      expect(await new SqliteVectorIndex(sql).query(probe, { topK: 20, namespace: "t" })).toEqual(exact);
     });
   });
 

@@ -31,6 +31,11 @@ const ALARM_CATCH_UP_PAGES = 10;
  * restarted right after writes (a deploy) still finds one to start from.
  */
 export const SNAPSHOT_QUIET_MS = 2_000;
+/**
+ * How long writes that never go quiet can put the snapshot off: under them its notes would grow without
+ * bound (fact versions come and go under new ids while the namespace stays the same size).
+ */
+export const SNAPSHOT_LONGEST_WAIT_MS = 60_000;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding
@@ -58,11 +63,16 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS project_index_owner (id INTEGER PRIMARY KEY CHECK (id = 1), tenant TEXT NOT NULL, project TEXT NOT NULL)",
     );
-    // When the vectors were last written, while their snapshot is still to be stored: stored, not held,
-    // because the object is often evicted before the snapshot is due, and the alarm wakes a new one.
+    // When the vectors were last written, and first since the last check of their snapshot, while that
+    // check is still to come: stored, not held, because the object is often evicted before it is due,
+    // and the alarm wakes a new one.
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS project_index_vector_writes (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL)",
     );
+    const columns = ctx.storage.sql.exec<{ name: string }>("PRAGMA table_info(project_index_vector_writes)");
+    if (!columns.toArray().some((c) => c.name === "since")) {
+      ctx.storage.sql.exec("ALTER TABLE project_index_vector_writes ADD COLUMN since INTEGER");
+    }
     // Decoded on writes too: a compile right after a bulk import would otherwise decode every vector.
     this.vectors = new SqliteVectorIndex(ctx.storage.sql, { decodeOnWrite: true });
     this.replica = new FactReplica(ctx.storage);
@@ -123,10 +133,12 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     const owner = this.owner();
     if (owner) await this.catchUp(owner.tenant, owner.project, ALARM_CATCH_UP_PAGES);
     const written = this.ctx.storage.sql
-      .exec<{ at: number }>("SELECT at FROM project_index_vector_writes WHERE id = 1")
-      .toArray()[0]?.at;
+      .exec<{ at: number; since: number | null }>(
+        "SELECT at, since FROM project_index_vector_writes WHERE id = 1",
+      )
+      .toArray()[0];
     if (written === undefined) return;
-    const due = written + SNAPSHOT_QUIET_MS;
+    const due = snapshotCheckDue(written.at, written.since ?? written.at);
     if (Date.now() < due) {
       await this.alarmBy(due);
       return;
@@ -140,14 +152,21 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");
   }
 
-  /** After a write to the vectors: their snapshot is due once they have gone SNAPSHOT_QUIET_MS unwritten. */
+  /**
+   * After a write to the vectors: their snapshot is checked once they have gone SNAPSHOT_QUIET_MS
+   * unwritten, or SNAPSHOT_LONGEST_WAIT_MS after the first write since the last check.
+   */
   private async vectorsWritten(): Promise<void> {
     const at = Date.now();
-    this.ctx.storage.sql.exec(
-      "INSERT INTO project_index_vector_writes (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
-      at,
-    );
-    await this.alarmBy(at + SNAPSHOT_QUIET_MS);
+    const { since } = this.ctx.storage.sql
+      .exec<{ since: number }>(
+        `INSERT INTO project_index_vector_writes (id, at, since) VALUES (1, ?1, ?1)
+           ON CONFLICT (id) DO UPDATE SET at = excluded.at, since = coalesce(since, excluded.at)
+           RETURNING since`,
+        at,
+      )
+      .one();
+    await this.alarmBy(snapshotCheckDue(at, since));
   }
 
   /** Sets the alarm for `at` unless one is set sooner (the replica's catch-up sets its own, for now). */
@@ -264,4 +283,9 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       throw new Error("this project index belongs to another tenant or project");
     }
   }
+}
+
+/** When the vectors' snapshot is checked: after a quiet spell, or after the longest wait under writes. */
+function snapshotCheckDue(lastWrite: number, firstWrite: number): number {
+  return Math.min(lastWrite + SNAPSHOT_QUIET_MS, firstWrite + SNAPSHOT_LONGEST_WAIT_MS);
 }

@@ -19,9 +19,9 @@ import {
  * (UTF-8 JSON of the ids and the metadata strings), under a head naming the version, the dimension and
  * the count.
  *
- * Writes do not make it stale. While a namespace has a snapshot, every write notes the ids it upserted
- * or deleted in `vector_snapshot_changes`, in the same transaction (`noteChanged`), so the snapshot and
- * the rows of the ids noted since stand for the namespace at any later version: a cold object reads the
+ * Writes do not make it stale. While a namespace has a snapshot, every write notes the ids it upserts
+ * or deletes in `vector_snapshot_changes`, in the same transaction and before its rows (`noteChanged`),
+ * so the snapshot and the rows of the ids noted since stand for the namespace at any later version: a cold object reads the
  * snapshot, then those rows (an id with no row was deleted). Storing a snapshot, or dropping one, clears
  * its notes. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
  * all of them it is not read (decoding every row costs about as much).
@@ -48,17 +48,32 @@ export const SNAPSHOT_SCHEMA = [
 const DUE_SHARE = 1 / 4;
 
 /**
- * Notes that a write upserted or deleted these ids, when the namespace has a snapshot (one statement,
- * the ids as one JSON parameter); call in the write's transaction, for every write to its rows.
+ * Notes that a write will upsert or delete these ids, when the namespace has a snapshot the notes keep
+ * exact: one at `before`, the namespace's version before this write, with nothing noted yet, or one with
+ * notes already (each write since it was stored noted its ids). A snapshot at another version with no
+ * notes (stored before notes existed, then written over) is left stale, and its next store replaces it.
+ * Call in the write's transaction before any of its rows is written, so a write that fails part way has
+ * noted every row it wrote (a noted id is read again whatever it holds). One statement, the ids as one
+ * JSON parameter.
  */
-export function noteChanged(sql: SqlStorage, namespace: string, ids: readonly string[]): void {
+export function noteChanged(
+  sql: SqlStorage,
+  namespace: string,
+  before: number,
+  ids: readonly string[],
+): void {
   if (ids.length === 0) return;
   sql.exec(
     `INSERT INTO ${CHANGES} (namespace, id)
-       SELECT ?1, value FROM json_each(?2) WHERE EXISTS (SELECT 1 FROM ${TABLES.heads} WHERE namespace = ?1)
+       SELECT ?1, value FROM json_each(?2)
+       WHERE EXISTS (
+         SELECT 1 FROM ${TABLES.heads} WHERE namespace = ?1
+           AND (version = ?3 OR EXISTS (SELECT 1 FROM ${CHANGES} WHERE namespace = ?1))
+       )
        ON CONFLICT DO NOTHING`,
     namespace,
     JSON.stringify(ids),
+    before,
   );
 }
 
@@ -74,13 +89,13 @@ function notedCount(sql: SqlStorage, namespace: string, limit: number): number {
 }
 
 /**
- * Whether the namespace at `version` should have its snapshot stored: it has none, its notes passed a
- * quarter of its vectors, or it stands for another version with nothing noted since (a write that noted
- * nothing: never expected, and then not trusted).
+ * Whether the namespace at `version`, of vectors of `dims` dimensions, should have its snapshot stored:
+ * it has none, or one of other dimensions, its notes passed a quarter of its vectors, or it stands for
+ * another version with nothing noted since (stale, see `noteChanged`).
  */
-export function snapshotDue(sql: SqlStorage, namespace: string, version: number): boolean {
+export function snapshotDue(sql: SqlStorage, namespace: string, version: number, dims: number): boolean {
   const head = readSnapshotHead(sql, TABLES, namespace);
-  if (!head) return true;
+  if (!head || head.dims !== dims) return true;
   const noted = notedCount(sql, namespace, Math.floor(head.count * DUE_SHARE) + 1);
   return noted === 0 ? head.version !== version : noted > head.count * DUE_SHARE;
 }

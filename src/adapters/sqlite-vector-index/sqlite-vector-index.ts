@@ -157,7 +157,12 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     const namespaces = [...new Set(records.map((r) => r.namespace))];
     const before = new Map(namespaces.map((namespace) => [namespace, readVersion(this.sql, namespace)]));
-    // Versions first: should a row write fail, the copies no longer match storage and are read again.
+    // Notes and versions first: should a row write fail, the snapshots' notes hold every row written,
+    // and the copies no longer match storage and are read again.
+    for (const namespace of namespaces) {
+      const ids = records.filter((r) => r.namespace === namespace).map((r) => r.id);
+      noteChanged(this.sql, namespace, before.get(namespace) as number, ids);
+    }
     const after = new Map(namespaces.map((namespace) => [namespace, bumpVersion(this.sql, namespace)]));
     this.writeRows(records, namespaces, expected);
     for (const namespace of namespaces) {
@@ -180,7 +185,7 @@ export class SqliteVectorIndex implements VectorIndex {
       this.decoded.delete(namespace);
       const version = after.get(namespace) as number;
       // No copy to update: one is decoded with this write in it (from the snapshot and the ids noted
-      // since, this write's among them, where there is one).
+      // since, this write's among them, where it has one it can read).
       const decodeHere = this.decodeOnWrite || this.asked.has(namespace);
       if (decodeHere && this.searchedBy(namespace, expected, version) === "decoded") {
         this.decoded.set(namespace, this.decode(namespace, expected, version));
@@ -200,11 +205,8 @@ export class SqliteVectorIndex implements VectorIndex {
       const placed = list === null ? null : { list, code: codeOf(values, valuesNorm, dims) };
       writeVector(this.sql, record, values, valuesNorm, placed);
     }
-    for (const namespace of namespaces) {
-      const ids = records.filter((r) => r.namespace === namespace).map((r) => r.id);
-      noteChanged(this.sql, namespace, ids);
+    for (const namespace of namespaces)
       this.lists.keepUp(namespace, dims, touched.get(namespace) as Set<number>);
-    }
   }
 
   /**
@@ -322,10 +324,10 @@ export class SqliteVectorIndex implements VectorIndex {
     const unique = [...new Set(ids)];
     if (!unique.length) return;
     const before = readVersion(this.sql, namespace);
-    // Versions first, as for upsert.
+    // Notes and versions first, as for upsert.
+    noteChanged(this.sql, namespace, before, unique);
     const after = bumpVersion(this.sql, namespace);
     deleteVectors(this.sql, namespace, unique);
-    noteChanged(this.sql, namespace, unique);
     // The held copy drops the same ids rather than being decoded afresh on the next query.
     const held = this.decoded.get(namespace);
     if (!held || held.version !== before) {
@@ -358,7 +360,7 @@ export class SqliteVectorIndex implements VectorIndex {
         dropSnapshot(this.sql, namespace);
         continue;
       }
-      if (!snapshotDue(this.sql, namespace, version)) continue;
+      if (!snapshotDue(this.sql, namespace, version, dims)) continue;
       const held = this.decoded.get(namespace);
       const current = held?.version === version && held.dims === dims ? held : undefined;
       const copy = compacted(current ?? this.decode(namespace, dims, version));
