@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
+import { readsEveryVector, recordedSql } from "./support/recorded-sql";
 
 /**
  * A namespace's stored snapshot (src/adapters/sqlite-vector-index/decoded-snapshot.ts) with the ids
@@ -84,21 +85,12 @@ describe("the decoded snapshot and the ids noted since", () => {
           const exact = async (probe: number[]) =>
             new SqliteVectorIndex(sql).query(probe, { topK: 40, namespace, filter: { all: "1" } });
           const noted = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_snapshot_changes").one().n;
-          const reads: string[] = [];
-          const watched = new Proxy(sql, {
-            get: (target, key) =>
-              key === "exec"
-                ? (query: string, ...bindings: unknown[]) => {
-                    reads.push(query);
-                    return target.exec(query, ...bindings);
-                  }
-                : Reflect.get(target, key),
-          });
+          const { sql: watched, statements } = recordedSql(sql);
           const cold = new SqliteVectorIndex(watched);
           for (const probe of PROBES) {
             expect(await cold.query(probe, { topK: 40, namespace })).toEqual(await exact(probe));
           }
-          const everyRow = reads.some((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q) && !/json_each/.test(q));
+          const everyRow = statements.some(readsEveryVector);
           if (noted > 0 && !everyRow) fromNotes++;
           // A cold instance whose first call is a write decodes with that write in it.
           const coldWriter = writerOf();

@@ -18,22 +18,10 @@ import {
 } from "./support/ann-fixture";
 import { chatSentences } from "./support/chat-sentences";
 import { recallAt } from "./support/recall";
-
-/** The SQL an index runs, statement by statement with its bindings, over the object's storage. */
-function recorded(sql: SqlStorage): {
-  sql: SqlStorage;
-  statements: { query: string; bindings: unknown[] }[];
-} {
-  const statements: { query: string; bindings: unknown[] }[] = [];
-  const exec = (query: string, ...bindings: unknown[]) => {
-    statements.push({ query, bindings });
-    return sql.exec(query, ...bindings);
-  };
-  return { sql: { exec } as unknown as SqlStorage, statements };
-}
+import { recordedSql, type Statement } from "./support/recorded-sql";
 
 /** How many ids the last query read again by id (approximate-search.ts), from its statements. */
-function readAgain(statements: { query: string; bindings: unknown[] }[]): number {
+function readAgain(statements: Statement[]): number {
   return statements
     .filter((s) => s.query.includes("AND id IN (SELECT value FROM json_each(?))"))
     .reduce((sum, s) => sum + JSON.parse(s.bindings[1] as string).length, 0);
@@ -57,7 +45,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
       await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
       const lists = sql.exec<{ n: number }>("SELECT count(*) AS n FROM vector_index_centroids").one().n;
       expect(lists).toBeGreaterThan(4 * LISTS.probes);
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       const approximate = listed(watched);
       const exact = exactOver(sql);
       const recalls: number[] = [];
@@ -80,7 +68,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
   it("at top 100, reads the nearest lists in one statement each and again at most 170 members by id", async () => {
     await inFreshObject(async (sql) => {
       await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       const approximate = listed(watched);
       const exact = exactOver(sql);
       const recalls: number[] = [];
@@ -104,7 +92,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
   it("answers with minScore as without it then cut there, reading again only members that can reach it", async () => {
     await inFreshObject(async (sql) => {
       await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       const index = listed(watched);
       let fewer = 0;
       for (const probe of [
@@ -133,7 +121,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
         .exec<{ n: number }>("SELECT count(*) AS n FROM vector_index WHERE packed = 0 AND list IS NOT NULL")
         .one().n;
       expect(inTails).toBeGreaterThan(100);
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       for (const probe of probeVectors(10)) {
         statements.length = 0;
         await listed(watched).query(probe, { topK: 10, namespace: NAMESPACE });
@@ -151,7 +139,7 @@ describe("approximate search of large namespaces (inverted lists)", () => {
   it("reads again, best bound first, only the candidates that can still enter the answer", async () => {
     await inFreshObject(async (sql) => {
       await writeInBatches(listed(sql), sentenceRecords(chatSentences(3000, 1)));
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       const reads: number[] = [];
       for (const probe of probeVectors(40)) {
         statements.length = 0;
@@ -406,7 +394,7 @@ describe("inverted lists kept consistent with the rows", () => {
 
       const centroidReads = (statements: { query: string }[]) =>
         statements.filter((s) => s.query.includes("FROM vector_index_centroids"));
-      const { sql: watched, statements } = recorded(sql);
+      const { sql: watched, statements } = recordedSql(sql);
       const cold = listed(watched);
       for (const [i, probe] of probes.entries())
         expect(await cold.query(probe, options)).toEqual(fromCentroids[i]);
@@ -436,7 +424,7 @@ describe("inverted lists kept consistent with the rows", () => {
       const before = stamp(sql);
       await writeInBatches(writer, sentenceRecords(chatSentences(1000, 3), 3000));
       expect(stamp(sql)).not.toBe(before);
-      const { sql: watchedAgain, statements: again } = recorded(sql);
+      const { sql: watchedAgain, statements: again } = recordedSql(sql);
       const later = listed(watchedAgain);
       const answer = await later.query(probes[0] as number[], options);
       expect(centroidReads(again)).not.toEqual([]);

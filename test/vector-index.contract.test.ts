@@ -10,6 +10,7 @@ import {
   type VectorRecord,
 } from "../src/ports/vector-index";
 import { InMemoryVectorize } from "./support/in-memory-vectorize";
+import { readsEveryVector, readsVectors, recordedSql, type Statement } from "./support/recorded-sql";
 
 /**
  * A fresh, empty index. `use` may be called several times: each call sees what the previous ones
@@ -284,21 +285,6 @@ runVectorIndexContract("VectorizeVectorIndex over an in-memory Vectorize", () =>
   return { use: (body) => body(new VectorizeVectorIndex(binding)) };
 });
 
-/** `sql` with every statement it runs recorded, in order. */
-function recorded(sql: SqlStorage): { statements: string[]; counted: SqlStorage } {
-  const statements: string[] = [];
-  const counted = new Proxy(sql, {
-    get: (target, key) =>
-      key === "exec"
-        ? (query: string, ...bindings: unknown[]) => {
-            statements.push(query);
-            return target.exec(query, ...bindings);
-          }
-        : Reflect.get(target, key),
-  });
-  return { statements, counted };
-}
-
 /** 300 vectors written to namespace "t" 100 at a time, as a bulk import's are, then "v7" deleted. */
 async function importInBatches(index: SqliteVectorIndex): Promise<void> {
   const vectors = Array.from({ length: 300 }, (_, i) =>
@@ -312,12 +298,12 @@ async function importInBatches(index: SqliteVectorIndex): Promise<void> {
 async function expectAnsweredFromCopy(
   index: SqliteVectorIndex,
   sql: SqlStorage,
-  statements: string[],
+  statements: Statement[],
   probe: number[],
 ): Promise<void> {
   statements.length = 0;
   const fromCopy = await index.query(probe, { topK: 10, namespace: "t" });
-  expect(statements.filter((q) => /\bvec\b/.test(q))).toEqual([]);
+  expect(statements.filter((s) => /\bvec\b/.test(s.query))).toEqual([]);
   const fromStorage = await new SqliteVectorIndex(sql).query(probe, {
     topK: 10,
     namespace: "t",
@@ -375,7 +361,7 @@ describe("SqliteVectorIndex specifics", () => {
 
   it("with decodeOnWrite, holds the copy from its writes: the first query reads no vector, and answers as storage does", async () => {
     await inObject(async (sql) => {
-      const { statements, counted } = recorded(sql);
+      const { statements, sql: counted } = recordedSql(sql);
       const writer = new SqliteVectorIndex(counted, { decodeOnWrite: true });
       // Written in batches, as a bulk import's are: the first decodes, the rest keep the copy up.
       await importInBatches(writer);
@@ -386,13 +372,13 @@ describe("SqliteVectorIndex specifics", () => {
       await plain.upsert([record("w", probe, { k: "v" }, "u")]);
       statements.length = 0;
       await plain.query(probe, { topK: 1, namespace: "u" });
-      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+      expect(statements.filter((s) => /\bvec\b/.test(s.query))).not.toEqual([]);
     });
   });
 
   it("decodes on its writes a namespace it was asked about while empty: the next query reads no vector", async () => {
     await inObject(async (sql) => {
-      const { statements, counted } = recorded(sql);
+      const { statements, sql: counted } = recordedSql(sql);
       const index = new SqliteVectorIndex(counted);
       const probe = [0.3, -0.2, 0.9, 0.1];
       // Asked about before anything is stored (a thread compiled right after a bulk import).
@@ -403,22 +389,21 @@ describe("SqliteVectorIndex specifics", () => {
       // A namespace never asked about is not decoded by its writes: its first query reads the vectors.
       statements.length = 0;
       expect(ids(await index.query(probe, { topK: 1, namespace: "u" }))).toEqual(["other"]);
-      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+      expect(statements.filter((s) => /\bvec\b/.test(s.query))).not.toEqual([]);
       // Nor is one whose only query was refused (a vector of another dimension).
       await expect(index.query([1, 2, 3], { topK: 1, namespace: "w" })).rejects.toThrow(VectorDimensionError);
       await index.upsert([record("late", probe, { k: "v" }, "w")]);
       statements.length = 0;
       expect(ids(await index.query(probe, { topK: 1, namespace: "w" }))).toEqual(["late"]);
-      expect(statements.filter((q) => /\bvec\b/.test(q))).not.toEqual([]);
+      expect(statements.filter((s) => /\bvec\b/.test(s.query))).not.toEqual([]);
     });
   });
 
   it("stores its decoded copy whole for a cold instance to read, and the ids written since beside it", async () => {
     await inObject(async (sql) => {
-      const { statements, counted } = recorded(sql);
-      const vectorReads = () => statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q));
-      // A statement reading the namespace's every vector, as decoding from the rows does.
-      const wholeReads = () => vectorReads().filter((q) => !/json_each/.test(q));
+      const { statements, sql: counted } = recordedSql(sql);
+      const vectorReads = () => statements.filter(readsVectors);
+      const wholeReads = () => statements.filter(readsEveryVector);
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       const vectors = Array.from({ length: 300 }, (_, i) =>
         record(`v${i}`, [Math.sin(i), Math.cos(i), (i % 7) - 3, 1], { user: i % 3 ? "" : "bob" }, "t"),
@@ -499,9 +484,8 @@ describe("SqliteVectorIndex specifics", () => {
 
   it("reads no snapshot whose notes outnumber its vectors, nor one a write did not note", async () => {
     await inObject(async (sql) => {
-      const { statements, counted } = recorded(sql);
-      const wholeReads = () =>
-        statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q) && !/json_each/.test(q));
+      const { statements, sql: counted } = recordedSql(sql);
+      const wholeReads = () => statements.filter(readsEveryVector);
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       const vector = (i: number) => [Math.sin(i), Math.cos(i), (i % 5) - 2, 1];
       await writer.upsert(Array.from({ length: 8 }, (_, i) => record(`v${i}`, vector(i), { k: "v" }, "t")));
@@ -534,9 +518,8 @@ describe("SqliteVectorIndex specifics", () => {
 
   it("never trusts a snapshot written over before notes existed, even once later writes note", async () => {
     await inObject(async (sql) => {
-      const { statements, counted } = recorded(sql);
-      const wholeReads = () =>
-        statements.filter((q) => /^\s*SELECT\b[\s\S]*\bvec\b/i.test(q) && !/json_each/.test(q));
+      const { statements, sql: counted } = recordedSql(sql);
+      const wholeReads = () => statements.filter(readsEveryVector);
       const vector = (i: number) => [Math.sin(i), Math.cos(i), (i % 5) - 2, 1];
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true });
       await writer.upsert(Array.from({ length: 12 }, (_, i) => record(`v${i}`, vector(i), { k: "v" }, "t")));
@@ -580,15 +563,8 @@ describe("SqliteVectorIndex specifics", () => {
       await writer.upsert([record("v0", vector(90), { k: "v" }, "t")]);
       // The store fills up on the third row of the next write: the two before it stay written.
       let inserts = 0;
-      const failing = new Proxy(sql, {
-        get: (target, key) =>
-          key === "exec"
-            ? (query: string, ...bindings: unknown[]) => {
-                if (/^\s*INSERT INTO vector_index \(/.test(query) && ++inserts === 3)
-                  throw new Error("SQLITE_FULL");
-                return target.exec(query, ...bindings);
-              }
-            : Reflect.get(target, key),
+      const { sql: failing } = recordedSql(sql, (query) => {
+        if (/^\s*INSERT INTO vector_index \(/.test(query) && ++inserts === 3) throw new Error("SQLITE_FULL");
       });
       const batch = [0, 1, 2, 3].map((i) => record(`w${i}`, vector(i + 70), { k: "v" }, "t"));
       await expect(new SqliteVectorIndex(failing).upsert(batch)).rejects.toThrow("SQLITE_FULL");

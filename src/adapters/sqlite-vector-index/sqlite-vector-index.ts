@@ -24,6 +24,7 @@ import { checkMetadata, floats, norm } from "./encoding";
 import { DEFAULT_LIST_SETTINGS, InvertedLists, type ListSettings } from "./inverted-lists";
 import { codeOf } from "./list-codes";
 import type { ListLayout } from "./list-layout";
+import { readPlacedRows } from "./list-storage";
 import { scoreDecoded, scoreRows } from "./scoring";
 import {
   bumpVersion,
@@ -32,7 +33,6 @@ import {
   deleteVectors,
   readFiltered,
   readNamespace,
-  readRows,
   readVersion,
   readVersions,
   storedDimensions,
@@ -247,7 +247,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!stored) return undefined;
     const { copy, changed } = stored;
     if (changed.length === 0) return copy.version === version ? copy : undefined;
-    const rows = new Map(readRows(this.sql, namespace, changed).map((row) => [row.id, row]));
+    const rows = new Map(readPlacedRows(this.sql, namespace, changed).map((row) => [row.id, row]));
     for (const id of changed) {
       const row = rows.get(id);
       if (!row) drop(copy, id);

@@ -140,19 +140,6 @@ export function countVectors(sql: SqlStorage, namespace: string, limit: number):
     .one().n;
 }
 
-/** The namespace's rows with these ids (those stored), in one statement: the ids as one JSON parameter. */
-export function readRows(sql: SqlStorage, namespace: string, ids: readonly string[]): Row[] {
-  if (ids.length === 0) return [];
-  return sql
-    .exec<Row>(
-      `SELECT id, vec, norm, metadata FROM vector_index
-         WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))`,
-      namespace,
-      JSON.stringify(ids),
-    )
-    .toArray();
-}
-
 export function readNamespace(sql: SqlStorage, namespace: string): Row[] {
   return sql
     .exec<Row>("SELECT id, vec, norm, metadata FROM vector_index WHERE namespace = ?", namespace)
