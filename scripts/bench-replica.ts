@@ -12,8 +12,8 @@
 // companies, teams and people it names (as an entity registry resolves them). Each replica catches up from
 // a D1 stand-in: the migrations applied to an in-memory `node:sqlite` database, read through the D1 calls
 // the catch-up makes. Each question (fresh ones, as bench:scale asks) is asked as a thread object asks
-// it: its search terms, the entities it names, 25 nearest facts (a deterministic draw), and the newest 500
-// versions as held. It prints each side's time per search (p50, p95, mean), how many answers differ
+// it: its search terms, the entities it names, 25 nearest facts (a deterministic draw), and the newest
+// versions (FACT_CANDIDATE_LIMITS.recent, 200) as held. It prints each side's time per search (p50, p95, mean), how many answers differ
 // (0 when a change keeps the answers; rows compare as the reader decodes them), and with `--statements` each side's time per statement.
 // With `--write-every N`, one fact is written to the D1 stand-in before every Nth question, and both
 // replicas catch up with it (untimed) before either is asked: the turn-by-turn case, where a question

@@ -7,6 +7,7 @@ import {
   type FactBase,
   isStanding,
   newestFirst,
+  WHOLE_PROJECT_VERSIONS,
 } from "../src/facts/fact-candidates";
 import { factRow } from "./support/context-objects";
 
@@ -67,7 +68,7 @@ function freshBase(rows: readonly Row[], revision: number): FactBase {
       .sort(newestFirst)
       .slice(0, FACT_CANDIDATE_LIMITS.thread + 1),
     revision,
-    recent: [...mine].sort(newestFirst).slice(0, FACT_CANDIDATE_LIMITS.recent + 1),
+    recent: [...mine].sort(newestFirst).slice(0, WHOLE_PROJECT_VERSIONS + 1),
     standing: mine
       .filter(isStanding)
       .sort((a, b) => b.authorityRank - a.authorityRank || newestFirst(a, b))
@@ -110,7 +111,7 @@ describe("advanceBase", () => {
           const advanced = advanceBase(held, changedRows, 2);
           const fresh = freshBase(rows, 2);
           stats.runs++;
-          if (held.recent.length > FACT_CANDIDATE_LIMITS.recent) stats.recentCut++;
+          if (held.recent.length > WHOLE_PROJECT_VERSIONS) stats.recentCut++;
           if (held.standing.length > FACT_CANDIDATE_LIMITS.standing) stats.standingCut++;
           const heldThread = held.thread ?? [];
           if (heldThread.length > FACT_CANDIDATE_LIMITS.thread) stats.threadCut++;

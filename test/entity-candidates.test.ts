@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import { call, fact, newThread } from "./helpers";
 
 /**
@@ -22,7 +22,7 @@ describe("facts found through the entities a question names", () => {
     expect(review?.candidate_name).toBe("Amazon Web Services");
     const accepted = await call("POST", `/entities/review/${review.id}`, { decision: "accept" });
     expect(accepted.status).toBe(200);
-    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    const newer = WHOLE_PROJECT_VERSIONS + 100;
     for (let start = 0; start < newer; start += 300) {
       const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
         fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),
@@ -51,7 +51,7 @@ describe("facts found through the entities a question names", () => {
       fact("halvard_leave", "Halvard Oyelaran is away until the 14th", { ...shared, id: "leave" }),
       fact("kiln_owner", "Brisa Tamayo keeps the kiln keys", { ...shared, id: "kiln" }),
     ]);
-    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    const newer = WHOLE_PROJECT_VERSIONS + 100;
     for (let start = 0; start < newer; start += 300) {
       const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
         fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),

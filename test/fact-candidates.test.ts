@@ -2,7 +2,12 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
 import { FACT_RECHECK_MS, FactCandidateCache, HELD_SEARCHES } from "../src/facts/fact-candidate-cache";
-import { BASE_CHANGES_LIMIT, FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
+import {
+  BASE_CHANGES_LIMIT,
+  FACT_CANDIDATE_LIMITS,
+  searchTerms,
+  WHOLE_PROJECT_VERSIONS,
+} from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { planFactWrites } from "../src/facts/plan-writes";
 import { prepareFact } from "../src/facts/prepare-fact";
@@ -321,13 +326,14 @@ describe("FactCandidateCache (tenant D1)", () => {
     const project = newProject();
     await write(project, "warehouse_city", "Reno");
     await write(project, "warehouse_city", "Tacoma");
-    for (let i = 0; i < FACT_CANDIDATE_LIMITS.recent + 5; i++)
-      await write(project, `metric_${i}`, `value ${i}`);
+    for (let i = 0; i < WHOLE_PROJECT_VERSIONS + 5; i++) await write(project, `metric_${i}`, `value ${i}`);
     const repo = repository();
     const watcher = { thread: "t-o", token: "k" };
     const unmatched = await repo.candidates(project, "u1", [], watcher);
     expect(unmatched.rows.some((r) => r.key === "warehouse_city")).toBe(false);
     expect(unmatched.truncated).toEqual(["recent"]);
+    // Past a whole project, only the newest `recent` versions are candidates by their age alone.
+    expect(unmatched.counts.recent).toBe(FACT_CANDIDATE_LIMITS.recent);
 
     const asked = await repo.candidates(project, "u1", searchTerms("Where is our warehouse?"), watcher);
     const slot = asked.rows.filter((r) => r.key === "warehouse_city");
@@ -338,7 +344,7 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(asked.counts.history).toBe(1);
   }, 120_000);
 
-  it("searches again once a project that fitted its recent window has grown past it", async () => {
+  it("reads a project whole up to its bound, past the recent window, and searches once it has grown past it", async () => {
     const project = newProject();
     await write(project, "warehouse_city", "Tacoma");
     const cache = new FactCandidateCache();
@@ -350,10 +356,19 @@ describe("FactCandidateCache (tenant D1)", () => {
     expect(small.counts.recent).toBe(1);
     expect(small.counts.matched).toBe(0);
     let last = await write(project, "metric_0", "value 0");
-    for (let i = 1; i < FACT_CANDIDATE_LIMITS.recent + 5; i++)
+    const beyondRecent = FACT_CANDIDATE_LIMITS.recent + 5;
+    for (let i = 1; i < beyondRecent; i++) last = await write(project, `metric_${i}`, `v ${i}`);
+    cache.announce(project, cache.token, last.revision);
+    // More versions than the recent window, fewer than a whole project's bound: still read whole.
+    const whole = await ask(1);
+    expect(whole.counts.recent).toBe(beyondRecent + 1);
+    expect(whole.truncated).toEqual([]);
+    expect(whole.counts.matched).toBe(0);
+    for (let i = beyondRecent; i < WHOLE_PROJECT_VERSIONS + 5; i++)
       last = await write(project, `metric_${i}`, `v ${i}`);
     cache.announce(project, cache.token, last.revision);
-    const grown = await ask(1);
+    const grown = await ask(2);
+    expect(grown.counts.recent).toBe(FACT_CANDIDATE_LIMITS.recent);
     expect(grown.truncated).toContain("recent");
     expect(grown.counts.matched).toBe(1);
     expect(grown.rows.some((r) => r.key === "warehouse_city")).toBe(true);

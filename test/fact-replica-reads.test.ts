@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entityLookup, queryEntities } from "../src/entities/query-entities";
 import { FactCandidateCache, HELD_SEARCHES, type ProjectFactSearch } from "../src/facts/fact-candidate-cache";
-import { FACT_CANDIDATE_LIMITS, searchTerms } from "../src/facts/fact-candidates";
+import { searchTerms, WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import { FactRepository } from "../src/facts/fact-repository";
 import { fullFactRow } from "../src/facts/fact-rows";
 import {
@@ -568,7 +568,7 @@ describe("the entity part of a search", () => {
       fact(`booking_${i}`, `Harrow Street Studio booked kiln slot ${i} for ${people[i % 8]}`, at(400 + i)),
     );
     // Newer facts that name nobody: everything above lies outside the newest versions a reader holds.
-    const meters = Array.from({ length: FACT_CANDIDATE_LIMITS.recent }, (_, i) =>
+    const meters = Array.from({ length: WHOLE_PROJECT_VERSIONS }, (_, i) =>
       fact(`meter_${i}`, `Meter ${i} in hall ${i % 9} reads ${i} kWh`),
     );
     for (const batch of [older, hub, studio, meters]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import { call, fact, message, newThread } from "./helpers";
 
 type TestThread = Awaited<ReturnType<typeof newThread>>;
@@ -16,7 +16,7 @@ type TestThread = Awaited<ReturnType<typeof newThread>>;
  * readings, the whole project's (not the writer's own).
  */
 async function fillPast(t: TestThread, label: string): Promise<void> {
-  const count = FACT_CANDIDATE_LIMITS.recent + 150;
+  const count = WHOLE_PROJECT_VERSIONS + 150;
   for (let start = 0; start < count; start += 325) {
     const events = Array.from({ length: Math.min(325, count - start) }, (_, i) => {
       const n = start + i;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FACT_CANDIDATE_LIMITS } from "../src/facts/fact-candidates";
+import { WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import type { ProjectIndexObject } from "../src/project-index/project-index-object";
 import { fact, newThread, until } from "./helpers";
 
@@ -13,7 +13,7 @@ describe("facts found through the project's vector index", () => {
     const writer = await newThread();
     const shared = { source: { type: "policy" } };
     await writer.events([fact("city_power", "Reykjavik runs on geothermal power", shared)]);
-    const newer = FACT_CANDIDATE_LIMITS.recent + 100;
+    const newer = WHOLE_PROJECT_VERSIONS + 100;
     for (let start = 0; start < newer; start += 300) {
       const batch = Array.from({ length: Math.min(300, newer - start) }, (_, k) =>
         fact(`greenhouse_bed_${start + k}`, `Bed ${start + k} grows basil and thyme`),

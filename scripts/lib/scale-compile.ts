@@ -1,7 +1,7 @@
 // The pure compiler at a large project's scale, for `npm run bench:compile -- --scale-facts N`: what a
 // thread object hands compileContext when the project holds N fact versions (scripts/lib/scale-fixture.ts's
 // filler, as bench:scale writes it) and every question is new. The candidate facts are built as the fact
-// search builds them (src/facts/fact-candidates.ts): the newest 500 versions, the best full-text
+// search builds them (src/facts/fact-candidates.ts): the newest versions (200), the best full-text
 // matches, some of the nearest facts and the history of every slot these fill, newest first. The newest
 // versions are the object's held rows, the same frozen objects compile after compile; the question's own
 // rows arrive from the fact replica as new frozen objects every time, as its answers do.

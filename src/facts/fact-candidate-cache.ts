@@ -2,7 +2,13 @@ import { ulid } from "ulid";
 import type { FactVersion } from "../domain/fact-version";
 import type { FactRead, RegistryPart } from "../domain/trace";
 import type { FactSearchAnswer, FactSearchRequest, NearFact } from "../project-index/project-index-rpc";
-import { FACT_CANDIDATE_LIMITS, type FactBase, type FactCandidates, historyTargets } from "./fact-candidates";
+import {
+  type FactBase,
+  type FactCandidates,
+  historyTargets,
+  newestCandidates,
+  wholeProject,
+} from "./fact-candidates";
 import type { FactRepository, FactWatcher, NamedIn, NamedLookup, ReplicaRead } from "./fact-repository";
 
 /**
@@ -186,12 +192,12 @@ export class FactCandidateCache {
     // behind the revision asked answers without it, and D1 is searched as before. A project held whole
     // asks the replica only for what its rows do not say: which of them refer to the entities the
     // question names, and their neighbours (an index object's few statements rather than a D1 read).
-    const pastNewest = from !== undefined && from.recent.length > FACT_CANDIDATE_LIMITS.recent;
+    const pastNewest = from !== undefined && !wholeProject(from.recent);
     const replicated = from && (pastNewest || entityIds.length > 0) ? index.search : undefined;
     let near: PromiseLike<NearFact[]>;
     let rows: ReplicaRead | undefined;
     if (from && replicated) {
-      const newest = from.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+      const newest = newestCandidates(from.recent);
       const outside = historyTargets(from);
       const known = this.knownRows(from);
       const heldIds = newest.map((r) => r.id);

@@ -14,7 +14,8 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  * these, and a current fact of any age is found when the query names it.
  *
  * - `recent`: the newest versions (current or not) the reader may know of. The conversation at hand
- *   writes these, and a project smaller than this is read whole, as before indexes.
+ *   writes these. A project of at most WHOLE_PROJECT_VERSIONS is read whole, as before indexes, and
+ *   needs no search; past that, the newest `recent` of them are candidates and the rest is searched.
  * - `matched`: current facts whose key or text matches the query's terms (FTS5, porter, bm25 order).
  * - `thread`: the current facts the reading thread wrote, newest first: its own conversation's state,
  *   whatever else the project holds. Other threads and imports write to the same project, and can push
@@ -54,9 +55,19 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
  * a few tokens). A question naming an entity cost some 2 ms more (its entities' facts, their neighbours'
  * and their slots' history): `entity` and NEIGHBOUR_FACTS then went to 25 each, and again no figure of
  * any dev set moved, distractor runs included.
+ * `recent` was 500 until then, the same bound as a project read whole. At 200 for both, the same bound
+ * as `thread`, a compile at 10,000 facts was faster in 56 and 62 of 90 new questions asked of both
+ * builds (`npm run bench:paired -- --facts 10000 --rounds 80 --write-rounds 10`, two runs on fresh
+ * servers; paired median 1 ms): each new question's request names fewer held versions, and the passes
+ * see fewer objects. At 100 it was no faster (faster in 43 and 36 of 90, paired median 0). But a project
+ * of 400 versions, no longer read whole, then asked the index object for every new question: slower in
+ * 75 and 73 of 90 (p50 5 → 7 ms). So the two bounds are apart: a project is read whole up to
+ * WHOLE_PROJECT_VERSIONS (500), and past it has its newest `recent` (200) as candidates. Against one
+ * bound of 500: at 10,000 facts faster in 57 and 59 of 90 (paired median 1 ms, mean 20.7 → 16.6 and
+ * 14.7 → 12.0 ms), at 400 the same (mean 5.3 / 5.4 and 4.5 / 4.6 ms).
  */
 export const FACT_CANDIDATE_LIMITS: Readonly<Record<FactCandidateSource, number>> = {
-  recent: 500,
+  recent: 200,
   standing: 200,
   thread: 200,
   matched: 25,
@@ -76,6 +87,26 @@ export const NEIGHBOURS = 5;
 export const NEIGHBOUR_SCAN = 200;
 export const NEIGHBOUR_REFERENCES = 20;
 export const NEIGHBOUR_FACTS = 25;
+
+/**
+ * A project whose reader may know of at most this many versions is read whole by its newest-versions read
+ * (one row past it tells that it is larger): every version a candidate, no search, no call to the index
+ * object. Holding a few hundred versions costs a compile less than asking for what a new question needs.
+ */
+export const WHOLE_PROJECT_VERSIONS = 500;
+
+/** Whether the newest versions read (WHOLE_PROJECT_VERSIONS + 1 at most) are the whole project. */
+export function wholeProject(recent: readonly FactVersion[]): boolean {
+  return recent.length <= WHOLE_PROJECT_VERSIONS;
+}
+
+/**
+ * The newest versions read that are candidates: all of them when they are the whole project, else the
+ * newest FACT_CANDIDATE_LIMITS.recent (the rest is found by the search, as older versions are).
+ */
+export function newestCandidates(recent: readonly FactVersion[]): readonly FactVersion[] {
+  return wholeProject(recent) ? recent : recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+}
 
 /** Extraction reads with the words of a whole slice of messages: more terms than a question has. */
 export const EXTRACTION_QUERY_TERMS = 64;
@@ -193,7 +224,7 @@ const references = new WeakMap<FactVersion, readonly string[]>();
 export function historyTargets(base: FactBase): HistoryTargets {
   let targets = baseTargets.get(base);
   if (targets === undefined) {
-    const recent = base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent);
+    const recent = newestCandidates(base.recent);
     const held = new Set(recent.map((r) => r.id));
     const outside = [...base.standing, ...(base.thread ?? [])].filter((r) => !held.has(r.id));
     const referred = new Set<string>();
@@ -229,7 +260,9 @@ export function assembleCandidates(
   for (const source of FACT_CANDIDATE_SOURCES) {
     // A version a source read twice counts once.
     const rows = [...new Map(read[source].map((row) => [row.id, row])).values()];
-    const limit = FACT_CANDIDATE_LIMITS[source];
+    // The newest versions are read one past a whole project: all of them when none is past it.
+    const limit =
+      source === "recent" && wholeProject(rows) ? WHOLE_PROJECT_VERSIONS : FACT_CANDIDATE_LIMITS[source];
     if (rows.length > limit && !truncated.includes(source)) truncated.push(source);
     for (const row of rows.slice(0, limit)) {
       if (byId.has(row.id)) continue;
@@ -276,7 +309,7 @@ export function advanceBase(
 ): FactBase | undefined {
   if (changed.length === 0) return { ...base, revision };
   const byId = new Map(changed.map((row) => [row.id, row]));
-  const recentBound = FACT_CANDIDATE_LIMITS.recent + 1;
+  const recentBound = WHOLE_PROJECT_VERSIONS + 1;
   const recent = [...base.recent.filter((row) => !byId.has(row.id)), ...changed]
     .sort(newestFirst)
     .slice(0, recentBound);

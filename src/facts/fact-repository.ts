@@ -37,8 +37,11 @@ import {
   NEIGHBOUR_REFERENCES,
   NEIGHBOUR_SCAN,
   NEIGHBOURS,
+  newestCandidates,
   newestFirst,
   projectToken,
+  WHOLE_PROJECT_VERSIONS,
+  wholeProject,
 } from "./fact-candidates";
 import type { FactPosition } from "./fact-cursor";
 import { fullFactRow, storedFactRow } from "./fact-rows";
@@ -738,7 +741,6 @@ export class FactRepository {
     /** The reading thread, whose own current facts are a source (`thread`); none without it. */
     thread?: string,
   ): Promise<FactCandidates> {
-    const limits = FACT_CANDIDATE_LIMITS;
     const registering = watcher ? [this.prepared(this.watch(projectId, watcher))] : [];
     // The query-independent part (revision, newest versions, standing rules) is read unless the caller
     // holds it at the project's current revision; held at an earlier one (`since`), only the versions
@@ -752,13 +754,12 @@ export class FactRepository {
             : this.baseReads(projectId, userId, thread)),
         ];
     const none = { keys: [] as string[], ids: [] as string[] };
-    const newest = (recent: readonly FactVersion[]) =>
-      new Set(recent.slice(0, limits.recent).map((r) => r.id));
+    const newest = (recent: readonly FactVersion[]) => new Set(newestCandidates(recent).map((r) => r.id));
     // With the newest versions held, the nearest facts are awaited (the caller bounds that wait) and read
     // in the first batch, and so are the slots of the standing rules outside the newest versions; a
     // project the newest versions hold whole has nothing to add from them. Otherwise the first batch goes
     // at once, and they follow in the second read, which then knows the newest versions.
-    const wholeHeld = held !== undefined && held.recent.length <= limits.recent;
+    const wholeHeld = held !== undefined && wholeProject(held.recent);
     const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
     const heldOutside = held ? historyTargets(held) : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
@@ -939,7 +940,7 @@ export class FactRepository {
           .from(facts)
           .where(visible)
           .orderBy(desc(facts.txStart), desc(facts.id))
-          .limit(limits.recent + 1),
+          .limit(WHOLE_PROJECT_VERSIONS + 1),
       ),
       this.prepared(
         this.db
@@ -993,8 +994,8 @@ export class FactRepository {
   ): Promise<{ similarIds: string[]; outside: HistoryTargets }> {
     const outside = historyTargets(base);
     // Newest versions that are the whole project hold every fact the index could find: none outside.
-    if (base.recent.length <= FACT_CANDIDATE_LIMITS.recent) return { similarIds: [], outside };
-    const inRecent = new Set(base.recent.slice(0, FACT_CANDIDATE_LIMITS.recent).map((r) => r.id));
+    if (wholeProject(base.recent)) return { similarIds: [], outside };
+    const inRecent = new Set(newestCandidates(base.recent).map((r) => r.id));
     return { similarIds: (await near).filter((id) => !inRecent.has(id)), outside };
   }
 
