@@ -13,7 +13,7 @@
 // a D1 stand-in: the migrations applied to an in-memory `node:sqlite` database, read through the D1 calls
 // the catch-up makes. Each question (fresh ones, as bench:scale asks) is asked as a thread object asks
 // it: its search terms, the entities it names, 25 nearest facts (a deterministic draw), and the newest
-// versions (FACT_CANDIDATE_LIMITS.recent, 200) as held. It prints each side's time per search (p50, p95, mean), how many answers differ
+// versions read (up to WHOLE_PROJECT_VERSIONS + 1) as known. It prints each side's time per search (p50, p95, mean), how many answers differ
 // (0 when a change keeps the answers; rows compare as the reader decodes them), and with `--statements` each side's time per statement.
 // With `--write-every N`, one fact is written to the D1 stand-in before every Nth question, and both
 // replicas catch up with it (untimed) before either is asked: the turn-by-turn case, where a question
@@ -26,7 +26,12 @@ import { parseArgs } from "node:util";
 import { getTableColumns } from "drizzle-orm";
 import type { FactVersion } from "../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../src/facts/authority";
-import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../src/facts/fact-candidates";
+import {
+  FACT_CANDIDATE_LIMITS,
+  newestFirst,
+  searchTerms,
+  WHOLE_PROJECT_VERSIONS,
+} from "../src/facts/fact-candidates";
 import { fullFactRow, storedFactRow } from "../src/facts/fact-rows";
 import { facts } from "../src/facts/fact-schema";
 import type { FactReplica, ReplicaQuery } from "../src/project-index/fact-replica";
@@ -257,7 +262,9 @@ const mine = (await import("../src/project-index/fact-replica")).FactReplica as 
 const sides = { mine: await replicaOf(mine, source), theirs: await replicaOf(theirs, source) };
 
 const current = versions.filter((r) => r.txEnd === null).map((r) => r.id);
-const known = [...versions].sort(newestFirst).slice(0, FACT_CANDIDATE_LIMITS.recent);
+// The reader knows every version of its newest-versions read (one past a whole project), as a thread
+// object does (src/facts/fact-candidate-cache.ts knownRows): their rows are not sent again.
+const known = [...versions].sort(newestFirst).slice(0, WHOLE_PROJECT_VERSIONS + 1);
 const since = versions.reduce((most, r) => Math.max(most, r.revision), 0);
 const queries: ReplicaQuery[] = freshQuestions("facts", QUESTIONS, []).map((question, i) => {
   const draw = picker(SIZE * 7919 + i);

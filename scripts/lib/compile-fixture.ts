@@ -5,7 +5,7 @@ import type { CompileInput } from "../../src/compiler/compile-input";
 import type { LayerEntry, MessageRecord, StatedClaims, StateItemRecord } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
-import { FACT_CANDIDATE_LIMITS } from "../../src/facts/fact-candidates";
+import { FACT_CANDIDATE_LIMITS, WHOLE_PROJECT_VERSIONS } from "../../src/facts/fact-candidates";
 import { prepareFact, renderFactLine } from "../../src/facts/prepare-fact";
 import { renderItemLine } from "../../src/items/render";
 import type { StateItem, StateItemType } from "../../src/items/types";
@@ -14,9 +14,13 @@ import { loadTokenCounter } from "../../src/tokens/count-tokens";
 export const BUDGET = 8000;
 /**
  * What a compile can be handed at most: every fact candidate source full (src/facts/fact-candidates.ts
- * FACT_CANDIDATE_LIMITS), and ExtractionStore.itemRecords' newest 500 items.
+ * FACT_CANDIDATE_LIMITS, with a whole project's WHOLE_PROJECT_VERSIONS in place of `recent`), and
+ * ExtractionStore.itemRecords' newest 500 items.
  */
-const FACTS_LOADED = Object.values(FACT_CANDIDATE_LIMITS).reduce((sum, n) => sum + n, 0);
+const FACTS_LOADED =
+  Object.values(FACT_CANDIDATE_LIMITS).reduce((sum, n) => sum + n, 0) -
+  FACT_CANDIDATE_LIMITS.recent +
+  WHOLE_PROJECT_VERSIONS;
 const ITEMS_LOADED = 500;
 /** Retrieved earlier messages handed to the compiler at most (src/thread/thread-object.ts MAX_EPISODES). */
 const MAX_EPISODES = 200;

@@ -1,10 +1,11 @@
 // The pure compiler at a large project's scale, for `npm run bench:compile -- --scale-facts N`: what a
 // thread object hands compileContext when the project holds N fact versions (scripts/lib/scale-fixture.ts's
 // filler, as bench:scale writes it) and every question is new. The candidate facts are built as the fact
-// search builds them (src/facts/fact-candidates.ts): the newest versions (200), the best full-text
-// matches, some of the nearest facts and the history of every slot these fill, newest first. The newest
-// versions are the object's held rows, the same frozen objects compile after compile; the question's own
-// rows arrive from the fact replica as new frozen objects every time, as its answers do.
+// search builds them (src/facts/fact-candidates.ts): the newest versions (all of a project of up to 500,
+// else the newest 200), the best full-text matches, some of the nearest facts and the history of every
+// slot these fill, newest first. The newest 501 versions are the object's held rows, the same frozen
+// objects compile after compile; the question's other rows arrive from the fact replica as new frozen
+// objects every time, as its answers do.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -13,7 +14,13 @@ import type { CompileInput } from "../../src/compiler/compile-input";
 import type { MessageRecord, StatedClaims } from "../../src/compiler/types";
 import type { FactVersion } from "../../src/domain/fact-version";
 import { DEFAULT_AUTHORITY_LADDER } from "../../src/facts/authority";
-import { FACT_CANDIDATE_LIMITS, newestFirst, searchTerms } from "../../src/facts/fact-candidates";
+import {
+  FACT_CANDIDATE_LIMITS,
+  newestCandidates,
+  newestFirst,
+  searchTerms,
+  WHOLE_PROJECT_VERSIONS,
+} from "../../src/facts/fact-candidates";
 import { prepareFact } from "../../src/facts/prepare-fact";
 import { loadTokenCounter } from "../../src/tokens/count-tokens";
 import { fillerFact, fillerMessage, freshQuestions, picker } from "./scale-fixture";
@@ -61,8 +68,7 @@ export async function scaleCompile(
   const versions = fillerChain(size, writer, at, { pick, chance });
   for (const row of versions) Object.freeze(row);
   const newest = [...versions].sort(newestFirst);
-  const recent = newest.slice(0, FACT_CANDIDATE_LIMITS.recent);
-  const recentIds = new Set(recent.map((r) => r.id));
+  const read = newest.slice(0, WHOLE_PROJECT_VERSIONS + 1);
   const current = newest.filter((r) => r.txEnd === null);
   const byKey = new Map<string, FactVersion[]>();
   for (const row of newest) byKey.set(row.key, [...(byKey.get(row.key) ?? []), row]);
@@ -108,10 +114,14 @@ export async function scaleCompile(
     ...freshQuestions("messages", Math.floor(questionCount / 2), asked),
   ];
 
-  // The newest versions the thread object holds: the same frozen objects question after question, until
-  // a write (`writes`) puts its own in front.
-  let held = recent;
-  let heldIds = recentIds;
+  // The newest versions the thread object holds (its newest-versions read, one past a whole project): the
+  // same frozen objects question after question, until a write (`writes`) puts its own in front. The
+  // newest of them are candidates (all, for a whole project); any of them a search finds comes back as
+  // the object it holds.
+  let held = read;
+  let heldIds = new Set(held.map((r) => r.id));
+  let recent = newestCandidates(held);
+  let recentIds = new Set(recent.map((r) => r.id));
   const forQuestion = (question: string, round: number) => {
     const terms = searchTerms(question);
     if (writes) {
@@ -121,8 +131,10 @@ export async function scaleCompile(
         { ...event, key: `written_${round}`, ts: at(size + questionCount + round) },
         { ...writer, receivedAt: at(size + questionCount + round) },
       );
-      held = [Object.freeze(row), ...held].slice(0, FACT_CANDIDATE_LIMITS.recent);
+      held = [Object.freeze(row), ...held].slice(0, WHOLE_PROJECT_VERSIONS + 1);
       heldIds = new Set(held.map((r) => r.id));
+      recent = newestCandidates(held);
+      recentIds = new Set(recent.map((r) => r.id));
     }
     // Full text: the current facts sharing most of the question's words, newest first among equals.
     const matched = current
@@ -135,10 +147,10 @@ export async function scaleCompile(
     const draw = picker(size * 7919 + round);
     const nearest = Array.from({ length: NEAREST }, () => draw.pick(current));
     const found = new Map<string, FactVersion>();
-    for (const row of [...held, ...matched, ...nearest]) found.set(row.id, row);
+    for (const row of [...recent, ...matched, ...nearest]) found.set(row.id, row);
     // History: every version of the slots filled outside the newest ones.
     for (const row of [...found.values()]) {
-      if (heldIds.has(row.id)) continue;
+      if (recentIds.has(row.id)) continue;
       for (const version of byKey.get(row.key) ?? []) found.set(version.id, version);
     }
     // Rows outside the held newest ones come as new objects with new strings, decoded from JSON as the

@@ -92,8 +92,9 @@ export class FactCandidateCache {
   /** When this reader last registered in D1: a search renews it once per FACT_RECHECK_MS, not every time. */
   private registeredAt = Number.NEGATIVE_INFINITY;
   /**
-   * Whether the last search read every version the reader may know of in its newest ones (the recent
-   * window was not cut): a search then needs no full-text part, as nothing lies outside that window.
+   * Whether the last search read every version the reader may know of in its newest ones (a project of
+   * at most WHOLE_PROJECT_VERSIONS, its recent window not cut): a search then needs no full-text part, as
+   * nothing lies outside those versions.
    */
   private fitsInRecent = false;
   /** The query-independent part of the last search, at `base.revision`. */

@@ -11,7 +11,8 @@ import { matchAnyForm, queryTerms } from "../retrieval/query-terms";
 /**
  * Which of a project's facts a compile (or an extraction run) considers, read through indexes rather than
  * from a copy of the project: however many facts the project holds, a compile reads at most the sum of
- * these, and a current fact of any age is found when the query names it.
+ * these (with WHOLE_PROJECT_VERSIONS + 1 newest versions in place of `recent`, to tell a project read
+ * whole), and a current fact of any age is found when the query names it.
  *
  * - `recent`: the newest versions (current or not) the reader may know of. The conversation at hand
  *   writes these. A project of at most WHOLE_PROJECT_VERSIONS is read whole, as before indexes, and

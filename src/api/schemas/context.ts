@@ -209,7 +209,8 @@ export const ContextResult = z
                 "registered entity the query names (see `entities`) or to one of its neighbours (see `neighbours`), `similar` current facts nearest the query in the " +
                 "project's vector index, `history` earlier versions of the slots those found outside the recent " +
                 "window and the versions any candidate refers to (supersedes, depends on) with their slots. Each " +
-                "source is bounded (500, 200, 200, 200, 200, 50, 500 versions); " +
+                "source is bounded (recent 200, or all of a project of up to 500 versions; standing 200, thread 200, " +
+                "matched 25, entity 25 and 25 of its neighbours, similar 25, history 500 versions); " +
                 "`truncated` names the sources whose bound left versions out, best-ranked kept.",
             }),
           truncated: z.boolean().optional().openapi({
