@@ -754,13 +754,12 @@ export class FactRepository {
             : this.baseReads(projectId, userId, thread)),
         ];
     const none = { keys: [] as string[], ids: [] as string[] };
-    const newest = (recent: readonly FactVersion[]) => new Set(newestCandidates(recent).map((r) => r.id));
     // With the newest versions held, the nearest facts are awaited (the caller bounds that wait) and read
     // in the first batch, and so are the slots of the standing rules outside the newest versions; a
     // project the newest versions hold whole has nothing to add from them. Otherwise the first batch goes
     // at once, and they follow in the second read, which then knows the newest versions.
     const wholeHeld = held !== undefined && wholeProject(held.recent);
-    const heldIds = held && !wholeHeld ? newest(held.recent) : undefined;
+    const heldIds = held && !wholeHeld ? new Set(newestCandidates(held.recent).map((r) => r.id)) : undefined;
     const heldOutside = held ? historyTargets(held) : none;
     const search: MatchSearch | undefined = terms.length ? { terms, projectId, userId } : undefined;
     // The question's own part: the replica's answer when it has one (D1's first batch then carries only

@@ -25,9 +25,10 @@ import { CompilerMemos, TextMemos } from "./memos";
  */
 
 /**
- * Normalised objects kept per kind. A compile hands in some 1,500 fact candidates at most (a whole project's 500 newest among them) and 500 items,
- * plus layers and messages; a large project's candidates change with every question, so the table of
- * facts fills over a thread's life and keeps its most recently used objects (see `evict`).
+ * Normalised objects kept per kind. A compile hands in some 1,500 fact candidates at most (a whole
+ * project's 500 newest among them) and 500 items, plus layers and messages; a large project's candidates
+ * change with every question, so the table of facts fills over a thread's life and keeps its most
+ * recently used objects (see `evict`).
  */
 export const OBJECT_LIMIT = 10_000;
 /**
