@@ -101,6 +101,11 @@ describe("pass 2: resolve entities", () => {
     expect(
       identifiersIn("Update: TICKET-9999 breach. Build #1234 failed for VendorX. The Team agrees."),
     ).toEqual(["id:ticket-9999", "id:build#1234", "id:vendorx"]);
+    // Each kind found on its own, in its looser spellings; a text with none names none.
+    expect(identifiersIn("see ENG-4 first")).toEqual(["id:eng-4"]);
+    expect(identifiersIn("release # 7 slipped")).toEqual(["id:release#7"]);
+    expect(identifiersIn("ask OpenAI about it")).toEqual(["id:openai"]);
+    expect(identifiersIn("Pay-2 the team at 5-6 PM, #general")).toEqual([]);
     const [resolved] = resolveEntities([object({ key: "Project Budget", claim: "no identifiers here" })]);
     expect(resolved?.entityIds).toEqual(["slot:project_budget"]);
   });

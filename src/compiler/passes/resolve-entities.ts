@@ -8,10 +8,15 @@ import type { ContextObject } from "../context-object";
  * tie unrelated objects together.
  */
 
-const IDENTIFIER_PATTERNS = [
-  /\b[A-Z][A-Z0-9]*-\d+[A-Z0-9]*\b/g,
-  /\b([a-z]+)\s+#\s?(\d+)\b/gi,
-  /\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b/g,
+/**
+ * Each pattern with what any match of it must contain: most texts name no identifier, and a scan for
+ * the one thing a match cannot do without is several times cheaper than trying the pattern at every
+ * word (identifiersIn runs on every new object's text).
+ */
+const IDENTIFIER_PATTERNS: readonly { needs: RegExp; pattern: RegExp }[] = [
+  { needs: /-\d/, pattern: /\b[A-Z][A-Z0-9]*-\d+[A-Z0-9]*\b/g },
+  { needs: /#/, pattern: /\b([a-z]+)\s+#\s?(\d+)\b/gi },
+  { needs: /[a-z][A-Z]/, pattern: /\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b/g },
 ];
 
 export const slotEntity = (key: string) =>
@@ -22,7 +27,8 @@ export const slotEntity = (key: string) =>
 
 export function identifiersIn(text: string): string[] {
   const found = new Set<string>();
-  for (const pattern of IDENTIFIER_PATTERNS) {
+  for (const { needs, pattern } of IDENTIFIER_PATTERNS) {
+    if (!needs.test(text)) continue;
     for (const match of text.matchAll(pattern)) {
       const id = match[2] ? `${match[1]?.toLowerCase()}#${match[2]}` : match[0].toLowerCase();
       found.add(`id:${id}`);
