@@ -18,7 +18,11 @@ const vector = fc.array(fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfini
   maxLength: DIMS,
 });
 
-/** One step: a batch upserted, ids deleted, the snapshot stored when due, or the writer restarted. */
+/**
+ * One step: a batch upserted, ids deleted, the snapshot stored when due (all at once, or one turn of a
+ * part at a time: its three streams are a part each here, so a store takes turns with other steps
+ * between them), or the writer restarted (a store it left half done is staged again by the next one).
+ */
 const step = fc.oneof(
   {
     arbitrary: fc.record({
@@ -38,6 +42,7 @@ const step = fc.oneof(
     weight: 2,
   },
   { arbitrary: fc.constant({ kind: "snapshot" as const }), weight: 2 },
+  { arbitrary: fc.constant({ kind: "turn" as const }), weight: 5 },
   { arbitrary: fc.constant({ kind: "restart" as const }), weight: 1 },
 );
 
@@ -54,6 +59,8 @@ describe("the decoded snapshot and the ids noted since", () => {
       const sql = state.storage.sql;
       // Cases whose cold query read the snapshot and noted rows, not every row: the path under test.
       let fromNotes = 0;
+      // Snapshots stored in turns with a write between two of them: the path staging adds.
+      let writtenWhileStaged = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), vector, async (steps, last) => {
           // Each case on empty storage: the index's tables are made again by its constructor.
@@ -61,7 +68,10 @@ describe("the decoded snapshot and the ids noted since", () => {
           const namespace = "t";
           const writerOf = () => new SqliteVectorIndex(sql, { decodeOnWrite: true });
           let writer = writerOf();
+          let writesWhileStaged = 0;
           for (const s of steps) {
+            if ((s.kind === "upsert" || s.kind === "delete") && writer.snapshotUnderway())
+              writesWhileStaged++;
             if (s.kind === "upsert") {
               await writer.upsert(
                 s.batch.map(({ id, values }) => ({
@@ -78,6 +88,11 @@ describe("the decoded snapshot and the ids noted since", () => {
               );
             } else if (s.kind === "snapshot") {
               writer.snapshotStale();
+              writesWhileStaged = 0;
+            } else if (s.kind === "turn") {
+              const { stored } = writer.snapshotTurn(1);
+              if (stored > 0 && writesWhileStaged > 0) writtenWhileStaged++;
+              if (!writer.snapshotUnderway()) writesWhileStaged = 0;
             } else {
               writer = writerOf();
             }
@@ -102,9 +117,10 @@ describe("the decoded snapshot and the ids noted since", () => {
             expect(answered).toEqual(await exact(probe));
           }
         }),
-        { numRuns: 150 },
+        { numRuns: 300 },
       );
       expect(fromNotes).toBeGreaterThan(15);
+      expect(writtenWhileStaged).toBeGreaterThan(5);
     });
   });
 });

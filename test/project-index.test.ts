@@ -117,6 +117,57 @@ describe("the project index object's vector snapshot", () => {
   });
 });
 
+describe("the project index object's snapshot larger than one alarm's share", () => {
+  it("is stored over several alarms, each setting the next for now, the object answering between them", async () => {
+    const { env, runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
+    const { SNAPSHOT_BYTES_PER_TURN, SNAPSHOT_QUIET_MS } = await import(
+      "../src/project-index/project-index-object"
+    );
+    const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`large-${crypto.randomUUID()}`));
+    const dims = 384;
+    // 2,000 vectors of 384 dimensions: 3 MB of columns, more than one alarm writes.
+    const count = 2_000;
+    expect(count * dims * 4).toBeGreaterThan(SNAPSHOT_BYTES_PER_TURN);
+    const vector = (i: number) => Array.from({ length: dims }, (_, d) => Math.sin(i * 0.61 + d * 0.17));
+    const heads = (state: DurableObjectState) =>
+      state.storage.sql.exec("SELECT namespace FROM vector_snapshot_heads").toArray();
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      for (let i = 0; i < count; i += 500) {
+        await index.upsert(
+          "acme",
+          "atlas",
+          "ns",
+          Array.from({ length: 500 }, (_, k) => ({ id: `f${i + k}`, values: vector(i + k), user: "" })),
+        );
+      }
+      state.storage.sql.exec("UPDATE project_index_vector_writes SET at = at - ?", SNAPSHOT_QUIET_MS);
+    });
+    const alarmsBefore = Date.now();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (index: ProjectIndexObject, state) => {
+      // Half stored: no head yet, and the next alarm is due now.
+      expect(heads(state)).toEqual([]);
+      expect(state.storage.sql.exec("SELECT namespace FROM vector_snapshot_staged").toArray()).toEqual([
+        { namespace: "ns" },
+      ]);
+      const alarm = await state.storage.getAlarm();
+      expect(alarm).not.toBeNull();
+      expect(alarm as number).toBeLessThan(alarmsBefore + SNAPSHOT_QUIET_MS);
+      // The object answers between the alarms: the nearest fact to one of its vectors is that fact.
+      const near = await index.nearest("acme", "atlas", "ns", vector(7), "", 1);
+      expect(near.map((n) => n.id)).toEqual(["f7"]);
+    });
+    let alarms = 1;
+    while (await runDurableObjectAlarm(stub)) alarms++;
+    expect(alarms).toBe(2);
+    await runInDurableObject(stub, async (_index: ProjectIndexObject, state) => {
+      expect(heads(state)).toEqual([{ namespace: "ns" }]);
+      expect(state.storage.sql.exec("SELECT namespace FROM vector_snapshot_staged").toArray()).toEqual([]);
+      expect(await state.storage.getAlarm()).toBeNull();
+    });
+  });
+});
+
 describe("the project index object's snapshot under writes that never go quiet", () => {
   it("is checked at the latest SNAPSHOT_LONGEST_WAIT_MS after the first write since the last check", async () => {
     const { env, runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");

@@ -381,6 +381,30 @@ describe("inverted lists kept consistent with the rows", () => {
     });
   });
 
+  it("stores its layout a part a turn when told, read by no cold instance before its last", async () => {
+    await inFreshObject(async (sql) => {
+      const writer = listed(sql);
+      await writeInBatches(writer, sentenceRecords(chatSentences(2000, 1)));
+      const probe = probeVectors(1)[0] as number[];
+      const options = { topK: 10, namespace: NAMESPACE };
+      const expected = await listed(sql).query(probe, options);
+      const centroidReads = (statements: { query: string }[]) =>
+        statements.filter((s) => s.query.includes("FROM vector_index_centroids"));
+      const coldReads = async () => {
+        const { sql: watched, statements } = recordedSql(sql);
+        expect(await listed(watched).query(probe, options)).toEqual(expected);
+        return centroidReads(statements).length;
+      };
+      // Two streams (the centroids and the list numbers), a part each: a turn of one byte writes one.
+      expect(writer.snapshotTurn(1)).toEqual({ stored: 0, more: true });
+      expect(writer.snapshotUnderway()).toBe(true);
+      expect(await coldReads()).toBeGreaterThan(0);
+      expect(writer.snapshotTurn(1)).toEqual({ stored: 1, more: false });
+      expect(writer.snapshotUnderway()).toBe(false);
+      expect(await coldReads()).toBe(0);
+    });
+  });
+
   it("stores its layout whole for a cold instance, which then reads no centroid row, until a split", async () => {
     await inFreshObject(async (sql) => {
       const writer = listed(sql);

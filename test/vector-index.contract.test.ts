@@ -609,6 +609,95 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("stores a snapshot a few parts a turn, read by no cold instance until its last, then read whole", async () => {
+    await inObject(async (sql) => {
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+      const dims = 80;
+      const vector = (i: number) => Array.from({ length: dims }, (_, d) => Math.sin(i * 0.37 + d * 1.3));
+      const write = (from: number, to: number) =>
+        writer.upsert(
+          Array.from({ length: to - from }, (_, k) =>
+            record(`v${from + k}`, vector(from + k), { user: "" }, "big"),
+          ),
+        );
+      for (let i = 0; i < 4_000; i += 500) await write(i, i + 500);
+      // An earlier snapshot, then writes past a quarter of it: the next check stages a new one over it,
+      // whose parts must never be read as the earlier one's.
+      expect(writer.snapshotStale()).toBe(1);
+      await write(0, 1_500);
+      const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 0.7));
+      const exact = () =>
+        new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } });
+      const partBytes = () =>
+        sql.exec<{ n: number }>("SELECT coalesce(sum(length(data)), 0) AS n FROM vector_snapshot_parts").one()
+          .n;
+      const heads = () => sql.exec("SELECT namespace FROM vector_snapshot_heads").toArray();
+      let turns = 0;
+      for (;;) {
+        const { stored, more } = writer.snapshotTurn(1_000_000);
+        turns++;
+        if (!more) {
+          expect(stored).toBe(1);
+          break;
+        }
+        expect(stored).toBe(0);
+        expect(writer.snapshotUnderway()).toBe(true);
+        // Half written: no head, and a cold instance reads every row instead.
+        expect(heads()).toEqual([]);
+        const { sql: watched, statements } = recordedSql(sql);
+        expect(await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" })).toEqual(
+          await exact(),
+        );
+        expect(statements.some(readsEveryVector)).toBe(true);
+        // A write between turns, of the vector nearest the probe, is noted against the snapshot being
+        // staged: the cold instance reading it at the end reads that row again, and ranks it first.
+        await writer.upsert([record(`near${turns}`, probe, { user: "" }, "big")]);
+      }
+      // 4,000 × 80 × 4 bytes of columns: a part of 1 MB in the first turn, the rest of them, the norms and
+      // the labels in the second.
+      expect(turns).toBe(2);
+      expect(writer.snapshotUnderway()).toBe(false);
+      expect(heads()).toEqual([{ namespace: "big" }]);
+      expect(partBytes()).toBeLessThan(4_000 * (dims * 4 + 8) + 200_000);
+      const { sql: watched, statements } = recordedSql(sql);
+      expect(await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" })).toEqual(
+        await exact(),
+      );
+      expect(statements.some(readsEveryVector)).toBe(false);
+    });
+  });
+
+  it("stages a snapshot again when the instance staging it stopped half way", async () => {
+    await inObject(async (sql) => {
+      const writerOf = () => new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+      const writer = writerOf();
+      const dims = 80;
+      await writer.upsert(
+        Array.from({ length: 4_000 }, (_, i) =>
+          record(
+            `v${i}`,
+            Array.from({ length: dims }, (_, d) => Math.cos(i * 0.11 + d)),
+            { user: "" },
+            "big",
+          ),
+        ),
+      );
+      expect(writer.snapshotTurn(1_000_000).more).toBe(true);
+      // A new instance over the same storage (the object restarted): the stage it finds is underway.
+      const restarted = writerOf();
+      expect(restarted.snapshotUnderway()).toBe(true);
+      expect(restarted.snapshotStale()).toBe(1);
+      expect(restarted.snapshotUnderway()).toBe(false);
+      const probe = Array.from({ length: dims }, (_, d) => Math.sin(d));
+      const { sql: watched, statements } = recordedSql(sql);
+      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
+      expect(statements.some(readsEveryVector)).toBe(false);
+      expect(cold).toEqual(
+        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
+      );
+    });
+  });
+
   it("scores sparse queries from its decoded copy exactly as from storage, ties at the cut included", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql);

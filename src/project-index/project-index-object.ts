@@ -36,6 +36,12 @@ export const SNAPSHOT_QUIET_MS = 2_000;
  * bound (fact versions come and go under new ids while the namespace stays the same size).
  */
 export const SNAPSHOT_LONGEST_WAIT_MS = 60_000;
+/**
+ * Bytes of the vectors' snapshot an alarm writes (in parts of 1 MB) before it lets requests in and comes
+ * straight back: 10,000 vectors of 384 dimensions are some 16 MB, which stored whole held the object
+ * for 177 ms, a question arriving then waiting for all of it.
+ */
+export const SNAPSHOT_BYTES_PER_TURN = 2_000_000;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding
@@ -128,10 +134,14 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     return { near, rows };
   }
 
-  /** The background catch-up of a replica left behind, and the vectors' snapshot once writes go quiet. */
+  /**
+   * The background catch-up of a replica left behind, and the vectors' snapshot once writes go quiet,
+   * stored SNAPSHOT_BYTES_PER_TURN an alarm, each alarm setting the next for now until it is whole.
+   */
   override async alarm(): Promise<void> {
     const owner = this.owner();
     if (owner) await this.catchUp(owner.tenant, owner.project, ALARM_CATCH_UP_PAGES);
+    if (this.vectors.snapshotUnderway() && (await this.snapshotTurn())) return;
     const written = this.ctx.storage.sql
       .exec<{ at: number; since: number | null }>(
         "SELECT at, since FROM project_index_vector_writes WHERE id = 1",
@@ -143,13 +153,23 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       await this.alarmBy(due);
       return;
     }
+    // Writes from here on are checked by the next check, whatever this one stages.
+    this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");
+    await this.snapshotTurn();
+  }
+
+  /** One turn of storing the vectors' snapshots; whether more is left, for which the alarm is set now. */
+  private async snapshotTurn(): Promise<boolean> {
     try {
-      this.vectors.snapshotStale();
+      const { more } = this.vectors.snapshotTurn(SNAPSHOT_BYTES_PER_TURN);
+      if (more) await this.ctx.storage.setAlarm(Date.now());
+      return more;
     } catch (error) {
       // Only cold starts are slower without it: the end of the next burst of writes tries again.
       console.error("could not store the vectors' snapshot", error);
+      this.vectors.abandonSnapshots();
+      return false;
     }
-    this.ctx.storage.sql.exec("DELETE FROM project_index_vector_writes WHERE id = 1");
   }
 
   /**

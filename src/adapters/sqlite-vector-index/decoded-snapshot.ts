@@ -4,8 +4,9 @@ import {
   readSnapshotHead,
   readSnapshotStreams,
   type SnapshotTables,
+  StagedParts,
   snapshotSchema,
-  writeSnapshotParts,
+  stagedNamespaces,
 } from "./stored-parts";
 
 /**
@@ -19,16 +20,20 @@ import {
  * (UTF-8 JSON of the ids and the metadata strings), under a head naming the version, the dimension and
  * the count.
  *
- * Writes do not make it stale. While a namespace has a snapshot, every write notes the ids it upserts
- * or deletes in `vector_snapshot_changes`, in the same transaction and before its rows (`noteChanged`),
- * so the snapshot and the rows of the ids noted since stand for the namespace at any later version: a cold object reads the
- * snapshot, then those rows (an id with no row was deleted). Storing a snapshot, or dropping one, clears
- * its notes. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
+ * Writes do not make it stale. While a namespace has a snapshot, or one is being staged (stored a few
+ * parts a turn, stored-parts.ts), every write notes the ids it upserts or deletes in
+ * `vector_snapshot_changes`, in the same transaction and before its rows (`noteChanged`), so the
+ * snapshot and the rows of the ids noted since stand for the namespace at any later version: a cold
+ * object reads the snapshot, then those rows (an id with no row was deleted). Staging a snapshot, or
+ * dropping one, clears its notes. A copy being staged is the one the index holds, which its writes
+ * change in place (an upserted row): any part written after such a change holds the new values of an
+ * id that is noted, so read again from its row, and the snapshot stays exact. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
  * all of them it is not read (decoding every row costs about as much).
  */
 const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
   parts: "vector_snapshot_parts",
   heads: "vector_snapshot_heads",
+  staged: "vector_snapshot_staged",
   columns: ["version", "dims", "count"],
 };
 type Stream = "columns" | "norms" | "labels";
@@ -49,8 +54,9 @@ const DUE_SHARE = 1 / 4;
 
 /**
  * Notes that a write will upsert or delete these ids, when the namespace has a snapshot the notes keep
- * exact: one at `before`, the namespace's version before this write, with nothing noted yet, or one with
- * notes already (each write since it was stored noted its ids). A snapshot at another version with no
+ * exact: one at `before`, the namespace's version before this write, with nothing noted yet, one with
+ * notes already (each write since it was stored noted its ids), or one being staged (each write since
+ * its copy was taken notes its ids). A snapshot at another version with no
  * notes (stored before notes existed, then written over) is left stale, and its next store replaces it.
  * Call in the write's transaction before any of its rows is written, so a write that fails part way has
  * noted every row it wrote (a noted id is read again whatever it holds). One statement, the ids as one
@@ -69,7 +75,7 @@ export function noteChanged(
        WHERE EXISTS (
          SELECT 1 FROM ${TABLES.heads} WHERE namespace = ?1
            AND (version = ?3 OR EXISTS (SELECT 1 FROM ${CHANGES} WHERE namespace = ?1))
-       )
+       ) OR EXISTS (SELECT 1 FROM ${TABLES.staged} WHERE namespace = ?1)
        ON CONFLICT DO NOTHING`,
     namespace,
     JSON.stringify(ids),
@@ -101,17 +107,27 @@ export function snapshotDue(sql: SqlStorage, namespace: string, version: number,
 }
 
 /**
- * Stores `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any earlier one,
- * and clears the notes of the earlier one.
+ * Starts storing `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any
+ * earlier one, whose notes it clears: the writes from here on are noted against it. Its parts are
+ * written by the returned stage's `write`s; the namespace has no snapshot to read until the last.
  */
-export function writeSnapshot(sql: SqlStorage, namespace: string, copy: Decoded): void {
+export function stageSnapshot(
+  sql: SqlStorage,
+  namespace: string,
+  copy: Decoded,
+): StagedParts<"version" | "dims" | "count"> {
   sql.exec(`DELETE FROM ${CHANGES} WHERE namespace = ?`, namespace);
   const head = { version: copy.version, dims: copy.dims, count: copy.ids.length };
-  writeSnapshotParts(sql, TABLES, namespace, head, [
+  return new StagedParts(sql, TABLES, namespace, head, [
     ["columns", new Uint8Array(copy.columns.buffer, copy.columns.byteOffset, copy.columns.byteLength)],
     ["norms", new Uint8Array(copy.norms.buffer, copy.norms.byteOffset, copy.norms.byteLength)],
     ["labels", new TextEncoder().encode(JSON.stringify([copy.ids, copy.metadata]))],
   ]);
+}
+
+/** The namespaces whose decoded snapshot was staged and not finished. */
+export function stagedSnapshots(sql: SqlStorage): string[] {
+  return stagedNamespaces(sql, TABLES);
 }
 
 /** Deletes the namespace's snapshot, head first, and its notes. */

@@ -5,7 +5,8 @@ import {
   dropLayoutSnapshot,
   layoutSnapshotStamp,
   readLayoutSnapshot,
-  writeLayoutSnapshot,
+  stagedLayoutSnapshots,
+  stageLayoutSnapshot,
 } from "./layout-snapshot";
 import { codeOf } from "./list-codes";
 import { type ListLayout, layoutOf, listFor } from "./list-layout";
@@ -23,6 +24,7 @@ import {
 import { trainLists } from "./list-training";
 import { sparse } from "./sparse-vector";
 import { countVectors, type Row } from "./storage";
+import type { StagedParts } from "./stored-parts";
 
 /**
  * Inverted lists (IVF) over a namespace's vectors, for approximate search of large namespaces. Each
@@ -121,13 +123,18 @@ export class InvertedLists {
   }
 
   /**
-   * Stores the namespace's layout as its snapshot (layout-snapshot.ts) unless the stored one already
-   * stands for it; whether it stored one. Off the write path: it writes every centroid.
+   * Starts storing the namespace's layout as its snapshot (layout-snapshot.ts), unless the stored one
+   * already stands for it: the stage that writes its parts, or undefined. Off the write path: it writes
+   * every centroid.
    */
-  snapshot(namespace: string, layout: ListLayout): boolean {
-    if (layoutSnapshotStamp(this.sql, namespace) === layout.stamp) return false;
-    writeLayoutSnapshot(this.sql, namespace, layout);
-    return true;
+  stageSnapshot(namespace: string, layout: ListLayout): StagedParts<string> | undefined {
+    if (layoutSnapshotStamp(this.sql, namespace) === layout.stamp) return undefined;
+    return stageLayoutSnapshot(this.sql, namespace, layout);
+  }
+
+  /** The namespaces whose layout snapshot was staged and not finished (by any instance). */
+  stagedSnapshots(): string[] {
+    return stagedLayoutSnapshots(this.sql);
   }
 
   /** Deletes the namespace's layout snapshot, if it has one. */

@@ -4,8 +4,9 @@ import {
   readSnapshotHead,
   readSnapshotStreams,
   type SnapshotTables,
+  StagedParts,
   snapshotSchema,
-  writeSnapshotParts,
+  stagedNamespaces,
 } from "./stored-parts";
 
 /**
@@ -23,6 +24,7 @@ import {
 const TABLES: SnapshotTables<"stamp" | "dims" | "lists"> = {
   parts: "vector_layout_parts",
   heads: "vector_layout_heads",
+  staged: "vector_layout_staged",
   columns: ["stamp", "dims", "lists"],
 };
 type Stream = "columns" | "lists";
@@ -34,15 +36,28 @@ export function layoutSnapshotStamp(sql: SqlStorage, namespace: string): number 
   return readSnapshotHead(sql, TABLES, namespace)?.stamp;
 }
 
-/** Stores `layout` as the namespace's layout snapshot, over any earlier one. */
-export function writeLayoutSnapshot(sql: SqlStorage, namespace: string, layout: ListLayout): void {
+/**
+ * Starts storing `layout` as the namespace's layout snapshot, over any earlier one: its parts are
+ * written by the returned stage's `write`s. A layout is never changed in place (a split makes a new one),
+ * so the parts written later are still this one's.
+ */
+export function stageLayoutSnapshot(
+  sql: SqlStorage,
+  namespace: string,
+  layout: ListLayout,
+): StagedParts<"stamp" | "dims" | "lists"> {
   const { columns } = layout;
   const lists = Float64Array.from(layout.lists);
   const head = { stamp: layout.stamp, dims: layout.dims, lists: layout.lists.length };
-  writeSnapshotParts(sql, TABLES, namespace, head, [
+  return new StagedParts(sql, TABLES, namespace, head, [
     ["columns", new Uint8Array(columns.buffer, columns.byteOffset, columns.byteLength)],
     ["lists", new Uint8Array(lists.buffer)],
   ]);
+}
+
+/** The namespaces whose layout snapshot was staged and not finished. */
+export function stagedLayoutSnapshots(sql: SqlStorage): string[] {
+  return stagedNamespaces(sql, TABLES);
 }
 
 /** Deletes the namespace's layout snapshot, head first. */

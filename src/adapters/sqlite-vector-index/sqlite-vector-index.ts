@@ -19,7 +19,14 @@ import {
   placeEntry,
   settled,
 } from "./decoded-copy";
-import { dropSnapshot, noteChanged, readSnapshot, snapshotDue, writeSnapshot } from "./decoded-snapshot";
+import {
+  dropSnapshot,
+  noteChanged,
+  readSnapshot,
+  snapshotDue,
+  stagedSnapshots,
+  stageSnapshot,
+} from "./decoded-snapshot";
 import { checkMetadata, floats, norm } from "./encoding";
 import { DEFAULT_LIST_SETTINGS, InvertedLists, type ListSettings } from "./inverted-lists";
 import { codeOf } from "./list-codes";
@@ -38,6 +45,7 @@ import {
   storedDimensions,
   writeVector,
 } from "./storage";
+import type { StagedParts } from "./stored-parts";
 
 /**
  * The offline default VectorIndex: nearest-neighbour search over a Durable Object's own SQLite storage
@@ -115,6 +123,8 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly lists: InvertedLists;
   /** Each namespace's size (counted up to the largest bound that matters) at the version it was counted. */
   private readonly sizes = new Map<string, { version: number; size: number }>();
+  /** The snapshots being stored a few parts a turn (`snapshotTurn`), the next to write first. */
+  private storing: StagedParts<string>[] = [];
 
   constructor(
     private readonly sql: SqlStorage,
@@ -344,17 +354,71 @@ export class SqliteVectorIndex implements VectorIndex {
    * copy is the one held, or decoded now when none is (an object started afresh); and the list layout
    * of every namespace searched through its lists (layout-snapshot.ts), unless the stored one stands for
    * its current stamp. Off the write path: it writes every vector, or every centroid, of each namespace
-   * it stores. Returns how many snapshots it stored.
+   * it stores. All at once: `snapshotTurn` does the same a few parts at a time. Returns how many
+   * snapshots it stored (with those a turn had left half done).
    */
   snapshotStale(): number {
+    let stored = 0;
+    for (;;) {
+      const turn = this.snapshotTurn();
+      stored += turn.stored;
+      if (!turn.more) return stored;
+    }
+  }
+
+  /**
+   * One turn of `snapshotStale`: writes the snapshots being stored until `bytes` are written (parts of
+   * 1 MB at most),
+   * planning them first when none is (which stages each: from then on the namespace has no snapshot to
+   * read until its last part, and its writes are noted against the one staged). How many it finished,
+   * and whether any is left for another turn. Between turns the index answers and writes as ever.
+   */
+  snapshotTurn(bytes = Number.POSITIVE_INFINITY): { stored: number; more: boolean } {
+    if (this.storing.length === 0) this.storing = this.stagedStale();
+    let left = bytes;
+    let stored = 0;
+    while (this.storing.length && left > 0) {
+      const stage = this.storing[0] as StagedParts<string>;
+      left -= stage.write(left);
+      if (!stage.done) break;
+      this.storing.shift();
+      stored++;
+    }
+    return { stored, more: this.storing.length > 0 };
+  }
+
+  /**
+   * Whether a snapshot is being stored: staged by this instance and not finished, or left half done by
+   * an instance that stopped (the next `snapshotTurn` stages it again).
+   */
+  snapshotUnderway(): boolean {
+    return (
+      this.storing.length > 0 ||
+      stagedSnapshots(this.sql).length > 0 ||
+      this.lists.stagedSnapshots().length > 0
+    );
+  }
+
+  /** Gives up the snapshots being stored: none is read until stored again (after a failed write). */
+  abandonSnapshots(): void {
+    this.storing = [];
+    for (const namespace of stagedSnapshots(this.sql)) dropSnapshot(this.sql, namespace);
+    for (const namespace of this.lists.stagedSnapshots()) this.lists.dropSnapshot(namespace);
+  }
+
+  /** Stages the snapshot of every namespace whose stored one is stale (see `snapshotStale`). */
+  private stagedStale(): StagedParts<string>[] {
     const dims = this.dimensions();
-    let written = 0;
+    const stages: StagedParts<string>[] = [];
     for (const { namespace, version } of readVersions(this.sql)) {
       const path = dims === undefined ? "scan" : this.searchedBy(namespace, dims, version);
       // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts). Any
       // other namespace (one that shrank back) keeps no layout snapshot: none would be read.
       if (typeof path !== "object") this.lists.dropSnapshot(namespace);
-      else if (this.lists.snapshot(namespace, path)) written++;
+      else {
+        const stage = this.lists.stageSnapshot(namespace, path);
+        if (stage) stages.push(stage);
+      }
       // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
       if (dims === undefined || path !== "decoded") {
         dropSnapshot(this.sql, namespace);
@@ -366,10 +430,16 @@ export class SqliteVectorIndex implements VectorIndex {
       const copy = compacted(current ?? this.decode(namespace, dims, version));
       // A copy is kept only where one was held: storing a namespace nobody asks about holds nothing.
       if (current) this.decoded.set(namespace, copy);
-      writeSnapshot(this.sql, namespace, copy);
-      written++;
+      stages.push(stageSnapshot(this.sql, namespace, copy));
     }
-    return written;
+    // A stage left half done by an instance that stopped, of a namespace that has no versions now.
+    const staged = new Set(stages.map((stage) => stage.namespace));
+    for (const namespace of stagedSnapshots(this.sql))
+      if (!staged.has(namespace)) dropSnapshot(this.sql, namespace);
+    for (const namespace of this.lists.stagedSnapshots()) {
+      if (!staged.has(namespace)) this.lists.dropSnapshot(namespace);
+    }
+    return stages;
   }
 
   /**

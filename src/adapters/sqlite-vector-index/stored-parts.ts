@@ -3,9 +3,15 @@
  * of a namespace's snapshot is cut into parts of at most PART_BYTES, one row each, and joined again when
  * read; a few large rows read in order cost far less than one row per vector or per list
  * (decoded-snapshot.ts, layout-snapshot.ts). A head row per namespace, written last, says what the parts
- * stand for (a version or a stamp, and their sizes): a write cut short leaves no head, or the earlier
- * one, which no longer matches what it is checked against. Each kind of snapshot has its own two tables,
- * so dropping one never touches the other.
+ * stand for (a version or a stamp, and their sizes): a write cut short leaves no head, which is never
+ * read. Each kind of snapshot has its own tables, so dropping one never touches the other.
+ *
+ * A snapshot is stored a few parts at a time (`StagedParts`), so the object's owner can write a large
+ * one over several turns and answer requests between them (storing 10,000 vectors whole took 177 ms in
+ * one alarm, while a question arriving then waited). Its staging starts by deleting the head, so the
+ * parts being written over are never read as the earlier snapshot, and records the namespace in the
+ * kind's `staged` table until its head is written, so its writes are noted meanwhile (decoded-snapshot.ts)
+ * and an instance started afresh knows a store was left half done.
  */
 
 /** Bytes per stored part: under the 2 MB a row may hold. */
@@ -15,6 +21,8 @@ const PART_BYTES = 1_000_000;
 export interface SnapshotTables<Column extends string> {
   parts: string;
   heads: string;
+  /** The namespaces whose snapshot is being staged: its parts partly written, its head not yet. */
+  staged: string;
   columns: readonly Column[];
 }
 
@@ -34,38 +42,96 @@ export function snapshotSchema<Column extends string>(tables: SnapshotTables<Col
     namespace TEXT PRIMARY KEY,
     ${tables.columns.map((column) => `${column} INTEGER NOT NULL`).join(",\n    ")}
   )`,
+    `CREATE TABLE IF NOT EXISTS ${tables.staged} (namespace TEXT PRIMARY KEY)`,
   ];
 }
 
-/** Stores a snapshot of the namespace over any earlier one: its streams in parts, then its head. */
-export function writeSnapshotParts<Column extends string>(
-  sql: SqlStorage,
-  tables: SnapshotTables<Column>,
-  namespace: string,
-  head: SnapshotHead<Column>,
-  streams: readonly (readonly [string, Uint8Array])[],
-): void {
-  dropSnapshotParts(sql, tables, namespace);
-  for (const [stream, bytes] of streams) {
-    for (let part = 0, at = 0; at < bytes.byteLength || part === 0; part++, at += PART_BYTES) {
+/**
+ * A snapshot of one namespace being stored over any earlier one, `write` by `write`: each writes its
+ * streams' parts in order until it has written some number of bytes, and the one that writes the last
+ * part deletes the earlier snapshot's surplus parts, then writes the head (and `finish` runs).
+ */
+export class StagedParts<Column extends string> {
+  /** The parts still to write, in stream order: each stream has at least one, empty when it is. */
+  private readonly pending: { stream: string; part: number; bytes: Uint8Array; at: number }[] = [];
+  private readonly partsOf = new Map<string, number>();
+  done = false;
+
+  /** Deletes the head and marks the namespace staged: from here until the head, nothing of it is read. */
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly tables: SnapshotTables<Column>,
+    readonly namespace: string,
+    private readonly head: SnapshotHead<Column>,
+    streams: readonly (readonly [string, Uint8Array])[],
+    private readonly finish: () => void = () => {},
+  ) {
+    sql.exec(`DELETE FROM ${tables.heads} WHERE namespace = ?`, namespace);
+    sql.exec(`INSERT INTO ${tables.staged} (namespace) VALUES (?) ON CONFLICT DO NOTHING`, namespace);
+    for (const [stream, bytes] of streams) {
+      let part = 0;
+      for (let at = 0; at < bytes.byteLength || part === 0; part++, at += PART_BYTES) {
+        this.pending.push({ stream, part, bytes, at });
+      }
+      this.partsOf.set(stream, part);
+    }
+    this.pending.reverse();
+  }
+
+  /**
+   * Writes parts while fewer than `budget` bytes are written (every part left when not given), and the
+   * head after the last; the bytes written.
+   */
+  write(budget = Number.POSITIVE_INFINITY): number {
+    const { sql, tables, namespace } = this;
+    let written = 0;
+    while (written < budget && this.pending.length) {
+      const { stream, part, bytes, at } = this.pending.pop() as StagedParts<Column>["pending"][number];
+      const data = bytes.slice(at, at + PART_BYTES);
+      written += data.byteLength;
       sql.exec(
-        `INSERT INTO ${tables.parts} (namespace, stream, part, data) VALUES (?, ?, ?, ?)`,
+        `INSERT INTO ${tables.parts} (namespace, stream, part, data) VALUES (?, ?, ?, ?)
+           ON CONFLICT (namespace, stream, part) DO UPDATE SET data = excluded.data`,
         namespace,
         stream,
         part,
-        bytes.slice(at, at + PART_BYTES).buffer,
+        data.buffer,
       );
     }
+    if (this.pending.length === 0 && !this.done) {
+      // The earlier snapshot's parts past this one's, and its streams this one has not.
+      sql.exec(
+        `DELETE FROM ${tables.parts} WHERE namespace = ?1 AND part >= coalesce(
+           (SELECT value ->> 1 FROM json_each(?2) WHERE value ->> 0 = stream), 0)`,
+        namespace,
+        JSON.stringify([...this.partsOf]),
+      );
+      const { columns } = tables;
+      sql.exec(
+        `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})`,
+        namespace,
+        ...columns.map((column) => this.head[column]),
+      );
+      sql.exec(`DELETE FROM ${tables.staged} WHERE namespace = ?`, namespace);
+      this.finish();
+      this.done = true;
+    }
+    return written;
   }
-  const { columns } = tables;
-  sql.exec(
-    `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})`,
-    namespace,
-    ...columns.map((column) => head[column]),
-  );
 }
 
-/** Deletes the namespace's snapshot, head first. */
+/** The namespaces whose snapshot of this kind was staged and not finished (by any instance). */
+export function stagedNamespaces<Column extends string>(
+  sql: SqlStorage,
+  tables: SnapshotTables<Column>,
+): string[] {
+  return sql
+    .exec<{ namespace: string }>(`SELECT namespace FROM ${tables.staged}`)
+    .toArray()
+    .map((row) => row.namespace);
+}
+
+/** Deletes the namespace's snapshot, head first, and any staging of one. */
 export function dropSnapshotParts<Column extends string>(
   sql: SqlStorage,
   tables: SnapshotTables<Column>,
@@ -73,6 +139,7 @@ export function dropSnapshotParts<Column extends string>(
 ): void {
   sql.exec(`DELETE FROM ${tables.heads} WHERE namespace = ?`, namespace);
   sql.exec(`DELETE FROM ${tables.parts} WHERE namespace = ?`, namespace);
+  sql.exec(`DELETE FROM ${tables.staged} WHERE namespace = ?`, namespace);
 }
 
 /** The namespace's snapshot head, or undefined when it has none. */
