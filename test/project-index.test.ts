@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
 import { WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import type { ProjectIndexObject } from "../src/project-index/project-index-object";
 import { fact, newThread, until } from "./helpers";
+import { readsEveryVector, recordedSql } from "./support/recorded-sql";
 
 /**
  * The project's facts are embedded once, in the project's own index (src/project-index), by the thread
@@ -164,6 +166,11 @@ describe("the project index object's snapshot larger than one alarm's share", ()
       expect(heads(state)).toEqual([{ namespace: "ns" }]);
       expect(state.storage.sql.exec("SELECT namespace FROM vector_snapshot_staged").toArray()).toEqual([]);
       expect(await state.storage.getAlarm()).toBeNull();
+      // What was stored is read: a cold index answers from it, reading no vector's row.
+      const { sql: watched, statements } = recordedSql(state.storage.sql);
+      const near = await new SqliteVectorIndex(watched).query(vector(11), { topK: 1, namespace: "ns" });
+      expect(near.map((n) => n.id)).toEqual(["f11"]);
+      expect(statements.some(readsEveryVector)).toBe(false);
     });
   });
 });

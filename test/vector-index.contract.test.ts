@@ -667,6 +667,111 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
+  it("stores from a copy taken when staging: a write rolled back between turns leaves no trace in it", async () => {
+    await runInDurableObject(
+      env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())),
+      async (_o, state) => {
+        const sql = state.storage.sql;
+        const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+        const dims = 80;
+        await writer.upsert(
+          Array.from({ length: 4_000 }, (_, i) =>
+            record(
+              `v${i}`,
+              Array.from({ length: dims }, (_, d) => Math.sin(i * 0.29 + d * 0.7)),
+              { user: "" },
+              "big",
+            ),
+          ),
+        );
+        const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 1.1));
+        // The first part of the columns is written; then an upsert of a held row, rolled back.
+        expect(writer.snapshotTurn(1_000_000).more).toBe(true);
+        expect(() =>
+          state.storage.transactionSync(() => {
+            void writer.upsert([record("v3", probe, { user: "" }, "big")]);
+            throw new Error("rolled back");
+          }),
+        ).toThrow("rolled back");
+        while (writer.snapshotTurn(1_000_000).more);
+        const { sql: watched, statements } = recordedSql(sql);
+        const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
+        expect(statements.some(readsEveryVector)).toBe(false);
+        expect(cold).toEqual(
+          await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
+        );
+      },
+    );
+  });
+
+  it("writes again, when a turn is tried again, the part whose write failed", async () => {
+    await inObject(async (sql) => {
+      let failures = 1;
+      const { sql: failing } = recordedSql(sql, (query) => {
+        if (failures > 0 && query.includes("INSERT INTO vector_snapshot_parts")) {
+          failures--;
+          throw new Error("SQLITE_FULL: database or disk is full");
+        }
+      });
+      const writer = new SqliteVectorIndex(failing, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+      const dims = 80;
+      await writer.upsert(
+        Array.from({ length: 4_000 }, (_, i) =>
+          record(
+            `v${i}`,
+            Array.from({ length: dims }, (_, d) => Math.sin(i * 0.53 + d * 0.2)),
+            { user: "" },
+            "big",
+          ),
+        ),
+      );
+      expect(() => writer.snapshotTurn(1_000_000)).toThrow("SQLITE_FULL");
+      while (writer.snapshotTurn(1_000_000).more);
+      const probe = Array.from({ length: dims }, (_, d) => Math.sin(d * 0.9));
+      const { sql: watched, statements } = recordedSql(sql);
+      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
+      expect(statements.some(readsEveryVector)).toBe(false);
+      expect(cold).toEqual(
+        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
+      );
+    });
+  });
+
+  it("leaves none of an earlier, larger snapshot's parts behind a smaller one", async () => {
+    await inObject(async (sql) => {
+      const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
+      const dims = 80;
+      const ids = Array.from({ length: 4_000 }, (_, i) => `v${i}`);
+      await writer.upsert(
+        ids.map((id, i) =>
+          record(
+            id,
+            Array.from({ length: dims }, (_, d) => Math.sin(i * 0.43 + d)),
+            { user: "" },
+            "big",
+          ),
+        ),
+      );
+      const columnParts = () =>
+        sql
+          .exec<{ n: number }>("SELECT count(*) AS n FROM vector_snapshot_parts WHERE stream = 'columns'")
+          .one().n;
+      expect(writer.snapshotStale()).toBe(1);
+      expect(columnParts()).toBe(2);
+      await writer.deleteByIds("big", ids.slice(1_000));
+      expect(writer.snapshotStale()).toBe(1);
+      // 1,000 × 80 × 4 bytes: one part.
+      expect(columnParts()).toBe(1);
+      const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 0.3));
+      const { sql: watched, statements } = recordedSql(sql);
+      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
+      expect(statements.some(readsEveryVector)).toBe(false);
+      expect(cold).toEqual(
+        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
+      );
+    });
+  });
+
   it("stages a snapshot again when the instance staging it stopped half way", async () => {
     await inObject(async (sql) => {
       const writerOf = () => new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });

@@ -123,8 +123,9 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly lists: InvertedLists;
   /** Each namespace's size (counted up to the largest bound that matters) at the version it was counted. */
   private readonly sizes = new Map<string, { version: number; size: number }>();
-  /** The snapshots being stored a few parts a turn (`snapshotTurn`), the next to write first. */
-  private storing: StagedParts<string>[] = [];
+  /** The snapshot being stored a few parts a turn (`snapshotTurn`), and the namespaces to check after it. */
+  private storing: StagedParts<string> | undefined;
+  private unchecked: string[] = [];
 
   constructor(
     private readonly sql: SqlStorage,
@@ -367,33 +368,40 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * One turn of `snapshotStale`: writes the snapshots being stored until `bytes` are written (parts of
-   * 1 MB at most),
-   * planning them first when none is (which stages each: from then on the namespace has no snapshot to
-   * read until its last part, and its writes are noted against the one staged). How many it finished,
-   * and whether any is left for another turn. Between turns the index answers and writes as ever.
+   * One turn of `snapshotStale`: writes the snapshot being stored until `bytes` are written (parts of
+   * 1 MB at most), and then the next namespace's, listing the namespaces first when none is left. Each is
+   * checked and staged only when its turn comes (from then on it has no snapshot to read until its last
+   * part, and its writes are noted against the one staged), so the others keep theirs meanwhile. How
+   * many it stored, and whether any is left for another turn. Between turns the index answers and
+   * writes as ever.
    */
   snapshotTurn(bytes = Number.POSITIVE_INFINITY): { stored: number; more: boolean } {
-    if (this.storing.length === 0) this.storing = this.stagedStale();
+    if (!this.storing && this.unchecked.length === 0) this.unchecked = this.snapshotNamespaces();
     let left = bytes;
     let stored = 0;
-    while (this.storing.length && left > 0) {
-      const stage = this.storing[0] as StagedParts<string>;
-      left -= stage.write(left);
-      if (!stage.done) break;
-      this.storing.shift();
-      stored++;
+    while (left > 0) {
+      if (!this.storing) {
+        const namespace = this.unchecked.shift();
+        if (namespace === undefined) break;
+        this.storing = this.staleSnapshot(namespace);
+        continue;
+      }
+      left -= this.storing.write(left);
+      if (!this.storing.done) break;
+      if (this.storing.stored) stored++;
+      this.storing = undefined;
     }
-    return { stored, more: this.storing.length > 0 };
+    return { stored, more: this.storing !== undefined || this.unchecked.length > 0 };
   }
 
   /**
-   * Whether a snapshot is being stored: staged by this instance and not finished, or left half done by
-   * an instance that stopped (the next `snapshotTurn` stages it again).
+   * Whether a snapshot is being stored: by this instance, or left half done by an instance that stopped
+   * (the next `snapshotTurn` stages it again).
    */
   snapshotUnderway(): boolean {
     return (
-      this.storing.length > 0 ||
+      this.storing !== undefined ||
+      this.unchecked.length > 0 ||
       stagedSnapshots(this.sql).length > 0 ||
       this.lists.stagedSnapshots().length > 0
     );
@@ -401,45 +409,44 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** Gives up the snapshots being stored: none is read until stored again (after a failed write). */
   abandonSnapshots(): void {
-    this.storing = [];
+    this.storing = undefined;
+    this.unchecked = [];
     for (const namespace of stagedSnapshots(this.sql)) dropSnapshot(this.sql, namespace);
     for (const namespace of this.lists.stagedSnapshots()) this.lists.dropSnapshot(namespace);
   }
 
-  /** Stages the snapshot of every namespace whose stored one is stale (see `snapshotStale`). */
-  private stagedStale(): StagedParts<string>[] {
+  /** Every namespace with vectors, and any whose stage an instance that stopped left half done. */
+  private snapshotNamespaces(): string[] {
+    const namespaces = new Set(readVersions(this.sql).map((v) => v.namespace));
+    for (const namespace of [...stagedSnapshots(this.sql), ...this.lists.stagedSnapshots()]) {
+      namespaces.add(namespace);
+    }
+    return [...namespaces];
+  }
+
+  /**
+   * The namespace's stale snapshot, staged, or undefined when its stored one stands for it (see
+   * `snapshotStale`); one it should not have is dropped.
+   */
+  private staleSnapshot(namespace: string): StagedParts<string> | undefined {
     const dims = this.dimensions();
-    const stages: StagedParts<string>[] = [];
-    for (const { namespace, version } of readVersions(this.sql)) {
-      const path = dims === undefined ? "scan" : this.searchedBy(namespace, dims, version);
-      // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts). Any
-      // other namespace (one that shrank back) keeps no layout snapshot: none would be read.
-      if (typeof path !== "object") this.lists.dropSnapshot(namespace);
-      else {
-        const stage = this.lists.stageSnapshot(namespace, path);
-        if (stage) stages.push(stage);
-      }
-      // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
-      if (dims === undefined || path !== "decoded") {
-        dropSnapshot(this.sql, namespace);
-        continue;
-      }
-      if (!snapshotDue(this.sql, namespace, version, dims)) continue;
-      const held = this.decoded.get(namespace);
-      const current = held?.version === version && held.dims === dims ? held : undefined;
-      const copy = compacted(current ?? this.decode(namespace, dims, version));
-      // A copy is kept only where one was held: storing a namespace nobody asks about holds nothing.
-      if (current) this.decoded.set(namespace, copy);
-      stages.push(stageSnapshot(this.sql, namespace, copy));
+    const version = readVersion(this.sql, namespace);
+    const path = dims === undefined ? "scan" : this.searchedBy(namespace, dims, version);
+    // Searched through its lists: a cold instance reads their layout whole (layout-snapshot.ts). Any
+    // other namespace (one that shrank back) keeps no layout snapshot: none would be read.
+    if (typeof path !== "object") this.lists.dropSnapshot(namespace);
+    // Emptied of every vector (no dimension stored), or past the decoded limit: no copy to store.
+    if (dims === undefined || path !== "decoded") dropSnapshot(this.sql, namespace);
+    if (typeof path === "object") return this.lists.stageSnapshot(namespace, path);
+    if (dims === undefined || path !== "decoded" || !snapshotDue(this.sql, namespace, version, dims)) {
+      return undefined;
     }
-    // A stage left half done by an instance that stopped, of a namespace that has no versions now.
-    const staged = new Set(stages.map((stage) => stage.namespace));
-    for (const namespace of stagedSnapshots(this.sql))
-      if (!staged.has(namespace)) dropSnapshot(this.sql, namespace);
-    for (const namespace of this.lists.stagedSnapshots()) {
-      if (!staged.has(namespace)) this.lists.dropSnapshot(namespace);
-    }
-    return stages;
+    const held = this.decoded.get(namespace);
+    const current = held?.version === version && held.dims === dims ? held : undefined;
+    const copy = compacted(current ?? this.decode(namespace, dims, version));
+    // A copy is kept only where one was held: storing a namespace nobody asks about holds nothing.
+    if (current) this.decoded.set(namespace, copy);
+    return stageSnapshot(this.sql, namespace, copy);
   }
 
   /**

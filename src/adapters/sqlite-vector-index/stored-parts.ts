@@ -49,22 +49,29 @@ export function snapshotSchema<Column extends string>(tables: SnapshotTables<Col
 /**
  * A snapshot of one namespace being stored over any earlier one, `write` by `write`: each writes its
  * streams' parts in order until it has written some number of bytes, and the one that writes the last
- * part deletes the earlier snapshot's surplus parts, then writes the head (and `finish` runs).
+ * part deletes the earlier snapshot's surplus parts, then writes the head. A write that throws leaves
+ * the parts it did not write to the next, and a stage whose namespace's snapshot was dropped meanwhile
+ * (its `staged` mark gone: the namespace grew past what is stored so) ends without a head.
  */
 export class StagedParts<Column extends string> {
-  /** The parts still to write, in stream order: each stream has at least one, empty when it is. */
+  /** The parts still to write, the next last: each stream has at least one, empty when it is. */
   private readonly pending: { stream: string; part: number; bytes: Uint8Array; at: number }[] = [];
   private readonly partsOf = new Map<string, number>();
+  /** Whether it has ended: `stored` says how. */
   done = false;
+  /** Whether it ended with its head written. */
+  stored = false;
 
-  /** Deletes the head and marks the namespace staged: from here until the head, nothing of it is read. */
+  /**
+   * Deletes the head and marks the namespace staged: from here until the head, nothing of it is read.
+   * `streams` are read as each part is written: the caller hands over bytes nothing changes meanwhile.
+   */
   constructor(
     private readonly sql: SqlStorage,
     private readonly tables: SnapshotTables<Column>,
     readonly namespace: string,
     private readonly head: SnapshotHead<Column>,
     streams: readonly (readonly [string, Uint8Array])[],
-    private readonly finish: () => void = () => {},
   ) {
     sql.exec(`DELETE FROM ${tables.heads} WHERE namespace = ?`, namespace);
     sql.exec(`INSERT INTO ${tables.staged} (namespace) VALUES (?) ON CONFLICT DO NOTHING`, namespace);
@@ -84,11 +91,17 @@ export class StagedParts<Column extends string> {
    */
   write(budget = Number.POSITIVE_INFINITY): number {
     const { sql, tables, namespace } = this;
+    if (this.done) return 0;
+    const staged = sql.exec(`SELECT 1 FROM ${tables.staged} WHERE namespace = ?`, namespace).toArray();
+    if (staged.length === 0) {
+      this.done = true;
+      return 0;
+    }
     let written = 0;
     while (written < budget && this.pending.length) {
-      const { stream, part, bytes, at } = this.pending.pop() as StagedParts<Column>["pending"][number];
+      // Taken off the list only once written: a write that throws is tried again by the next call.
+      const { stream, part, bytes, at } = this.pending.at(-1) as StagedParts<Column>["pending"][number];
       const data = bytes.slice(at, at + PART_BYTES);
-      written += data.byteLength;
       sql.exec(
         `INSERT INTO ${tables.parts} (namespace, stream, part, data) VALUES (?, ?, ?, ?)
            ON CONFLICT (namespace, stream, part) DO UPDATE SET data = excluded.data`,
@@ -97,25 +110,27 @@ export class StagedParts<Column extends string> {
         part,
         data.buffer,
       );
+      this.pending.pop();
+      written += data.byteLength;
     }
-    if (this.pending.length === 0 && !this.done) {
-      // The earlier snapshot's parts past this one's, and its streams this one has not.
-      sql.exec(
-        `DELETE FROM ${tables.parts} WHERE namespace = ?1 AND part >= coalesce(
-           (SELECT value ->> 1 FROM json_each(?2) WHERE value ->> 0 = stream), 0)`,
-        namespace,
-        JSON.stringify([...this.partsOf]),
-      );
-      const { columns } = tables;
-      sql.exec(
-        `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})`,
-        namespace,
-        ...columns.map((column) => this.head[column]),
-      );
-      sql.exec(`DELETE FROM ${tables.staged} WHERE namespace = ?`, namespace);
-      this.finish();
-      this.done = true;
-    }
+    if (this.pending.length > 0) return written;
+    // The earlier snapshot's parts past this one's, and its streams this one has not.
+    sql.exec(
+      `DELETE FROM ${tables.parts} WHERE namespace = ?1 AND part >= coalesce(
+         (SELECT value ->> 1 FROM json_each(?2) WHERE value ->> 0 = stream), 0)`,
+      namespace,
+      JSON.stringify([...this.partsOf]),
+    );
+    const { columns } = tables;
+    sql.exec(
+      `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})
+         ON CONFLICT (namespace) DO UPDATE SET ${columns.map((column) => `${column} = excluded.${column}`).join(", ")}`,
+      namespace,
+      ...columns.map((column) => this.head[column]),
+    );
+    sql.exec(`DELETE FROM ${tables.staged} WHERE namespace = ?`, namespace);
+    this.done = true;
+    this.stored = true;
     return written;
   }
 }
