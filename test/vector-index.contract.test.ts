@@ -319,6 +319,38 @@ describe("SqliteVectorIndex specifics", () => {
       body(state.storage.sql),
     );
 
+  /** 4,000 vectors of 80 dimensions in namespace "big": a snapshot of two parts of columns, 1.3 MB. */
+  const BIG_DIMS = 80;
+  const writeBig = (writer: SqliteVectorIndex, seed: number) =>
+    writer.upsert(
+      Array.from({ length: 4_000 }, (_, i) =>
+        record(
+          `v${i}`,
+          Array.from({ length: BIG_DIMS }, (_, d) => Math.sin(i * seed + d * 0.7)),
+          { user: "" },
+          "big",
+        ),
+      ),
+    );
+
+  /**
+   * A cold instance's answer (from the namespace's snapshot when `fromSnapshot`, reading no vector's
+   * row; from the rows when not) equals a scan of the stored rows.
+   */
+  const expectColdAnswer = async (
+    sql: SqlStorage,
+    probe: number[],
+    namespace: string,
+    fromSnapshot: boolean,
+  ) => {
+    const { sql: watched, statements } = recordedSql(sql);
+    const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace });
+    expect(statements.some(readsEveryVector)).toBe(!fromSnapshot);
+    expect(cold).toEqual(
+      await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace, filter: { user: "" } }),
+    );
+  };
+
   it("stores values as float32 bytes and creates its table idempotently", async () => {
     await inObject(async (sql) => {
       const index = new SqliteVectorIndex(sql);
@@ -626,8 +658,6 @@ describe("SqliteVectorIndex specifics", () => {
       expect(writer.snapshotStale()).toBe(1);
       await write(0, 1_500);
       const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 0.7));
-      const exact = () =>
-        new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } });
       const partBytes = () =>
         sql.exec<{ n: number }>("SELECT coalesce(sum(length(data)), 0) AS n FROM vector_snapshot_parts").one()
           .n;
@@ -644,11 +674,7 @@ describe("SqliteVectorIndex specifics", () => {
         expect(writer.snapshotUnderway()).toBe(true);
         // Half written: no head, and a cold instance reads every row instead.
         expect(heads()).toEqual([]);
-        const { sql: watched, statements } = recordedSql(sql);
-        expect(await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" })).toEqual(
-          await exact(),
-        );
-        expect(statements.some(readsEveryVector)).toBe(true);
+        await expectColdAnswer(sql, probe, "big", false);
         // A write between turns, of the vector nearest the probe, is noted against the snapshot being
         // staged: the cold instance reading it at the end reads that row again, and ranks it first.
         await writer.upsert([record(`near${turns}`, probe, { user: "" }, "big")]);
@@ -659,11 +685,7 @@ describe("SqliteVectorIndex specifics", () => {
       expect(writer.snapshotUnderway()).toBe(false);
       expect(heads()).toEqual([{ namespace: "big" }]);
       expect(partBytes()).toBeLessThan(4_000 * (dims * 4 + 8) + 200_000);
-      const { sql: watched, statements } = recordedSql(sql);
-      expect(await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" })).toEqual(
-        await exact(),
-      );
-      expect(statements.some(readsEveryVector)).toBe(false);
+      await expectColdAnswer(sql, probe, "big", true);
     });
   });
 
@@ -673,17 +695,8 @@ describe("SqliteVectorIndex specifics", () => {
       async (_o, state) => {
         const sql = state.storage.sql;
         const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
-        const dims = 80;
-        await writer.upsert(
-          Array.from({ length: 4_000 }, (_, i) =>
-            record(
-              `v${i}`,
-              Array.from({ length: dims }, (_, d) => Math.sin(i * 0.29 + d * 0.7)),
-              { user: "" },
-              "big",
-            ),
-          ),
-        );
+        const dims = BIG_DIMS;
+        await writeBig(writer, 0.29);
         const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 1.1));
         // The first part of the columns is written; then an upsert of a held row, rolled back.
         expect(writer.snapshotTurn(1_000_000).more).toBe(true);
@@ -694,12 +707,7 @@ describe("SqliteVectorIndex specifics", () => {
           }),
         ).toThrow("rolled back");
         while (writer.snapshotTurn(1_000_000).more);
-        const { sql: watched, statements } = recordedSql(sql);
-        const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
-        expect(statements.some(readsEveryVector)).toBe(false);
-        expect(cold).toEqual(
-          await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
-        );
+        await expectColdAnswer(sql, probe, "big", true);
       },
     );
   });
@@ -714,61 +722,35 @@ describe("SqliteVectorIndex specifics", () => {
         }
       });
       const writer = new SqliteVectorIndex(failing, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
-      const dims = 80;
-      await writer.upsert(
-        Array.from({ length: 4_000 }, (_, i) =>
-          record(
-            `v${i}`,
-            Array.from({ length: dims }, (_, d) => Math.sin(i * 0.53 + d * 0.2)),
-            { user: "" },
-            "big",
-          ),
-        ),
-      );
+      const dims = BIG_DIMS;
+      await writeBig(writer, 0.53);
       expect(() => writer.snapshotTurn(1_000_000)).toThrow("SQLITE_FULL");
       while (writer.snapshotTurn(1_000_000).more);
       const probe = Array.from({ length: dims }, (_, d) => Math.sin(d * 0.9));
-      const { sql: watched, statements } = recordedSql(sql);
-      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
-      expect(statements.some(readsEveryVector)).toBe(false);
-      expect(cold).toEqual(
-        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
-      );
+      await expectColdAnswer(sql, probe, "big", true);
     });
   });
 
   it("leaves none of an earlier, larger snapshot's parts behind a smaller one", async () => {
     await inObject(async (sql) => {
       const writer = new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
-      const dims = 80;
-      const ids = Array.from({ length: 4_000 }, (_, i) => `v${i}`);
-      await writer.upsert(
-        ids.map((id, i) =>
-          record(
-            id,
-            Array.from({ length: dims }, (_, d) => Math.sin(i * 0.43 + d)),
-            { user: "" },
-            "big",
-          ),
-        ),
-      );
+      const dims = BIG_DIMS;
+      await writeBig(writer, 0.43);
       const columnParts = () =>
         sql
           .exec<{ n: number }>("SELECT count(*) AS n FROM vector_snapshot_parts WHERE stream = 'columns'")
           .one().n;
       expect(writer.snapshotStale()).toBe(1);
       expect(columnParts()).toBe(2);
-      await writer.deleteByIds("big", ids.slice(1_000));
+      await writer.deleteByIds(
+        "big",
+        Array.from({ length: 3_000 }, (_, i) => `v${1_000 + i}`),
+      );
       expect(writer.snapshotStale()).toBe(1);
       // 1,000 × 80 × 4 bytes: one part.
       expect(columnParts()).toBe(1);
       const probe = Array.from({ length: dims }, (_, d) => Math.cos(d * 0.3));
-      const { sql: watched, statements } = recordedSql(sql);
-      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
-      expect(statements.some(readsEveryVector)).toBe(false);
-      expect(cold).toEqual(
-        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
-      );
+      await expectColdAnswer(sql, probe, "big", true);
     });
   });
 
@@ -776,17 +758,8 @@ describe("SqliteVectorIndex specifics", () => {
     await inObject(async (sql) => {
       const writerOf = () => new SqliteVectorIndex(sql, { decodeOnWrite: true, lists: { trainAt: 1e9 } });
       const writer = writerOf();
-      const dims = 80;
-      await writer.upsert(
-        Array.from({ length: 4_000 }, (_, i) =>
-          record(
-            `v${i}`,
-            Array.from({ length: dims }, (_, d) => Math.cos(i * 0.11 + d)),
-            { user: "" },
-            "big",
-          ),
-        ),
-      );
+      const dims = BIG_DIMS;
+      await writeBig(writer, 0.11);
       expect(writer.snapshotTurn(1_000_000).more).toBe(true);
       // A new instance over the same storage (the object restarted): the stage it finds is underway.
       const restarted = writerOf();
@@ -794,12 +767,7 @@ describe("SqliteVectorIndex specifics", () => {
       expect(restarted.snapshotStale()).toBe(1);
       expect(restarted.snapshotUnderway()).toBe(false);
       const probe = Array.from({ length: dims }, (_, d) => Math.sin(d));
-      const { sql: watched, statements } = recordedSql(sql);
-      const cold = await new SqliteVectorIndex(watched).query(probe, { topK: 30, namespace: "big" });
-      expect(statements.some(readsEveryVector)).toBe(false);
-      expect(cold).toEqual(
-        await new SqliteVectorIndex(sql).query(probe, { topK: 30, namespace: "big", filter: { user: "" } }),
-      );
+      await expectColdAnswer(sql, probe, "big", true);
     });
   });
 
