@@ -1,4 +1,4 @@
-// `npm run bench:vectors [-- --sizes 10000,100000] [--queries 100] [--top-k 10] [--probes 10]`
+// `npm run bench:vectors [-- --sizes 10000,100000] [--queries 100] [--top-k 10] [--probes 10] [--snapshots 3]`
 //
 // The offline vector index (src/adapters/sqlite-vector-index) at 10,000 and 100,000 vectors of one
 // namespace: hashing-embedder vectors (384 dimensions) of generated, varied chat-like sentences
@@ -16,6 +16,12 @@
 // queries (computed: the decoded copy is vectors × dims × 4 bytes plus ids and norms, the lists hold
 // their centroids; an ANN query also reads its packs, about 100 KB each, and lets them go) and the
 // database file's size.
+// Snapshots: how long storing the index's snapshot for a cold start takes, whole and in the turns the
+// project index's alarm takes (SNAPSHOT_BYTES_PER_TURN a turn, stored-parts.ts), each in its own
+// transaction as an alarm commits: the decoded copy's snapshot of the exact index (up to DECODED_LIMIT
+// vectors) and the list layout's of the ANN one, each stored `--snapshots` times each way (made stale
+// in between), p50 and max of the whole store beside the first turn (which stages: the copy of the
+// values, the labels) and the longest other turn, the figure that bounds how long a question waits.
 //
 // It runs the index outside workerd, in Node 22 over `node:sqlite` (scripts/lib/node-sql-storage.ts):
 // the same SQLite engine Durable Objects use, not workerd's bindings. Measured once in workerd on the
@@ -32,6 +38,7 @@ import {
   SqliteVectorIndex,
   type SqliteVectorIndexOptions,
 } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
+import { SNAPSHOT_BYTES_PER_TURN } from "../src/adapters/sqlite-vector-index/stored-parts";
 import type { VectorMatch } from "../src/ports/vector-index";
 import { chatSentences } from "../test/support/chat-sentences";
 import { recallAt } from "../test/support/recall";
@@ -44,11 +51,13 @@ const { values: options } = parseArgs({
     queries: { type: "string", default: "100" },
     "top-k": { type: "string", default: "10" },
     probes: { type: "string" },
+    snapshots: { type: "string", default: "3" },
   },
 });
 const SIZES = options.sizes.split(",").map((n) => Number(n.replaceAll("_", "")));
 const QUERIES = Math.max(1, Number(options.queries) || 100);
 const TOP_K = Math.min(100, Math.max(1, Number(options["top-k"]) || 10));
+const SNAPSHOTS = Math.max(1, Number(options.snapshots) || 3);
 const BATCH = 100;
 const DIMS = 384;
 const NAMESPACE = "thread-bench/messages/hashing-v1-384";
@@ -83,6 +92,7 @@ interface Built {
   file: string;
   writeMs: number;
   largestWrite: { wall: number; cpu: number };
+  transaction: <T>(body: () => Promise<T>) => Promise<T>;
 }
 
 async function build(vectors: number[][], settings: SqliteVectorIndexOptions, file: string): Promise<Built> {
@@ -101,7 +111,7 @@ async function build(vectors: number[][], settings: SqliteVectorIndexOptions, fi
     writeMs += write.wall;
     if (write.wall > largestWrite.wall) largestWrite = write;
   }
-  return { index, sql, rowsRead, file, writeMs, largestWrite };
+  return { index, sql, rowsRead, file, writeMs, largestWrite, transaction };
 }
 
 /** Each query's matches, with the latency percentiles over them. */
@@ -147,6 +157,36 @@ function listStats(sql: SqlStorage) {
   return { lists: sizes.length, largest: Math.max(0, ...sizes), unassigned };
 }
 
+/**
+ * The index's snapshot stored `SNAPSHOTS` times whole and as many in turns, made stale before each by
+ * `stale` (a head that no longer matches); undefined when it stores none (nothing to store at this size).
+ */
+async function snapshotTimes(built: Built, stale: () => void) {
+  const { index, transaction } = built;
+  const whole: number[] = [];
+  const first: number[] = [];
+  const others: number[] = [];
+  let turns = 0;
+  for (let round = 0; round < SNAPSHOTS; round++) {
+    stale();
+    const store = await measured(() => transaction(async () => index.snapshotStale()));
+    if (store.result === 0) return undefined;
+    whole.push(store.wall);
+    stale();
+    turns = 0;
+    for (let more = true; more; turns++) {
+      const turn = await measured(() => transaction(async () => index.snapshotTurn(SNAPSHOT_BYTES_PER_TURN)));
+      (turns === 0 ? first : others).push(turn.wall);
+      more = turn.result.more;
+    }
+  }
+  const wholeSorted = sorted(whole);
+  return (
+    `whole p50 ${ms(percentile(wholeSorted, 50))}, max ${ms(Math.max(...whole))} | in ${turns} turns of ` +
+    `${SNAPSHOT_BYTES_PER_TURN / 1e6} MB: first max ${ms(Math.max(...first))}, others max ${ms(Math.max(0, ...others))}`
+  );
+}
+
 async function benchSize(size: number, probes: number[][], embedder: HashingEmbedder, dir: string) {
   const began = performance.now();
   const vectors = chatSentences(size, 1).map((text) => embedder.embedOne(text));
@@ -179,6 +219,16 @@ async function benchSize(size: number, probes: number[][], embedder: HashingEmbe
   console.log(
     `  recall@${TOP_K} ANN vs exact: ${recall.toFixed(3)} (lowest query ${Math.min(...recalls).toFixed(1)})`,
   );
+  const decodedSnapshot = decoded
+    ? await snapshotTimes(exact, () =>
+        exact.sql.exec("UPDATE vector_snapshot_heads SET version = version + 1"),
+      )
+    : undefined;
+  const layoutSnapshot = lists
+    ? await snapshotTimes(ann, () => ann.sql.exec("UPDATE vector_layout_heads SET stamp = stamp + 1"))
+    : undefined;
+  if (decodedSnapshot) console.log(`  snapshot exact (decoded copy): ${decodedSnapshot}`);
+  if (layoutSnapshot) console.log(`  snapshot ANN (list layout, ${lists} lists): ${layoutSnapshot}`);
   console.log(
     `  memory   exact holds ${decoded ? `${((size * (DIMS * 4 + 8 + 40)) / MiB).toFixed(1)} MiB (decoded copy)` : "nothing (streams rows)"}` +
       ` | ANN holds ${((lists * DIMS * 4) / 1024).toFixed(0)} KiB of centroids` +

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SqliteVectorIndex } from "../src/adapters/sqlite-vector-index/sqlite-vector-index";
+import { SNAPSHOT_BYTES_PER_TURN } from "../src/adapters/sqlite-vector-index/stored-parts";
 import { WHOLE_PROJECT_VERSIONS } from "../src/facts/fact-candidates";
 import type { ProjectIndexObject } from "../src/project-index/project-index-object";
 import { fact, newThread, until } from "./helpers";
@@ -122,9 +123,7 @@ describe("the project index object's vector snapshot", () => {
 describe("the project index object's snapshot larger than one alarm's share", () => {
   it("is stored over several alarms, each setting the next for now, the object answering between them", async () => {
     const { env, runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
-    const { SNAPSHOT_BYTES_PER_TURN, SNAPSHOT_QUIET_MS } = await import(
-      "../src/project-index/project-index-object"
-    );
+    const { SNAPSHOT_QUIET_MS } = await import("../src/project-index/project-index-object");
     const stub = env.PROJECT_INDEX.get(env.PROJECT_INDEX.idFromName(`large-${crypto.randomUUID()}`));
     const dims = 384;
     // 2,000 vectors of 384 dimensions: 3 MB of columns, more than one alarm writes.

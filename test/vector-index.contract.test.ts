@@ -689,7 +689,7 @@ describe("SqliteVectorIndex specifics", () => {
     });
   });
 
-  it("stores from a copy taken when staging: a write rolled back between turns leaves no trace in it", async () => {
+  it("notes what it wrote into the arrays being stored: a write rolled back between turns is read again", async () => {
     await runInDurableObject(
       env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID())),
       async (_o, state) => {

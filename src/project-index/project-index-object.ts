@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { SqliteVectorIndex } from "../adapters/sqlite-vector-index/sqlite-vector-index";
+import { SNAPSHOT_BYTES_PER_TURN } from "../adapters/sqlite-vector-index/stored-parts";
 import type { Env } from "../env";
 import { MAX_TOP_K, type VectorMatch } from "../ports/vector-index";
 import { projectDatabase } from "../tenancy/placement";
@@ -36,12 +37,6 @@ export const SNAPSHOT_QUIET_MS = 2_000;
  * bound (fact versions come and go under new ids while the namespace stays the same size).
  */
 export const SNAPSHOT_LONGEST_WAIT_MS = 60_000;
-/**
- * Bytes of the vectors' snapshot an alarm writes (in parts of 1 MB) before it lets requests in and comes
- * straight back: 10,000 vectors of 384 dimensions are some 16 MB, which stored whole held the object
- * for 177 ms, a question arriving then waiting for all of it.
- */
-export const SNAPSHOT_BYTES_PER_TURN = 2_000_000;
 
 /**
  * The vector half of a project's fact search, offline: one Durable Object per (tenant, project) holding

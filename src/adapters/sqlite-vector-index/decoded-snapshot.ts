@@ -25,9 +25,7 @@ import {
  * `vector_snapshot_changes`, in the same transaction and before its rows (`noteChanged`), so the
  * snapshot and the rows of the ids noted since stand for the namespace at any later version: a cold
  * object reads the snapshot, then those rows (an id with no row was deleted). Staging a snapshot, or
- * dropping one, clears its notes. The stage writes a copy of the copy's values taken when it starts (the
- * index changes its held copy in place), some 15 MB at 10,000 vectors of 384 dimensions, held until its
- * last part. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
+ * dropping one, clears its notes. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
  * all of them it is not read (decoding every row costs about as much).
  */
 const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
@@ -83,6 +81,17 @@ export function noteChanged(
   );
 }
 
+/** Notes these ids whatever the namespace's snapshot: as written since it (see `stageSnapshot`). */
+function noteAll(sql: SqlStorage, namespace: string, ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  sql.exec(
+    // WHERE true: without it SQLite reads the upsert's ON as a join's.
+    `INSERT INTO ${CHANGES} (namespace, id) SELECT ?1, value FROM json_each(?2) WHERE true ON CONFLICT DO NOTHING`,
+    namespace,
+    JSON.stringify(ids),
+  );
+}
+
 /** How many ids were noted since the namespace's snapshot, counting no further than `limit`. */
 function notedCount(sql: SqlStorage, namespace: string, limit: number): number {
   return sql
@@ -109,22 +118,31 @@ export function snapshotDue(sql: SqlStorage, namespace: string, version: number,
 /**
  * Starts storing `copy` (laid out: nothing added or dropped) as the namespace's snapshot, over any
  * earlier one, whose notes it clears: the writes from here on are noted against it. Its parts are
- * written by the returned stage's `write`s; the namespace has no snapshot to read until the last.
+ * written by the returned stage's `write`s, from the copy's own arrays; the namespace has no snapshot to
+ * read until the last. The index writes those arrays in place (an upserted row), and a write rolled
+ * back after that leaves its values in them and no note, so `written` names every id written into them
+ * since, committed or not, and the last turn notes them all: each is read again from its row.
  */
 export function stageSnapshot(
   sql: SqlStorage,
   namespace: string,
   copy: Decoded,
+  written: () => Iterable<string>,
 ): StagedParts<"version" | "dims" | "count"> {
   sql.exec(`DELETE FROM ${CHANGES} WHERE namespace = ?`, namespace);
   const head = { version: copy.version, dims: copy.dims, count: copy.ids.length };
-  // Copies: the index writes its held copy in place (an upserted row), and a write rolled back after
-  // that leaves no note of it, so a part written later from the held arrays could hold its values.
-  return new StagedParts(sql, TABLES, namespace, head, [
-    ["columns", new Uint8Array(copy.columns.slice().buffer)],
-    ["norms", new Uint8Array(copy.norms.slice().buffer)],
-    ["labels", new TextEncoder().encode(JSON.stringify([copy.ids, copy.metadata]))],
-  ]);
+  return new StagedParts(
+    sql,
+    TABLES,
+    namespace,
+    head,
+    [
+      ["columns", new Uint8Array(copy.columns.buffer, copy.columns.byteOffset, copy.columns.byteLength)],
+      ["norms", new Uint8Array(copy.norms.buffer, copy.norms.byteOffset, copy.norms.byteLength)],
+      ["labels", new TextEncoder().encode(JSON.stringify([copy.ids, copy.metadata]))],
+    ],
+    () => noteAll(sql, namespace, [...written()]),
+  );
 }
 
 /** The namespaces whose decoded snapshot was staged and not finished. */

@@ -126,6 +126,8 @@ export class SqliteVectorIndex implements VectorIndex {
   /** The snapshot being stored a few parts a turn (`snapshotTurn`), and the namespaces to check after it. */
   private storing: StagedParts<string> | undefined;
   private unchecked: string[] = [];
+  /** The ids upserted into the held copy whose arrays a decoded snapshot is being stored from. */
+  private readonly writtenWhileStaged = new Set<string>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -184,7 +186,12 @@ export class SqliteVectorIndex implements VectorIndex {
       }
       const held = this.decoded.get(namespace);
       if (held && held.version === before.get(namespace) && held.dims === expected) {
-        for (const record of records) if (record.namespace === namespace) place(held, record);
+        const staged = this.storing?.namespace === namespace;
+        for (const record of records) {
+          if (record.namespace !== namespace) continue;
+          place(held, record);
+          if (staged) this.writtenWhileStaged.add(record.id);
+        }
         const current = settled(held, after.get(namespace) as number);
         // A copy that grew past the limit is let go, as the next query would, and its snapshot with it.
         if (heldCount(current) > DECODED_LIMIT) {
@@ -446,7 +453,8 @@ export class SqliteVectorIndex implements VectorIndex {
     const copy = compacted(current ?? this.decode(namespace, dims, version));
     // A copy is kept only where one was held: storing a namespace nobody asks about holds nothing.
     if (current) this.decoded.set(namespace, copy);
-    return stageSnapshot(this.sql, namespace, copy);
+    this.writtenWhileStaged.clear();
+    return stageSnapshot(this.sql, namespace, copy, () => this.writtenWhileStaged);
   }
 
   /**

@@ -16,6 +16,12 @@
 
 /** Bytes per stored part: under the 2 MB a row may hold. */
 const PART_BYTES = 1_000_000;
+/**
+ * Bytes of a snapshot its owner writes a turn (`SqliteVectorIndex.snapshotTurn`), in parts, before it
+ * lets requests in: 10,000 vectors of 384 dimensions are some 16 MB, which stored in one alarm held
+ * the project index for 177 ms on a slow day, a question arriving then waiting for all of it.
+ */
+export const SNAPSHOT_BYTES_PER_TURN = 2_000_000;
 
 /** A kind of snapshot's tables, and the integer columns of its head (besides the namespace). */
 export interface SnapshotTables<Column extends string> {
@@ -64,7 +70,8 @@ export class StagedParts<Column extends string> {
 
   /**
    * Deletes the head and marks the namespace staged: from here until the head, nothing of it is read.
-   * `streams` are read as each part is written: the caller hands over bytes nothing changes meanwhile.
+   * `streams` are read as each part is written; `beforeHead` runs in the turn that writes the head,
+   * before it.
    */
   constructor(
     private readonly sql: SqlStorage,
@@ -72,6 +79,7 @@ export class StagedParts<Column extends string> {
     readonly namespace: string,
     private readonly head: SnapshotHead<Column>,
     streams: readonly (readonly [string, Uint8Array])[],
+    private readonly beforeHead: () => void = () => {},
   ) {
     sql.exec(`DELETE FROM ${tables.heads} WHERE namespace = ?`, namespace);
     sql.exec(`INSERT INTO ${tables.staged} (namespace) VALUES (?) ON CONFLICT DO NOTHING`, namespace);
@@ -121,6 +129,7 @@ export class StagedParts<Column extends string> {
       namespace,
       JSON.stringify([...this.partsOf]),
     );
+    this.beforeHead();
     const { columns } = tables;
     sql.exec(
       `INSERT INTO ${tables.heads} (namespace, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})
