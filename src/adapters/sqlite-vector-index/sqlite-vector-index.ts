@@ -397,6 +397,7 @@ export class SqliteVectorIndex implements VectorIndex {
       if (!this.storing.done) break;
       if (this.storing.stored) stored++;
       this.storing = undefined;
+      this.writtenWhileStaged.clear();
     }
     return { stored, more: this.storing !== undefined || this.unchecked.length > 0 };
   }
@@ -417,6 +418,7 @@ export class SqliteVectorIndex implements VectorIndex {
   /** Gives up the snapshots being stored: none is read until stored again (after a failed write). */
   abandonSnapshots(): void {
     this.storing = undefined;
+    this.writtenWhileStaged.clear();
     this.unchecked = [];
     for (const namespace of stagedSnapshots(this.sql)) dropSnapshot(this.sql, namespace);
     for (const namespace of this.lists.stagedSnapshots()) this.lists.dropSnapshot(namespace);
