@@ -25,8 +25,8 @@ import {
  * `vector_snapshot_changes`, in the same transaction and before its rows (`noteChanged`), so the
  * snapshot and the rows of the ids noted since stand for the namespace at any later version: a cold
  * object reads the snapshot, then those rows (an id with no row was deleted). Staging a snapshot, or
- * dropping one, clears its notes. Notes past a quarter of the snapshot's vectors make it due again (`snapshotDue`), and past
- * all of them it is not read (decoding every row costs about as much).
+ * dropping one, clears its notes. Notes past a quarter of the snapshot's vectors make it due again
+ * (`snapshotDue`), and past all of them it is not read (decoding every row costs about as much).
  */
 const TABLES: SnapshotTables<"version" | "dims" | "count"> = {
   parts: "vector_snapshot_parts",
@@ -54,8 +54,8 @@ const DUE_SHARE = 1 / 4;
  * Notes that a write will upsert or delete these ids, when the namespace has a snapshot the notes keep
  * exact: one at `before`, the namespace's version before this write, with nothing noted yet, one with
  * notes already (each write since it was stored noted its ids), or one being staged (each write since
- * its copy was taken notes its ids). A snapshot at another version with no
- * notes (stored before notes existed, then written over) is left stale, and its next store replaces it.
+ * its copy was taken notes its ids). A snapshot at another version with no notes (stored before notes
+ * existed, then written over) is left stale, and its next store replaces it.
  * Call in the write's transaction before any of its rows is written, so a write that fails part way has
  * noted every row it wrote (a noted id is read again whatever it holds). One statement, the ids as one
  * JSON parameter.
