@@ -1,0 +1,419 @@
+/**
+ * FTS5's bm25 ranking of an OR of phrases, computed from postings held in memory between queries.
+ *
+ * Why: FTS5 ranks at a microsecond or two per matching row (bm25 reads each match's length and its
+ * phrases' instances), so a question with a common word ("team", "things") spends most of its search
+ * there, and questions share their common words. bm25 adds one term per phrase, and each term depends
+ * only on that phrase's frequency in the row, the row's length and table-wide counts:
+ *
+ *   score(row) = Σ over phrases p, in the expression's order, of
+ *                idf(p) × f(p, row) × (k1 + 1) / (f(p, row) + k1 × (1 − b + b × length(row) / avgdl))
+ *
+ * So each phrase's (row, frequency, length) list is read once from FTS5 itself and held; a later query
+ * sums the held lists with the table's counts as they are then. FTS5 does not hand out a phrase's
+ * frequency in a row, but a one-phrase bm25 is that one term, so the frequency is solved from it (and
+ * checked: the held list is refused when the term recomputed from it is not the one FTS5 gave).
+ *
+ * What it answers is FTS5's `ORDER BY bm25(table) LIMIT n` for the same expression: the same rows in the
+ * same order, equal scores going to the lower rowid as SQLite's sorter gives them. The one difference
+ * possible is in the last bit of an idf (JavaScript's `Math.log` and the C library's may round apart),
+ * which could only reorder two rows whose different sums fall within a unit in the last place.
+ *
+ * Held lists stay exact through writes because the table's owner reports every row it writes or deletes
+ * (`changed`) and rows added past every held one (`appended`): before a held list is used again, the
+ * rows reported since it was read are read again for its phrase. Counts that move while nothing was
+ * reported make it let go of every list. Memory is bounded by `maxPostings` over all held lists.
+ */
+
+/** FTS5's bm25 constants (fts5_aux.c). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** Rows reported since the oldest held list was read, at most; past it every list is let go. */
+const JOURNAL_LIMIT = 20_000;
+
+/** Held postings for a table's rankings: at most this many (row, frequency, length) triples, 16 bytes each. */
+export const HELD_POSTINGS = 200_000;
+
+interface Postings {
+  /** Rowids, ascending. */
+  docs: Float64Array;
+  /** The phrase's instances in each row. */
+  freq: Uint32Array;
+  /** Each row's length in tokens (every column). */
+  size: Uint32Array;
+  /** The journal's sequence number when last brought up to date. */
+  syncedAt: number;
+}
+
+/** One ranked row: FTS5's rowid and its bm25 as FTS5 gives it (negative, lower is better). */
+export interface RankedRow {
+  doc: number;
+  score: number;
+}
+
+/** The table-wide counts bm25 weighs by, from FTS5's averages record. */
+interface TableCounts {
+  rows: number;
+  tokens: number;
+}
+
+export class HeldBm25 {
+  private readonly held = new Map<string, Postings>();
+  private heldPostings = 0;
+  private seq = 0;
+  /** Rows written or deleted, by rowid, with the sequence number of their last report. */
+  private readonly touched = new Map<number, number>();
+  /**
+   * The counts at the last ranking from held lists (found live then), and the sequence number then:
+   * counts that move with nothing reported since void the lists.
+   */
+  private lastCounts: (TableCounts & { seq: number }) | undefined;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly table: string,
+    private readonly maxPostings = HELD_POSTINGS,
+  ) {}
+
+  /** Call when rows were inserted, replaced or deleted (their rowids), in or after their transaction. */
+  changed(docs: Iterable<number>): void {
+    this.seq++;
+    for (const doc of docs) this.touched.set(doc, this.seq);
+    if (this.touched.size > JOURNAL_LIMIT) this.prune();
+  }
+
+  /** Call when rows were added with rowids past every row the table held (FTS5's own rowids). */
+  appended(): void {
+    this.seq++;
+  }
+
+  /** Lets every held list go (a rolled-back write, a rebuilt table). */
+  reset(): void {
+    this.held.clear();
+    this.heldPostings = 0;
+    this.touched.clear();
+    this.lastCounts = undefined;
+  }
+
+  /** Postings held now, over every phrase (for traces and tests). */
+  size(): number {
+    return this.heldPostings;
+  }
+
+  /**
+   * The best `limit` rows for the OR of `phrases` (each a quoted FTS5 phrase, in the expression's order),
+   * as `ORDER BY bm25(table) LIMIT limit` gives them. `held` says whether they came from held lists; when
+   * a list cannot be read exactly, or the table's counts as stored are not yet the ones FTS5 ranks by
+   * (FTS5 stores them when a transaction ends, so a ranking in the same turn as a write sees older ones),
+   * FTS5 ranks them itself.
+   */
+  rank(phrases: readonly string[], limit: number): { rows: RankedRow[]; held: boolean } {
+    if (phrases.length === 0 || limit <= 0) return { rows: [], held: true };
+    const counts = this.counts();
+    const lists: Postings[] = [];
+    for (const phrase of phrases) {
+      const list = counts.rows > 0 ? this.postings(phrase, counts) : undefined;
+      if (!list) return { rows: this.ranked(phrases, limit), held: false };
+      lists.push(list);
+    }
+    if (!this.verified(phrases, lists, counts)) return { rows: this.ranked(phrases, limit), held: false };
+    this.lastCounts = { ...counts, seq: this.seq };
+    return { rows: topRows(lists, counts, limit), held: true };
+  }
+
+  /** FTS5's own ranking. */
+  private ranked(phrases: readonly string[], limit: number): RankedRow[] {
+    const table = `"${this.table}"`;
+    return this.sql
+      .exec<{ doc: number; score: number }>(
+        `SELECT rowid AS doc, bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ?
+          ORDER BY bm25(${table}) LIMIT ?`,
+        phrases.join(" OR "),
+        limit,
+      )
+      .toArray()
+      .map(({ doc, score }) => ({ doc, score }));
+  }
+
+  /**
+   * Whether the counts read are the ones FTS5 ranks by now: one held row of the shortest list is scored
+   * by FTS5 and by the held lists, which must agree. (A list's own rows are kept exact by the reports;
+   * what can lag are the stored counts.)
+   */
+  private verified(phrases: readonly string[], lists: readonly Postings[], counts: TableCounts): boolean {
+    let best = -1;
+    lists.forEach((list, i) => {
+      if (list.docs.length && (best < 0 || list.docs.length < (lists[best] as Postings).docs.length))
+        best = i;
+    });
+    if (best < 0) return true;
+    const list = lists[best] as Postings;
+    const table = `"${this.table}"`;
+    const stored = this.sql
+      .exec<{ score: number }>(
+        `SELECT bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`,
+        phrases[best] as string,
+        list.docs[0] as number,
+      )
+      .toArray()[0]?.score;
+    if (stored === undefined) return false;
+    const idf = inverseFrequency(counts.rows, list.docs.length);
+    const mine = -term(idf, list.freq[0] as number, list.size[0] as number, counts.tokens / counts.rows);
+    return Math.abs(mine - stored) <= 1e-12 * Math.abs(stored);
+  }
+
+  private counts(): TableCounts {
+    const row = this.sql
+      .exec<{ block: ArrayBuffer }>(`SELECT block FROM "${this.table}_data" WHERE id = 1`)
+      .toArray()[0];
+    const values = row ? varints(new Uint8Array(row.block)) : [];
+    const counts = { rows: values[0] ?? 0, tokens: values.slice(1).reduce((sum, n) => sum + n, 0) };
+    const last = this.lastCounts;
+    if (last && last.seq === this.seq && (last.rows !== counts.rows || last.tokens !== counts.tokens)) {
+      // The table changed since counts were last found live, and nobody reported it: nothing held can
+      // be trusted.
+      this.reset();
+    }
+    return counts;
+  }
+
+  /** The phrase's list, read or brought up to date; undefined when FTS5's scores do not solve exactly. */
+  private postings(phrase: string, counts: TableCounts): Postings | undefined {
+    let list = this.held.get(phrase);
+    if (list && list.syncedAt < this.seq) {
+      const refreshed = this.refresh(phrase, list, counts);
+      this.drop(phrase);
+      list = refreshed;
+      if (list) this.keep(phrase, list);
+    } else if (list) {
+      // Most recently used last.
+      this.held.delete(phrase);
+      this.held.set(phrase, list);
+    } else {
+      list = this.read(phrase, "", [], 0, counts);
+      if (list) this.keep(phrase, list);
+    }
+    return list;
+  }
+
+  /** The rows reported since the list was read are read again; rows past its last are read new. */
+  private refresh(phrase: string, list: Postings, counts: TableCounts): Postings | undefined {
+    const since = new Set<number>();
+    for (const [doc, seq] of this.touched) if (seq > list.syncedAt) since.add(doc);
+    const last = list.docs.length ? (list.docs[list.docs.length - 1] as number) : 0;
+    const kept = keepRows(list, (doc) => !since.has(doc));
+    const earlier = [...since].filter((doc) => doc <= last);
+    // One statement, so that bm25's idf (which counts the phrase's rows as they are now) is the kept
+    // rows and the ones it reads.
+    const read = earlier.length
+      ? this.read(
+          phrase,
+          "AND (rowid > ? OR rowid IN (SELECT value FROM json_each(?)))",
+          [last, JSON.stringify(earlier)],
+          kept.docs.length,
+          counts,
+        )
+      : this.read(phrase, "AND rowid > ?", [last], kept.docs.length, counts);
+    return read && { ...merged([kept, read]), syncedAt: this.seq };
+  }
+
+  /**
+   * The phrase's rows matching `where`, with their frequency solved from FTS5's one-phrase bm25 and
+   * their length from its docsize table; `others` is how many of the phrase's rows are not among them
+   * (bm25's idf counts all). One statement and one string: a row handed to JavaScript one by one costs
+   * more than FTS5's own work for it.
+   */
+  private read(
+    phrase: string,
+    where: string,
+    params: unknown[],
+    others: number,
+    counts: TableCounts,
+  ): Postings | undefined {
+    const table = `"${this.table}"`;
+    const packed =
+      this.sql
+        .exec<{ packed: string | null }>(
+          `SELECT group_concat(doc || ',' || score || ',' || hex(size), ';') AS packed FROM (
+             SELECT rowid AS doc, bm25(${table}) AS score,
+               (SELECT sz FROM "${this.table}_docsize" WHERE id = ${table}.rowid) AS size
+             FROM ${table} WHERE ${table} MATCH ? ${where} LIMIT -1
+           )`,
+          phrase,
+          ...params,
+        )
+        .toArray()[0]?.packed ?? "";
+    const rows = packed ? packed.split(";") : [];
+    const idf = inverseFrequency(counts.rows, others + rows.length);
+    const avgdl = counts.tokens / counts.rows;
+    const docs = new Float64Array(rows.length);
+    const freq = new Uint32Array(rows.length);
+    const size = new Uint32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [doc, score, hex] = (rows[i] as string).split(",") as [string, string, string];
+      const length = varintSum(hex);
+      const norm = K1 * (1 - B + (B * length) / avgdl);
+      const given = -Number(score);
+      const f = Math.round((given * norm) / (idf * (K1 + 1) - given));
+      // The text of a score carries 15 significant digits.
+      if (!(f >= 1) || Math.abs(term(idf, f, length, avgdl) - given) > 1e-9 * Math.abs(given))
+        return undefined;
+      docs[i] = Number(doc);
+      freq[i] = f;
+      size[i] = length;
+    }
+    const list = { docs, freq, size, syncedAt: this.seq };
+    return isAscending(docs) ? list : sortedByDoc(list);
+  }
+
+  private keep(phrase: string, list: Postings): void {
+    const n = list.docs.length;
+    // A list larger than a quarter of the bound would push out the rest: it is used once and not held.
+    if (n > this.maxPostings / 4) return;
+    this.held.set(phrase, list);
+    this.heldPostings += n;
+    for (const [oldest] of this.held) {
+      if (this.heldPostings <= this.maxPostings) break;
+      this.drop(oldest);
+    }
+  }
+
+  private drop(phrase: string): void {
+    const list = this.held.get(phrase);
+    if (!list) return;
+    this.held.delete(phrase);
+    this.heldPostings -= list.docs.length;
+  }
+
+  /** Forgets reports every held list has seen; when that is not enough, lets everything go. */
+  private prune(): void {
+    let oldest = this.seq;
+    for (const list of this.held.values()) oldest = Math.min(oldest, list.syncedAt);
+    for (const [doc, seq] of this.touched) if (seq <= oldest) this.touched.delete(doc);
+    if (this.touched.size > JOURNAL_LIMIT) this.reset();
+  }
+}
+
+/** One phrase's bm25 term for a row, as fts5_aux.c computes it. */
+function term(idf: number, f: number, length: number, avgdl: number): number {
+  return idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / avgdl)));
+}
+
+/** FTS5's idf: never zero or below, so a word in most rows still counts a little. */
+function inverseFrequency(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+/**
+ * The best `limit` rows: each row's terms summed in phrase order (as FTS5 sums them), the lists walked
+ * together by rowid. A row that only ties the last kept one is refused: SQLite's sorter keeps the first
+ * of equal rows, and FTS5 hands rows over by ascending rowid.
+ */
+function topRows(lists: readonly Postings[], counts: TableCounts, limit: number): RankedRow[] {
+  const avgdl = counts.tokens / counts.rows;
+  const idf = lists.map((list) => inverseFrequency(counts.rows, list.docs.length));
+  const at = new Array<number>(lists.length).fill(0);
+  const kept: RankedRow[] = [];
+  for (;;) {
+    let doc = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i] as Postings;
+      const j = at[i] as number;
+      if (j < list.docs.length) doc = Math.min(doc, list.docs[j] as number);
+    }
+    if (doc === Number.POSITIVE_INFINITY) break;
+    let sum = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i] as Postings;
+      const j = at[i] as number;
+      if (j >= list.docs.length || list.docs[j] !== doc) continue;
+      const f = list.freq[j] as number;
+      const length = list.size[j] as number;
+      sum += term(idf[i] as number, f, length, avgdl);
+      at[i] = j + 1;
+    }
+    const score = -1 * sum;
+    if (kept.length === limit && score >= (kept[limit - 1] as RankedRow).score) continue;
+    let low = 0;
+    let high = kept.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((kept[mid] as RankedRow).score <= score) low = mid + 1;
+      else high = mid;
+    }
+    kept.splice(low, 0, { doc, score });
+    if (kept.length > limit) kept.pop();
+  }
+  return kept;
+}
+
+function keepRows(list: Postings, keep: (doc: number) => boolean): Postings {
+  const indexes: number[] = [];
+  for (let i = 0; i < list.docs.length; i++) if (keep(list.docs[i] as number)) indexes.push(i);
+  return {
+    docs: Float64Array.from(indexes, (i) => list.docs[i] as number),
+    freq: Uint32Array.from(indexes, (i) => list.freq[i] as number),
+    size: Uint32Array.from(indexes, (i) => list.size[i] as number),
+    syncedAt: list.syncedAt,
+  };
+}
+
+/** Lists of distinct rows merged by rowid. */
+function merged(lists: readonly Postings[]): Omit<Postings, "syncedAt"> {
+  const n = lists.reduce((sum, list) => sum + list.docs.length, 0);
+  const all = { docs: new Float64Array(n), freq: new Uint32Array(n), size: new Uint32Array(n), syncedAt: 0 };
+  let k = 0;
+  for (const list of lists) {
+    all.docs.set(list.docs, k);
+    all.freq.set(list.freq, k);
+    all.size.set(list.size, k);
+    k += list.docs.length;
+  }
+  return isAscending(all.docs) ? all : sortedByDoc(all);
+}
+
+function isAscending(docs: Float64Array): boolean {
+  for (let i = 1; i < docs.length; i++) if ((docs[i] as number) <= (docs[i - 1] as number)) return false;
+  return true;
+}
+
+function sortedByDoc(list: Postings): Postings {
+  const order = Array.from(list.docs.keys()).sort(
+    (a, b) => (list.docs[a] as number) - (list.docs[b] as number),
+  );
+  return {
+    docs: Float64Array.from(order, (i) => list.docs[i] as number),
+    freq: Uint32Array.from(order, (i) => list.freq[i] as number),
+    size: Uint32Array.from(order, (i) => list.size[i] as number),
+    syncedAt: list.syncedAt,
+  };
+}
+
+/** SQLite's varints (big-endian groups of seven bits; a ninth byte gives all eight), as FTS5 stores counts. */
+function varints(bytes: Uint8Array): number[] {
+  const values: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    let value = 0;
+    for (let n = 1; ; n++) {
+      const byte = bytes[i++] as number;
+      if (n === 9) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if (!(byte & 0x80) || i >= bytes.length) break;
+    }
+    values.push(value);
+  }
+  return values;
+}
+
+/** The sum of the varints in a hex string: a docsize row's column lengths, the row's length. */
+function varintSum(hex: string): number {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return varints(bytes).reduce((sum, n) => sum + n, 0);
+}

@@ -1,0 +1,215 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { HeldBm25 } from "../src/retrieval/held-bm25";
+
+/**
+ * HeldBm25 answers FTS5's own `ORDER BY bm25(t) LIMIT n`, query after query, while rows are added,
+ * replaced and deleted between them: the same rows in the same order with the same scores.
+ */
+
+const word = fc.constantFrom(
+  "team",
+  "teams",
+  "teaming",
+  "budget",
+  "billing",
+  "postgres",
+  "deploy",
+  "deployment",
+  "region",
+  "owner",
+  "q3",
+  "week",
+  "1",
+  "things",
+  "stand",
+);
+const text = fc.array(word, { minLength: 1, maxLength: 14 }).map((w) => w.join(" "));
+
+type Step =
+  | { kind: "insert"; text: string; speaker: string }
+  | { kind: "replace"; pick: number; text: string }
+  | { kind: "delete"; pick: number }
+  | { kind: "query"; words: string[]; limit: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("insert" as const),
+      text,
+      speaker: fc.constantFrom("user", "team lead"),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("replace" as const), pick: fc.nat(), text }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("query" as const),
+      words: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }),
+      limit: fc.integer({ min: 1, max: 30 }),
+    }),
+  },
+);
+
+function ftsRanking(sql: SqlStorage, table: string, phrases: string[], limit: number) {
+  return sql
+    .exec<{ doc: number; score: number }>(
+      `SELECT rowid AS doc, bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
+      phrases.join(" OR "),
+      limit,
+    )
+    .toArray()
+    .map((r) => ({ doc: r.doc, score: r.score }));
+}
+
+/** Lets the object's implicit transaction end, so FTS5 stores the table's counts (it does at commit). */
+const committed = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+function expectSameRanking(held: { doc: number; score: number }[], fts: { doc: number; score: number }[]) {
+  expect(held.map((r) => r.doc)).toEqual(fts.map((r) => r.doc));
+  held.forEach((r, i) => {
+    const other = (fts[i] as { score: number }).score;
+    expect(Math.abs(r.score - other)).toBeLessThanOrEqual(1e-12 * Math.abs(other));
+  });
+}
+
+describe("held bm25", () => {
+  it("ranks as FTS5 does through inserts, replacements and deletions (two indexed columns)", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
+          const table = `held_t${round++}`;
+          sql.exec(
+            `CREATE VIRTUAL TABLE ${table} USING fts5(id UNINDEXED, speaker, content, tokenize = 'porter unicode61')`,
+          );
+          // Small bounds, so lists are let go and read again as the run goes.
+          const held = new HeldBm25(sql, table, 120);
+          const live: number[] = [];
+          let queried = 0;
+          for (const s of steps) {
+            if (s.kind === "insert") {
+              sql.exec(`INSERT INTO ${table} (id, speaker, content) VALUES ('m', ?, ?)`, s.speaker, s.text);
+              const doc = sql.exec<{ r: number }>("SELECT last_insert_rowid() AS r").one().r;
+              live.push(doc);
+              held.changed([doc]);
+            } else if (s.kind === "replace" && live.length) {
+              const doc = live[s.pick % live.length] as number;
+              sql.exec(`DELETE FROM ${table} WHERE rowid = ?`, doc);
+              sql.exec(
+                `INSERT INTO ${table} (rowid, id, speaker, content) VALUES (?, 'm', 'user', ?)`,
+                doc,
+                s.text,
+              );
+              held.changed([doc]);
+            } else if (s.kind === "delete" && live.length) {
+              const [doc] = live.splice(s.pick % live.length, 1) as [number];
+              sql.exec(`DELETE FROM ${table} WHERE rowid = ?`, doc);
+              held.changed([doc]);
+            } else if (s.kind === "query") {
+              const phrases = s.words.map((w) => `"${w}"`);
+              await committed();
+              const ranked = held.rank(phrases, s.limit);
+              // An empty table is FTS5's to answer (its counts are nothing to hold lists against).
+              expect(ranked.held).toBe(live.length > 0);
+              expectSameRanking(ranked.rows, ftsRanking(sql, table, phrases, s.limit));
+              queried++;
+            }
+          }
+          sql.exec(`DROP TABLE ${table}`);
+          return queried >= 0;
+        }),
+        { numRuns: 120 },
+      );
+    });
+  });
+
+  it("rows added past every held one need only `appended`", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.oneof(text, fc.uniqueArray(word, { minLength: 1, maxLength: 3 })), {
+            minLength: 1,
+            maxLength: 50,
+          }),
+          async (steps) => {
+            const table = `append_t${round++}`;
+            sql.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(content, tokenize = 'porter unicode61')`);
+            const held = new HeldBm25(sql, table);
+            let rows = 0;
+            for (const s of steps) {
+              if (typeof s === "string") {
+                sql.exec(`INSERT INTO ${table} (content) VALUES (?)`, s);
+                held.appended();
+                rows++;
+              } else {
+                const phrases = s.map((w) => `"${w}"`);
+                await committed();
+                const ranked = held.rank(phrases, 10);
+                expect(ranked.held).toBe(rows > 0);
+                expectSameRanking(ranked.rows, ftsRanking(sql, table, phrases, 10));
+              }
+            }
+            sql.exec(`DROP TABLE ${table}`);
+          },
+        ),
+        { numRuns: 120 },
+      );
+    });
+  });
+
+  it("holds a phrase's list between queries, and lets every list go when rows change unreported", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_u USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 0; i < 50; i++)
+        sql.exec("INSERT INTO held_u (content) VALUES (?)", `team week ${i % 7} budget`);
+      await committed();
+      const held = new HeldBm25(sql, "held_u");
+      const phrases = ['"team"', '"3"'];
+      let ranked = held.rank(phrases, 5);
+      expect(ranked.held).toBe(true);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_u", phrases, 5));
+      expect(held.size()).toBe(50 + 7);
+      // A write nobody reported moves the table's counts: the held lists are let go, not trusted.
+      sql.exec("INSERT INTO held_u (content) VALUES ('team team 3 3 3')");
+      await committed();
+      ranked = held.rank(phrases, 5);
+      expect(ranked.held).toBe(true);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_u", phrases, 5));
+      expect(ranked.rows[0]?.doc).toBe(51);
+      expect(held.size()).toBe(51 + 8);
+    });
+  });
+
+  it("in the same turn as a write, before FTS5 stores its counts, FTS5 ranks", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_v USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 0; i < 30; i++) sql.exec("INSERT INTO held_v (content) VALUES (?)", `team week ${i % 5}`);
+      await committed();
+      const held = new HeldBm25(sql, "held_v");
+      expect(held.rank(['"team"', '"4"'], 3).held).toBe(true);
+      sql.exec("INSERT INTO held_v (content) VALUES ('team 4 4')");
+      held.appended();
+      const ranked = held.rank(['"team"', '"4"'], 3);
+      expect(ranked.held).toBe(false);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_v", ['"team"', '"4"'], 3));
+      expect(ranked.rows[0]?.doc).toBe(31);
+      await committed();
+      const later = held.rank(['"team"', '"4"'], 3);
+      expect(later.held).toBe(true);
+      expectSameRanking(later.rows, ftsRanking(sql, "held_v", ['"team"', '"4"'], 3));
+    });
+  });
+});
