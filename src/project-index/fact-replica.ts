@@ -8,7 +8,14 @@ import {
   NEIGHBOURS,
 } from "../facts/fact-candidates";
 import { leanFactRow } from "../facts/fact-rows";
-import { matchAnyForm, RANKED_MATCH_BUDGET, rankedTerms, rankedTermsWithin } from "../retrieval/query-terms";
+import { HeldBm25 } from "../retrieval/held-bm25";
+import {
+  anyFormPhrases,
+  matchAnyForm,
+  RANKED_MATCH_BUDGET,
+  rankedTerms,
+  rankedTermsWithin,
+} from "../retrieval/query-terms";
 
 /**
  * A project's facts as its index object keeps them: a read replica of the `facts` rows in D1, current
@@ -193,12 +200,15 @@ export class FactReplica {
   /** Full-text rows added, and removed at most, since the object started: what TermCount is told against. */
   private added = 0;
   private removed = 0;
+  /** bm25 over the full-text index from each phrase's rows held between searches (held-bm25.ts). */
+  private readonly ranking: HeldBm25;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: SqlStorage = storage.sql,
   ) {
     for (const statement of SCHEMA) sql.exec(statement);
+    this.ranking = new HeldBm25(sql, "replica_search");
     // A replica made before rows carried their revision: those rows are always sent (revision unknown).
     const columns = sql.exec<{ name: string }>("PRAGMA table_info(replica_facts)").toArray();
     if (!columns.some((c) => c.name === "revision")) {
@@ -348,7 +358,7 @@ export class FactReplica {
         : rows.length > NAMED_PAGE
           ? "all"
           : this.touchedBy(idList, refs);
-    this.storage.transactionSync(() => {
+    const docs = this.storage.transactionSync(() => {
       this.sql.exec(
         `DELETE FROM replica_search WHERE rowid IN (
           SELECT doc FROM replica_facts WHERE id IN (SELECT value FROM json_each(?)))`,
@@ -380,7 +390,16 @@ export class FactReplica {
         "INSERT INTO replica_state (id, revision) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET revision = excluded.revision",
         revision,
       );
+      // The full-text rows the page deleted or wrote: the rows of its facts, old versions and new.
+      return this.sql
+        .exec<{ doc: number }>(
+          "SELECT doc FROM replica_facts WHERE id IN (SELECT value FROM json_each(?))",
+          idList,
+        )
+        .toArray()
+        .map((r) => r.doc);
     });
+    this.ranking.changed(docs);
     this.added += added;
     this.removed += rows.length;
     if (forget === "all") this.namedParts.clear();
@@ -421,24 +440,21 @@ export class FactReplica {
     const { counts, choice } = this.rankingOf(query.terms);
     const visible = "(f.user_id IS NULL OR f.user_id = ?)";
     const matched = choice.ranked.length
-      ? this.rows(
-          // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the limit;
-          // ordering by an expression of the rowid would sort every match first.
-          `SELECT f.id, f.key FROM (
-            SELECT rowid AS doc, ${choice.newest ? "-rowid" : "bm25(replica_search)"} AS score
-            FROM replica_search WHERE replica_search MATCH ?
-            ORDER BY ${choice.newest ? "rowid DESC" : "score"} LIMIT ?
-          ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
-          WHERE f.tx_end IS NULL AND ${visible}
-          ORDER BY hit.score, f.tx_start DESC, f.id DESC LIMIT ?`,
-          // Sorted by the terms themselves, not by rarity: bm25 adds their weights in the expression's
-          // order, so counts remembered across a write, which can order two terms whose bounds overlap
-          // either way, rank exactly as counts taken now.
-          matchAnyForm([...choice.ranked].sort()),
-          (limits.matched + 1) * 2,
-          query.userId,
-          limits.matched + 1,
-        )
+      ? choice.newest
+        ? this.rows(
+            // The newest matches are read in rowid order, which FTS5 walks backwards and stops at the
+            // limit; ordering by an expression of the rowid would sort every match first.
+            `SELECT f.id, f.key FROM (
+              SELECT rowid AS doc FROM replica_search WHERE replica_search MATCH ? ORDER BY rowid DESC LIMIT ?
+            ) hit CROSS JOIN replica_facts f ON f.doc = hit.doc
+            WHERE f.tx_end IS NULL AND ${visible}
+            ORDER BY hit.doc DESC, f.tx_start DESC, f.id DESC LIMIT ?`,
+            matchAnyForm([...choice.ranked].sort()),
+            (limits.matched + 1) * 2,
+            query.userId,
+            limits.matched + 1,
+          )
+        : this.bestMatches(choice.ranked, query.userId)
       : [];
     const similar = query.similarIds.length
       ? this.rows(
@@ -508,6 +524,42 @@ export class FactReplica {
       history: ids(history),
       rows,
     };
+  }
+
+  /**
+   * Reads a few of the full-text lists searches wanted and did not hold (held-bm25.ts); true while some
+   * are still wanted. Called between requests, off the search's path.
+   */
+  prepareRanking(): boolean {
+    return this.ranking.prepare();
+  }
+
+  /**
+   * The current matches this user may know of, best first by bm25 over `terms` in every form
+   * (matchAnyForm), as D1's statement ranks them: the best rows of the full-text index, then their facts
+   * by score, newest first within a score.
+   */
+  private bestMatches(terms: readonly string[], userId: string): FoundRow[] {
+    const limit = FACT_CANDIDATE_LIMITS.matched + 1;
+    // Sorted by the terms themselves, not by rarity: bm25 adds their weights in the expression's order,
+    // so counts remembered across a write, which can order two terms whose bounds overlap either way,
+    // rank exactly as counts taken now.
+    const { rows } = this.ranking.rank(anyFormPhrases([...terms].sort()), limit * 2);
+    // Equal scores share a place, so the facts' own order decides between them.
+    const places: [number, number][] = [];
+    rows.forEach((row, i) => {
+      const previous = rows[i - 1];
+      const place = previous && previous.score === row.score ? (places[i - 1] as [number, number])[1] : i;
+      places.push([row.doc, place]);
+    });
+    return this.rows(
+      `SELECT f.id, f.key FROM json_each(?) hit CROSS JOIN replica_facts f ON f.doc = hit.value ->> 0
+        WHERE f.tx_end IS NULL AND (f.user_id IS NULL OR f.user_id = ?)
+        ORDER BY hit.value ->> 1, f.tx_start DESC, f.id DESC LIMIT ?`,
+      JSON.stringify(places),
+      userId,
+      limit,
+    );
   }
 
   /**

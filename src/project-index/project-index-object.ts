@@ -92,6 +92,9 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
     await this.catchUp(tenant, projectId, CATCH_UP_PAGES);
   }
 
+  /** Whether a slice of reading full-text lists is scheduled (prepareRankingSoon). */
+  private preparingRanking = false;
+
   /**
    * The nearest facts and, once the replica holds the reader's revision, the query-dependent part of
    * its fact search. A replica behind it reads one page while the search waits; still behind, it
@@ -126,7 +129,29 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
       known: request.knownIds,
       since: request.knownAt,
     });
+    this.prepareRankingSoon();
     return { near, rows };
+  }
+
+  /**
+   * The full-text lists the search wanted are read after it has answered, a few at a time, each slice
+   * after whatever requests arrived meanwhile.
+   */
+  private prepareRankingSoon(): void {
+    if (this.preparingRanking) return;
+    this.preparingRanking = true;
+    const slice = () => {
+      let more = false;
+      try {
+        more = this.replica.prepareRanking();
+      } catch (error) {
+        // Only speed is lost: FTS5 goes on ranking the phrases not held.
+        console.error("could not read full-text lists", error);
+      }
+      if (more) setTimeout(slice, 0);
+      else this.preparingRanking = false;
+    };
+    setTimeout(slice, 0);
   }
 
   /**

@@ -32,6 +32,9 @@ const B = 0.75;
 /** Rows reported since the oldest held list was read, at most; past it every list is let go. */
 const JOURNAL_LIMIT = 20_000;
 
+/** Phrases waiting to be read, and phrases known too large to hold, at most. */
+const WANTED_LIMIT = 256;
+
 /** Held postings for a table's rankings: at most this many (row, frequency, length) triples, 16 bytes each. */
 export const HELD_POSTINGS = 200_000;
 
@@ -60,6 +63,10 @@ interface TableCounts {
 
 export class HeldBm25 {
   private readonly held = new Map<string, Postings>();
+  /** Phrases rankings asked for and did not find held, for `prepare`. */
+  private readonly wanted = new Set<string>();
+  /** Phrases whose list is too large to hold (`keep`): FTS5 ranks them, and they are not read again. */
+  private readonly unheld = new Set<string>();
   private heldPostings = 0;
   private seq = 0;
   /** Rows written or deleted, by rowid, with the sequence number of their last report. */
@@ -88,9 +95,25 @@ export class HeldBm25 {
     this.seq++;
   }
 
+  /**
+   * Reads the lists of up to `phrases` phrases a ranking wanted and did not hold; true while some are
+   * still wanted. The owner calls it off the question's path, between requests.
+   */
+  prepare(phrases = 2): boolean {
+    if (this.wanted.size === 0) return false;
+    const counts = this.counts();
+    for (const phrase of [...this.wanted].slice(0, phrases)) {
+      this.wanted.delete(phrase);
+      if (counts.rows > 0 && !this.held.has(phrase)) this.postings(phrase, counts);
+    }
+    return this.wanted.size > 0;
+  }
+
   /** Lets every held list go (a rolled-back write, a rebuilt table). */
   reset(): void {
     this.held.clear();
+    this.wanted.clear();
+    this.unheld.clear();
     this.heldPostings = 0;
     this.touched.clear();
     this.lastCounts = undefined;
@@ -111,10 +134,23 @@ export class HeldBm25 {
   rank(phrases: readonly string[], limit: number): { rows: RankedRow[]; held: boolean } {
     if (phrases.length === 0 || limit <= 0) return { rows: [], held: true };
     const counts = this.counts();
+    // A phrase seen for the first time is read after the answer (`prepare`): reading its list costs
+    // two or three times FTS5's own ranking of it, which would fall on the question that first uses it.
+    const missing = phrases.filter((phrase) => !this.held.has(phrase));
+    if (missing.length) {
+      for (const phrase of missing) {
+        if (!this.unheld.has(phrase) && this.wanted.size < WANTED_LIMIT) this.wanted.add(phrase);
+      }
+      return { rows: this.ranked(phrases, limit), held: false };
+    }
     const lists: Postings[] = [];
     for (const phrase of phrases) {
       const list = counts.rows > 0 ? this.postings(phrase, counts) : undefined;
-      if (!list) return { rows: this.ranked(phrases, limit), held: false };
+      if (!list) {
+        // Not brought up to date (counts not yet stored): read again after.
+        if (!this.held.has(phrase) && this.wanted.size < WANTED_LIMIT) this.wanted.add(phrase);
+        return { rows: this.ranked(phrases, limit), held: false };
+      }
       lists.push(list);
     }
     if (!this.verified(phrases, lists, counts)) return { rows: this.ranked(phrases, limit), held: false };
@@ -152,7 +188,7 @@ export class HeldBm25 {
     const table = `"${this.table}"`;
     const stored = this.sql
       .exec<{ score: number }>(
-        `SELECT bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`,
+        `SELECT bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
         phrases[best] as string,
         list.docs[0] as number,
       )
@@ -209,12 +245,12 @@ export class HeldBm25 {
     const read = earlier.length
       ? this.read(
           phrase,
-          "AND (rowid > ? OR rowid IN (SELECT value FROM json_each(?)))",
+          "AND (rowid > CAST(? AS INTEGER) OR rowid IN (SELECT value FROM json_each(?)))",
           [last, JSON.stringify(earlier)],
           kept.docs.length,
           counts,
         )
-      : this.read(phrase, "AND rowid > ?", [last], kept.docs.length, counts);
+      : this.read(phrase, "AND rowid > CAST(? AS INTEGER)", [last], kept.docs.length, counts);
     return read && { ...merged([kept, read]), syncedAt: this.seq };
   }
 
@@ -269,8 +305,12 @@ export class HeldBm25 {
 
   private keep(phrase: string, list: Postings): void {
     const n = list.docs.length;
-    // A list larger than a quarter of the bound would push out the rest: it is used once and not held.
-    if (n > this.maxPostings / 4) return;
+    // A list larger than a quarter of the bound would push out the rest: not held.
+    if (n > this.maxPostings / 4) {
+      if (this.unheld.size >= WANTED_LIMIT) this.unheld.clear();
+      this.unheld.add(phrase);
+      return;
+    }
     this.held.set(phrase, list);
     this.heldPostings += n;
     for (const [oldest] of this.held) {

@@ -42,7 +42,12 @@ export function matchExpression(terms: readonly string[]): string {
  * its bm25 order for the worse on BEAM (evidence recall @8k 0.733 → 0.729).
  */
 export function matchAnyForm(terms: readonly string[]): string {
-  return matchExpression([...new Set(terms.flatMap(porterForms))]);
+  return anyFormPhrases(terms).join(" OR ");
+}
+
+/** matchAnyForm's phrases, in its order: each form of each term once, quoted. */
+export function anyFormPhrases(terms: readonly string[]): string[] {
+  return [...new Set(terms.flatMap(porterForms))].map((t) => `"${t}"`);
 }
 
 /**
