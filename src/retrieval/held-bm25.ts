@@ -251,7 +251,9 @@ export class HeldBm25 {
           counts,
         )
       : this.read(phrase, "AND rowid > CAST(? AS INTEGER)", [last], kept.docs.length, counts);
-    return read && { ...merged([kept, read]), syncedAt: this.seq };
+    if (!read) return undefined;
+    // After most writes the phrase gains no row: the kept list goes on as it is.
+    return { ...(read.docs.length ? merged([kept, read]) : kept), syncedAt: this.seq };
   }
 
   /**
@@ -392,6 +394,8 @@ function topRows(lists: readonly Postings[], counts: TableCounts, limit: number)
 function keepRows(list: Postings, keep: (doc: number) => boolean): Postings {
   const indexes: number[] = [];
   for (let i = 0; i < list.docs.length; i++) if (keep(list.docs[i] as number)) indexes.push(i);
+  // Lists are never changed in place, so one that loses no row is shared, not copied.
+  if (indexes.length === list.docs.length) return list;
   return {
     docs: Float64Array.from(indexes, (i) => list.docs[i] as number),
     freq: Uint32Array.from(indexes, (i) => list.freq[i] as number),
