@@ -42,7 +42,7 @@ export interface CompileTrace {
   /** Messages not yet extracted when this compile read state (the same as extraction.pending_messages). */
   extraction_pending?: number;
   /** What the thread object holds in memory between compiles, after this one. */
-  held?: { fact_rows: number; compiled_objects: number };
+  held?: { fact_rows: number; compiled_objects: number; message_postings: number };
   /** Where the question's evidence was found, and the share of the budget stored state could take. */
   budget?: { evidence: EvidenceSource; state_share: number };
 }

@@ -31,7 +31,12 @@ export function queryTerms(query: string, maxTerms = MAX_QUERY_TERMS): string[] 
 
 /** The MATCH expression for any of `terms` (queryTerms' runs of letters and digits), each quoted. */
 export function matchExpression(terms: readonly string[]): string {
-  return terms.map((t) => `"${t}"`).join(" OR ");
+  return quotedPhrases(terms).join(" OR ");
+}
+
+/** matchExpression's phrases, in its order: each term quoted (held-bm25.ts ranks by them). */
+export function quotedPhrases(terms: readonly string[]): string[] {
+  return terms.map((t) => `"${t}"`);
 }
 
 /**
@@ -47,7 +52,7 @@ export function matchAnyForm(terms: readonly string[]): string {
 
 /** matchAnyForm's phrases, in its order: each form of each term once, quoted. */
 export function anyFormPhrases(terms: readonly string[]): string[] {
-  return [...new Set(terms.flatMap(porterForms))].map((t) => `"${t}"`);
+  return quotedPhrases([...new Set(terms.flatMap(porterForms))]);
 }
 
 /**

@@ -206,7 +206,11 @@ export class Compilation {
         timings,
         extraction,
         extraction_pending: extraction.pending_messages,
-        held: { fact_rows: facts.heldRows(), compiled_objects: this.cache.size },
+        held: {
+          fact_rows: facts.heldRows(),
+          compiled_objects: this.cache.size,
+          message_postings: transcript.episodes.heldPostings(),
+        },
       },
       trace_id: ulid(),
     };

@@ -226,6 +226,8 @@ export class ThreadObject extends DurableObject<Env> implements ThreadRpc {
         extraction,
         waitedMs,
       );
+      // The full-text lists the message search wanted and did not hold, read between requests.
+      this.upkeep.afterRead(() => this.transcript.episodes.prepareRanking());
       return { ok: true, value } as const;
     }, "read");
   }

@@ -92,6 +92,8 @@ export class Upkeep {
   private caughtUpRound = 0;
   /** Compiles waiting for a round to catch up. */
   private catchUpWaiters: { round: number; resolve: () => void }[] = [];
+  /** Whether `afterRead`'s slices are running. */
+  private preparing = false;
 
   constructor(
     private readonly host: BackgroundHost,
@@ -138,6 +140,29 @@ export class Upkeep {
     const first = this.lastRead === 0;
     this.lastRead = now;
     return first;
+  }
+
+  /**
+   * After a compile: what it found missing from the read path's memory (a full-text list a question
+   * wanted) is read by `slice`, a piece at a time between requests, while it returns true. Not a pass:
+   * nothing is written, and a write's pass is neither started nor held back by it.
+   */
+  afterRead(slice: () => boolean): void {
+    if (this.preparing) return;
+    this.preparing = true;
+    const done = this.keepAlive();
+    void (async () => {
+      try {
+        do await this.idle();
+        while (slice());
+      } catch (error) {
+        // Only speed is lost: the next compile reads what it needs itself.
+        console.error("read-path preparation failed", error);
+      } finally {
+        this.preparing = false;
+        done();
+      }
+    })();
   }
 
   /** After a write: an interactive thread's pass is scheduled; any other's work is the queue's. */

@@ -353,13 +353,19 @@ export const ContextResult = z
             "joint bound).",
         }),
       held: z
-        .object({ fact_rows: z.number().int(), compiled_objects: z.number().int() })
+        .object({
+          fact_rows: z.number().int(),
+          compiled_objects: z.number().int(),
+          message_postings: z.number().int(),
+        })
         .optional()
         .openapi({
           description:
             "What the thread's object holds in memory between compiles, after this one: `fact_rows` the candidate " +
             "fact versions of its last few searches, `compiled_objects` the normalised objects its compile cache " +
-            "keeps. Both are bounded whatever the project holds; this is how an operator sees it.",
+            "keeps, `message_postings` the (message, term count, length) entries of the full-text lists its " +
+            "message search ranks from (16 bytes each). All are bounded whatever the project and the thread " +
+            "hold; this is how an operator sees it.",
         }),
     }),
   })

@@ -3,8 +3,9 @@ import type { MessageScope } from "../../items/types";
 import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
+import { HeldBm25 } from "../../retrieval/held-bm25";
 import { LONG_MESSAGE_CHARS, passages } from "../../retrieval/passages";
-import { matchExpression, queryTerms, rankedTerms } from "../../retrieval/query-terms";
+import { matchExpression, queryTerms, quotedPhrases, rankedTerms } from "../../retrieval/query-terms";
 import { compareBinary } from "../binary-collation";
 import { embedIntoIndex } from "../retrieval/embed-into-index";
 import { type FtsTable, TermCounts } from "./term-counts";
@@ -34,12 +35,18 @@ export const EMBED_PER_QUERY = 100;
 export const ORDER_LIMIT = 50_000;
 /** Message records kept decoded between compiles at most, least recently used dropped first. */
 export const RECORD_CACHE_LIMIT = 10_000;
+/**
+ * Postings each full-text index's held bm25 lists keep at most (16 bytes each: 1.6 MB a table). A
+ * ranked term matches at most RANKED_MATCH_BUDGET messages, so this holds a score of common words.
+ */
+export const HELD_MESSAGE_POSTINGS = 100_000;
 
 export type EpisodeRow = MessageRecord;
 
 export interface EpisodeIndexOptions {
   orderLimit?: number;
   recordCacheLimit?: number;
+  heldPostings?: number;
 }
 
 export class EpisodeIndex {
@@ -73,6 +80,13 @@ export class EpisodeIndex {
   /** The same for passage_fts's rows. */
   private readonly passageIds = new Map<number, string>();
   /**
+   * Each table's bm25 ranking from per-term lists held between compiles (src/retrieval/held-bm25.ts):
+   * FTS5 ranks every match of the ranked terms, up to RANKED_MATCH_BUDGET of them a table, the larger
+   * part of a question's message search in a long thread, and questions share their common words. Rows
+   * are only ever appended (`add`), or taken back with a rolled-back transaction (`rolledBack`).
+   */
+  private readonly rankings: Record<FtsTable, HeldBm25>;
+  /**
    * The transcript's last messages with their detail forms and scope, as `tail` last read them. A
    * message, its forms and its scope are written only through this object's `add` and `rescoped`, which
    * keep it exact: a new turn is appended once its transaction is in (see `added`), a new scope replaces
@@ -94,12 +108,18 @@ export class EpisodeIndex {
     this.order = new TranscriptOrder(sql, options.orderLimit ?? ORDER_LIMIT);
     this.termCounts = new TermCounts(sql);
     this.recordCacheLimit = options.recordCacheLimit ?? RECORD_CACHE_LIMIT;
+    const heldPostings = options.heldPostings ?? HELD_MESSAGE_POSTINGS;
+    this.rankings = {
+      episode_fts: new HeldBm25(sql, "episode_fts", heldPostings),
+      passage_fts: new HeldBm25(sql, "passage_fts", heldPostings),
+    };
     for (const statement of EPISODE_SCHEMA) sql.exec(statement);
   }
 
   /** Indexes every stored message: once, for a thread whose messages predate the index. */
   backfill(): void {
     this.sql.exec("INSERT INTO episode_fts (id, speaker, content) SELECT id, speaker, content FROM messages");
+    this.rankings.episode_fts.appended();
   }
 
   /** Indexes every stored message by passage: once, for a thread whose messages predate that index. */
@@ -113,6 +133,7 @@ export class EpisodeIndex {
       LONG_MESSAGE_CHARS,
     );
     for (const { id, content } of long) this.addPassages(id, content);
+    this.rankings.passage_fts.appended();
   }
 
   private addPassages(id: string, content: string): void {
@@ -141,6 +162,8 @@ export class EpisodeIndex {
     this.ftsIds.clear();
     this.passageIds.clear();
     this.termCounts.writing();
+    this.rankings.episode_fts.appended();
+    this.rankings.passage_fts.appended();
     this.sql.exec(
       "INSERT INTO episode_fts (id, speaker, content) VALUES (?, ?, ?)",
       message.id,
@@ -156,6 +179,9 @@ export class EpisodeIndex {
    */
   rolledBack(): void {
     this.termCounts.written();
+    // The rolled-back rows' rowids go to the next rows written: no held list can tell them apart.
+    this.rankings.episode_fts.reset();
+    this.rankings.passage_fts.reset();
     this.tailBeforeAdd = undefined;
     this.addedRecords = [];
   }
@@ -263,16 +289,16 @@ export class EpisodeIndex {
       ? rankedTerms(terms, this.termCounts.count(table, terms))
       : { ranked: terms, newest: false };
     if (choice.ranked.length === 0) return [];
-    const rowids = this.sql
-      .exec<{ r: number }>(
-        choice.newest
-          ? `SELECT rowid AS r FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`
-          : `SELECT rowid AS r FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
-        matchExpression(choice.ranked),
-        limit,
-      )
-      .toArray()
-      .map((row) => row.r);
+    const rowids = choice.newest
+      ? this.sql
+          .exec<{ r: number }>(
+            `SELECT rowid AS r FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`,
+            matchExpression(choice.ranked),
+            limit,
+          )
+          .toArray()
+          .map((row) => row.r)
+      : this.rankings[table].rank(quotedPhrases(choice.ranked), limit).rows.map((row) => row.doc);
     const unknown = rowids.filter((r) => !held.has(r));
     if (held.size + unknown.length > this.recordCacheLimit) held.clear();
     for (const row of this.byIds<{ r: number; id: string }>(
@@ -282,6 +308,20 @@ export class EpisodeIndex {
       held.set(row.r, row.id);
     }
     return rowids.map((r) => held.get(r) as string);
+  }
+
+  /**
+   * Reads a few of the full-text lists message searches wanted and did not hold, off the question's path
+   * (src/retrieval/held-bm25.ts `prepare`); true while some are still wanted.
+   */
+  prepareRanking(): boolean {
+    if (this.rankings.episode_fts.prepare()) return true;
+    return this.rankings.passage_fts.prepare();
+  }
+
+  /** Postings the held full-text lists keep now, over both tables (trace.held). */
+  heldPostings(): number {
+    return this.rankings.episode_fts.size() + this.rankings.passage_fts.size();
   }
 
   /**
