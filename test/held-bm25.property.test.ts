@@ -65,6 +65,10 @@ function ftsRanking(sql: SqlStorage, table: string, phrases: string[], limit: nu
     .map((r) => ({ doc: r.doc, score: r.score }));
 }
 
+function matchCount(sql: SqlStorage, table: string, phrase: string): number {
+  return sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`, phrase).one().n;
+}
+
 /** Lets the object's implicit transaction end, so FTS5 stores the table's counts (it does at commit). */
 const committed = () => new Promise((resolve) => setTimeout(resolve, 1));
 
@@ -82,6 +86,7 @@ describe("held bm25", () => {
     await runInDurableObject(stub, async (_object, state) => {
       const sql = state.storage.sql;
       let round = 0;
+      let inlineHeld = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
           const table = `held_t${round++}`;
@@ -114,9 +119,12 @@ describe("held bm25", () => {
             } else if (s.kind === "query") {
               const phrases = s.words.map((w) => `"${w}"`);
               await committed();
-              // A phrase seen for the first time is ranked by FTS5 and read afterwards (`prepare`).
-              const first = held.rank(phrases, s.limit);
+              // A phrase seen for the first time is ranked by FTS5 and read afterwards (`prepare`), unless
+              // the caller's counts say the phrases not held are rare: then they are read at once.
+              const matches = queried % 2 ? phrases.map((p) => matchCount(sql, table, p)) : undefined;
+              const first = held.rank(phrases, s.limit, matches);
               expectSameRanking(first.rows, ftsRanking(sql, table, phrases, s.limit));
+              if (matches) inlineHeld += first.held ? 1 : 0;
               while (held.prepare()) {}
               const ranked = held.rank(phrases, s.limit);
               // An empty table is FTS5's to answer (its counts are nothing to hold lists against).
@@ -130,6 +138,8 @@ describe("held bm25", () => {
         }),
         { numRuns: 120 },
       );
+      // Rankings did read rare phrases at once, not only after.
+      expect(inlineHeld).toBeGreaterThan(10);
     });
   });
 

@@ -32,6 +32,12 @@ const B = 0.75;
 /** Rows reported since the oldest held list was read, at most; past it every list is let go. */
 const JOURNAL_LIMIT = 20_000;
 
+/**
+ * Rows a ranking reads itself, over the phrases it does not hold, before it leaves the question to FTS5:
+ * a rare phrase's list costs less to read than FTS5's ranking of the common ones beside it.
+ */
+const INLINE_ROWS = 256;
+
 /** Phrases waiting to be read, and phrases known too large to hold, at most. */
 const WANTED_LIMIT = 256;
 
@@ -131,13 +137,17 @@ export class HeldBm25 {
    * (FTS5 stores them when a transaction ends, so a ranking in the same turn as a write sees older ones),
    * FTS5 ranks them itself.
    */
-  rank(phrases: readonly string[], limit: number): { rows: RankedRow[]; held: boolean } {
+  rank(
+    phrases: readonly string[],
+    limit: number,
+    matches?: readonly number[],
+  ): { rows: RankedRow[]; held: boolean } {
     if (phrases.length === 0 || limit <= 0) return { rows: [], held: true };
     const counts = this.counts();
     // A phrase seen for the first time is read after the answer (`prepare`): reading its list costs
     // two or three times FTS5's own ranking of it, which would fall on the question that first uses it.
     const missing = phrases.filter((phrase) => !this.held.has(phrase));
-    if (missing.length) {
+    if (missing.length && !this.readSmall(phrases, matches, counts)) {
       for (const phrase of missing) {
         if (!this.unheld.has(phrase) && this.wanted.size < WANTED_LIMIT) this.wanted.add(phrase);
       }
@@ -156,6 +166,32 @@ export class HeldBm25 {
     if (!this.verified(phrases, lists, counts)) return { rows: this.ranked(phrases, limit), held: false };
     this.lastCounts = { ...counts, seq: this.seq };
     return { rows: topRows(lists, counts, limit), held: true };
+  }
+
+  /**
+   * Reads the lists of the phrases not held when the caller knows they match at most INLINE_ROWS rows
+   * together (`matches`, each phrase's count); true when every phrase is then held.
+   */
+  private readSmall(
+    phrases: readonly string[],
+    matches: readonly number[] | undefined,
+    counts: TableCounts,
+  ): boolean {
+    if (!matches || counts.rows === 0) return false;
+    let rows = 0;
+    phrases.forEach((phrase, i) => {
+      if (!this.held.has(phrase))
+        rows += this.unheld.has(phrase) ? Number.POSITIVE_INFINITY : (matches[i] ?? 0);
+    });
+    if (!(rows <= INLINE_ROWS)) return false;
+    for (const phrase of phrases) {
+      if (this.held.has(phrase)) continue;
+      const list = this.read(phrase, "", [], 0, counts);
+      if (!list) return false;
+      this.keep(phrase, list);
+      if (!this.held.has(phrase)) return false;
+    }
+    return true;
   }
 
   /** FTS5's own ranking. */
@@ -259,8 +295,7 @@ export class HeldBm25 {
   /**
    * The phrase's rows matching `where`, with their frequency solved from FTS5's one-phrase bm25 and
    * their length from its docsize table; `others` is how many of the phrase's rows are not among them
-   * (bm25's idf counts all). One statement and one string: a row handed to JavaScript one by one costs
-   * more than FTS5's own work for it.
+   * (bm25's idf counts all).
    */
   private read(
     phrase: string,
@@ -269,6 +304,15 @@ export class HeldBm25 {
     others: number,
     counts: TableCounts,
   ): Postings | undefined {
+    return this.solved(this.rows(phrase, where, params), others, counts);
+  }
+
+  /**
+   * The phrase's rows matching `where`, each as "rowid,bm25,hex(docsize)".
+   * One statement and one string: a row handed to JavaScript one by one costs more than FTS5's own work
+   * for it.
+   */
+  private rows(phrase: string, where: string, params: unknown[]): string[] {
     const table = `"${this.table}"`;
     const packed =
       this.sql
@@ -282,7 +326,11 @@ export class HeldBm25 {
           ...params,
         )
         .toArray()[0]?.packed ?? "";
-    const rows = packed ? packed.split(";") : [];
+    return packed ? packed.split(";") : [];
+  }
+
+  /** `rows` as a list, frequencies solved and checked against the scores FTS5 gave. */
+  private solved(rows: readonly string[], others: number, counts: TableCounts): Postings | undefined {
     const idf = inverseFrequency(counts.rows, others + rows.length);
     const avgdl = counts.tokens / counts.rows;
     const docs = new Float64Array(rows.length);

@@ -285,9 +285,8 @@ export class EpisodeIndex {
     // more. A longer one counts each term's matches up to the budget and ranks the rarer terms, so the
     // cost stays bounded however long the thread (query-terms.ts rankedTerms; what is counted is held
     // while it stays exact, term-counts.ts).
-    const choice = this.termCounts.large(table)
-      ? rankedTerms(terms, this.termCounts.count(table, terms))
-      : { ranked: terms, newest: false };
+    const counts = this.termCounts.large(table) ? this.termCounts.count(table, terms) : undefined;
+    const choice = counts ? rankedTerms(terms, counts) : { ranked: terms, newest: false };
     if (choice.ranked.length === 0) return [];
     const rowids = choice.newest
       ? this.sql
@@ -298,7 +297,13 @@ export class EpisodeIndex {
           )
           .toArray()
           .map((row) => row.r)
-      : this.rankings[table].rank(quotedPhrases(choice.ranked), limit).rows.map((row) => row.doc);
+      : this.rankings[table]
+          .rank(
+            quotedPhrases(choice.ranked),
+            limit,
+            counts && choice.ranked.map((term) => counts[terms.indexOf(term)] ?? 0),
+          )
+          .rows.map((row) => row.doc);
     const unknown = rowids.filter((r) => !held.has(r));
     if (held.size + unknown.length > this.recordCacheLimit) held.clear();
     for (const row of this.byIds<{ r: number; id: string }>(
