@@ -41,6 +41,9 @@ const INLINE_ROWS = 256;
 /** Phrases waiting to be read, and phrases known too large to hold, at most. */
 const WANTED_LIMIT = 256;
 
+/** Phrases remembered as asked for once (`want`), at most; the longest-remembered are forgotten first. */
+const SEEN_LIMIT = 4_096;
+
 /** Held postings for a table's rankings: at most this many (row, frequency, length) triples, 16 bytes each. */
 export const HELD_POSTINGS = 200_000;
 
@@ -71,6 +74,8 @@ export class HeldBm25 {
   private readonly held = new Map<string, Postings>();
   /** Phrases rankings asked for and did not find held, for `prepare`. */
   private readonly wanted = new Set<string>();
+  /** Phrases a ranking wanted once, not yet twice (`want`). */
+  private readonly seen = new Set<string>();
   /** Phrases whose list is too large to hold (`keep`): FTS5 ranks them, and they are not read again. */
   private readonly unheld = new Set<string>();
   private heldPostings = 0;
@@ -102,10 +107,10 @@ export class HeldBm25 {
   }
 
   /**
-   * Reads the lists of up to `phrases` phrases a ranking wanted and did not hold; true while some are
+   * Reads the lists of up to `phrases` phrases rankings wanted and did not hold; true while some are
    * still wanted. The owner calls it off the question's path, between requests.
    */
-  prepare(phrases = 2): boolean {
+  prepare(phrases = 1): boolean {
     if (this.wanted.size === 0) return false;
     const counts = this.counts();
     for (const phrase of [...this.wanted].slice(0, phrases)) {
@@ -117,6 +122,8 @@ export class HeldBm25 {
 
   /** Lets every held list go (a rolled-back write, a rebuilt table). */
   reset(): void {
+    // Phrases held were in demand: the next question that wants one has it read again.
+    for (const phrase of this.held.keys()) this.remember(phrase);
     this.held.clear();
     this.wanted.clear();
     this.unheld.clear();
@@ -144,13 +151,12 @@ export class HeldBm25 {
   ): { rows: RankedRow[]; held: boolean } {
     if (phrases.length === 0 || limit <= 0) return { rows: [], held: true };
     const counts = this.counts();
-    // A phrase seen for the first time is read after the answer (`prepare`): reading its list costs
-    // two or three times FTS5's own ranking of it, which would fall on the question that first uses it.
+    // A phrase not held is read between requests (`prepare`, once a second question wants it), unless
+    // the caller knows it is rare: reading a list costs two or three times FTS5's own ranking of it,
+    // which would fall on the question that first uses it.
     const missing = phrases.filter((phrase) => !this.held.has(phrase));
     if (missing.length && !this.readSmall(phrases, matches, counts)) {
-      for (const phrase of missing) {
-        if (!this.unheld.has(phrase) && this.wanted.size < WANTED_LIMIT) this.wanted.add(phrase);
-      }
+      for (const phrase of missing) this.want(phrase);
       return { rows: this.ranked(phrases, limit), held: false };
     }
     const lists: Postings[] = [];
@@ -192,6 +198,30 @@ export class HeldBm25 {
       if (!this.held.has(phrase)) return false;
     }
     return true;
+  }
+
+  /**
+   * A phrase is read (`prepare`) once a second question wants it: in a long thread most of a question's
+   * rarer words come up once, and a list of thousands of rows read for nothing costs the requests
+   * waiting behind it more than FTS5's ranking saved.
+   */
+  private want(phrase: string): void {
+    if (this.unheld.has(phrase) || this.wanted.size >= WANTED_LIMIT) return;
+    if (this.seen.delete(phrase)) {
+      this.wanted.add(phrase);
+      return;
+    }
+    this.remember(phrase);
+  }
+
+  private remember(phrase: string): void {
+    this.seen.add(phrase);
+    if (this.seen.size > SEEN_LIMIT) {
+      for (const oldest of this.seen) {
+        this.seen.delete(oldest);
+        break;
+      }
+    }
   }
 
   /** FTS5's own ranking. */
