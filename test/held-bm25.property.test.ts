@@ -28,12 +28,15 @@ const word = fc.constantFrom(
 const text = fc.array(word, { minLength: 1, maxLength: 14 }).map((w) => w.join(" "));
 
 type Step =
+  | { kind: "slice" }
   | { kind: "insert"; text: string; speaker: string }
   | { kind: "replace"; pick: number; text: string }
   | { kind: "delete"; pick: number }
   | { kind: "query"; words: string[]; limit: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
+  // One slice of reading between writes: a list read in parts while rows change under it.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("slice" as const) }) },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -93,12 +96,15 @@ describe("held bm25", () => {
           sql.exec(
             `CREATE VIRTUAL TABLE ${table} USING fts5(id UNINDEXED, speaker, content, tokenize = 'porter unicode61')`,
           );
-          // Small bounds, so lists are let go and read again as the run goes.
-          const held = new HeldBm25(sql, table, 120);
+          // Small bounds, so lists are let go and read again as the run goes, and read a few rows a slice.
+          const held = new HeldBm25(sql, table, 120, 3);
           const live: number[] = [];
           let queried = 0;
           for (const s of steps) {
-            if (s.kind === "insert") {
+            if (s.kind === "slice") {
+              await committed();
+              held.prepare();
+            } else if (s.kind === "insert") {
               sql.exec(`INSERT INTO ${table} (id, speaker, content) VALUES ('m', ?, ?)`, s.speaker, s.text);
               const doc = sql.exec<{ r: number }>("SELECT last_insert_rowid() AS r").one().r;
               live.push(doc);

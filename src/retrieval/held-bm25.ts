@@ -38,6 +38,12 @@ const JOURNAL_LIMIT = 20_000;
  */
 const INLINE_ROWS = 256;
 
+/**
+ * Rows `prepare` reads a slice at most (some 2 ms): a request that arrives meanwhile waits for the slice,
+ * and a common word's list runs to tens of thousands of rows.
+ */
+export const PREPARE_ROWS = 1_000;
+
 /** Phrases waiting to be read, and phrases known too large to hold, at most. */
 const WANTED_LIMIT = 256;
 
@@ -87,11 +93,20 @@ export class HeldBm25 {
    * counts that move with nothing reported since void the lists.
    */
   private lastCounts: (TableCounts & { seq: number }) | undefined;
+  /**
+   * The list `prepare` is reading, a slice at a time in rowid order: the phrase's rows counted when it
+   * began, the sequence number then (a write reported since makes it start again), the last rowid read
+   * and the parts read so far.
+   */
+  private reading:
+    | { phrase: string; total: number; seq: number; after: number; parts: Postings[] }
+    | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
     private readonly table: string,
     private readonly maxPostings = HELD_POSTINGS,
+    private readonly sliceRows = PREPARE_ROWS,
   ) {}
 
   /** Call when rows were inserted, replaced or deleted (their rowids), in or after their transaction. */
@@ -107,23 +122,61 @@ export class HeldBm25 {
   }
 
   /**
-   * Reads the lists of up to `phrases` phrases rankings wanted and did not hold; true while some are
-   * still wanted. The owner calls it off the question's path, between requests.
+   * Reads, at most `sliceRows` rows at a time, the lists rankings wanted and did not hold; true while
+   * some are still to read. The owner calls it off the question's path, between requests.
    */
-  prepare(phrases = 1): boolean {
-    if (this.wanted.size === 0) return false;
+  prepare(): boolean {
     const counts = this.counts();
-    for (const phrase of [...this.wanted].slice(0, phrases)) {
+    if (!this.reading) {
+      const [phrase] = this.wanted;
+      if (phrase === undefined) return false;
       this.wanted.delete(phrase);
-      if (counts.rows > 0 && !this.held.has(phrase)) this.postings(phrase, counts);
+      if (counts.rows > 0 && !this.held.has(phrase)) this.beginReading(phrase);
+      if (!this.reading) return this.wanted.size > 0;
     }
-    return this.wanted.size > 0;
+    const reading = this.reading;
+    if (reading.seq !== this.seq) {
+      // Rows were written since it began: it begins again, with the rows counted afresh.
+      this.reading = undefined;
+      if (this.wanted.size < WANTED_LIMIT) this.wanted.add(reading.phrase);
+      return true;
+    }
+    const rows = this.rows(reading.phrase, "AND rowid > CAST(? AS INTEGER)", [reading.after], this.sliceRows);
+    const part = this.solved(rows, reading.total - rows.length, counts);
+    if (!part) {
+      // FTS5's stored counts are not yet the ones it ranks by (a write's turn): read once asked again.
+      this.reading = undefined;
+      this.remember(reading.phrase);
+      return this.wanted.size > 0;
+    }
+    reading.parts.push(part);
+    if (part.docs.length) reading.after = part.docs[part.docs.length - 1] as number;
+    if (rows.length < this.sliceRows) {
+      this.reading = undefined;
+      const list = { ...merged(reading.parts), syncedAt: reading.seq };
+      if (list.docs.length === reading.total) this.keep(reading.phrase, list);
+    }
+    return this.reading !== undefined || this.wanted.size > 0;
+  }
+
+  /** Starts reading a phrase's list, unless it is too large to hold. */
+  private beginReading(phrase: string): void {
+    const table = `"${this.table}"`;
+    const total = this.sql
+      .exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`, phrase)
+      .one().n;
+    if (total > this.maxPostings / 4) {
+      this.markUnheld(phrase);
+      return;
+    }
+    this.reading = { phrase, total, seq: this.seq, after: 0, parts: [] };
   }
 
   /** Lets every held list go (a rolled-back write, a rebuilt table). */
   reset(): void {
     // Phrases held were in demand: the next question that wants one has it read again.
     for (const phrase of this.held.keys()) this.remember(phrase);
+    this.reading = undefined;
     this.held.clear();
     this.wanted.clear();
     this.unheld.clear();
@@ -334,15 +387,16 @@ export class HeldBm25 {
     others: number,
     counts: TableCounts,
   ): Postings | undefined {
-    return this.solved(this.rows(phrase, where, params), others, counts);
+    return this.solved(this.rows(phrase, where, params, -1), others, counts);
   }
 
   /**
-   * The phrase's rows matching `where`, each as "rowid,bm25,hex(docsize)".
+   * The phrase's rows matching `where`, the first `limit` by rowid (-1: all), each as
+   * "rowid,bm25,hex(docsize)".
    * One statement and one string: a row handed to JavaScript one by one costs more than FTS5's own work
    * for it.
    */
-  private rows(phrase: string, where: string, params: unknown[]): string[] {
+  private rows(phrase: string, where: string, params: unknown[], limit: number): string[] {
     const table = `"${this.table}"`;
     const packed =
       this.sql
@@ -350,10 +404,11 @@ export class HeldBm25 {
           `SELECT group_concat(doc || ',' || score || ',' || hex(size), ';') AS packed FROM (
              SELECT rowid AS doc, bm25(${table}) AS score,
                (SELECT sz FROM "${this.table}_docsize" WHERE id = ${table}.rowid) AS size
-             FROM ${table} WHERE ${table} MATCH ? ${where} LIMIT -1
+             FROM ${table} WHERE ${table} MATCH ? ${where} ORDER BY rowid LIMIT ?
            )`,
           phrase,
           ...params,
+          limit,
         )
         .toArray()[0]?.packed ?? "";
     return packed ? packed.split(";") : [];
@@ -387,8 +442,7 @@ export class HeldBm25 {
     const n = list.docs.length;
     // A list larger than a quarter of the bound would push out the rest: not held.
     if (n > this.maxPostings / 4) {
-      if (this.unheld.size >= WANTED_LIMIT) this.unheld.clear();
-      this.unheld.add(phrase);
+      this.markUnheld(phrase);
       return;
     }
     this.held.set(phrase, list);
@@ -397,6 +451,11 @@ export class HeldBm25 {
       if (this.heldPostings <= this.maxPostings) break;
       this.drop(oldest);
     }
+  }
+
+  private markUnheld(phrase: string): void {
+    if (this.unheld.size >= WANTED_LIMIT) this.unheld.clear();
+    this.unheld.add(phrase);
   }
 
   private drop(phrase: string): void {
