@@ -527,7 +527,7 @@ export class FactReplica {
   }
 
   /**
-   * Reads a few of the full-text lists searches wanted and did not hold (held-bm25.ts); true while some
+   * Reads a slice of the full-text lists searches wanted and did not hold (held-bm25.ts); true while some
    * are still wanted. Called between requests, off the search's path.
    */
   prepareRanking(): boolean {

@@ -134,8 +134,8 @@ export class ProjectIndexObject extends DurableObject<Env> implements ProjectInd
   }
 
   /**
-   * The full-text lists the search wanted are read after it has answered, a few at a time, each slice
-   * after whatever requests arrived meanwhile.
+   * The full-text lists the search wanted are read after it has answered, a slice of rows at a time,
+   * each slice after whatever requests arrived meanwhile.
    */
   private prepareRankingSoon(): void {
     if (this.preparingRanking) return;

@@ -316,8 +316,8 @@ export class EpisodeIndex {
   }
 
   /**
-   * Reads a few of the full-text lists message searches wanted and did not hold, off the question's path
-   * (src/retrieval/held-bm25.ts `prepare`); true while some are still wanted.
+   * Reads a slice of the full-text lists message searches wanted and did not hold, off the question's
+   * path (src/retrieval/held-bm25.ts `prepare`); true while some are still wanted.
    */
   prepareRanking(): boolean {
     if (this.rankings.episode_fts.prepare()) return true;
