@@ -1,3 +1,6 @@
+import { type InstanceList, InstanceLists } from "./instance-lists";
+import { varintSum, varints } from "./sqlite-varints";
+
 /**
  * FTS5's bm25 ranking of an OR of phrases, computed from postings held in memory between queries.
  *
@@ -53,13 +56,8 @@ const SEEN_LIMIT = 4_096;
 /** Held postings for a table's rankings: at most this many (row, frequency, length) triples, 16 bytes each. */
 export const HELD_POSTINGS = 200_000;
 
-interface Postings {
-  /** Rowids, ascending. */
-  docs: Float64Array;
-  /** The phrase's instances in each row. */
-  freq: Uint32Array;
-  /** Each row's length in tokens (every column). */
-  size: Uint32Array;
+/** A phrase's rows (ascending), its instances in each and each row's length in tokens (every column). */
+interface Postings extends InstanceList {
   /** The journal's sequence number when last brought up to date. */
   syncedAt: number;
 }
@@ -102,18 +100,31 @@ export class HeldBm25 {
     | { phrase: string; total: number; seq: number; after: number; parts: Postings[] }
     | undefined;
 
+  /** Lists read from FTS5's instance table with the rows' lengths held (instance-lists.ts). */
+  private readonly instances: InstanceLists;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly table: string,
     private readonly maxPostings = HELD_POSTINGS,
     private readonly sliceRows = PREPARE_ROWS,
-  ) {}
+    instances = new InstanceLists(sql, table),
+  ) {
+    this.instances = instances;
+  }
 
   /** Call when rows were inserted, replaced or deleted (their rowids), in or after their transaction. */
   changed(docs: Iterable<number>): void {
     this.seq++;
-    for (const doc of docs) this.touched.set(doc, this.seq);
+    const rows = [...docs];
+    for (const doc of rows) this.touched.set(doc, this.seq);
+    this.instances.forget(rows);
     if (this.touched.size > JOURNAL_LIMIT) this.prune();
+  }
+
+  /** Whether the phrase's list is held. */
+  holds(phrase: string): boolean {
+    return this.held.has(phrase);
   }
 
   /** Call when rows were added with rowids past every row the table held (FTS5's own rowids). */
@@ -126,12 +137,18 @@ export class HeldBm25 {
    * some are still to read. The owner calls it off the question's path, between requests.
    */
   prepare(): boolean {
+    // The rows' lengths first (a slice at a time), then those of rows written since.
+    if (this.instances.load()) return true;
     const counts = this.counts();
     if (!this.reading) {
       const [phrase] = this.wanted;
       if (phrase === undefined) return false;
       this.wanted.delete(phrase);
-      if (counts.rows > 0 && !this.held.has(phrase)) this.beginReading(phrase);
+      if (counts.rows > 0 && !this.held.has(phrase)) {
+        const list = this.fromInstances(phrase, counts);
+        if (list) this.keep(phrase, list);
+        else this.beginReading(phrase);
+      }
       if (!this.reading) return this.wanted.size > 0;
     }
     const reading = this.reading;
@@ -177,6 +194,7 @@ export class HeldBm25 {
     // Phrases held were in demand: the next question that wants one has it read again.
     for (const phrase of this.held.keys()) this.remember(phrase);
     this.reading = undefined;
+    this.instances.reset();
     this.held.clear();
     this.wanted.clear();
     this.unheld.clear();
@@ -208,13 +226,18 @@ export class HeldBm25 {
     // the caller knows it is rare: reading a list costs two or three times FTS5's own ranking of it,
     // which would fall on the question that first uses it.
     const missing = phrases.filter((phrase) => !this.held.has(phrase));
+    let read = new Map<string, Postings>();
     if (missing.length && !this.readSmall(phrases, matches, counts)) {
-      for (const phrase of missing) this.want(phrase);
-      return { rows: this.ranked(phrases, limit), held: false };
+      const lists = this.readByInstances(missing, counts);
+      if (!lists) {
+        for (const phrase of missing) this.want(phrase);
+        return { rows: this.ranked(phrases, limit), held: false };
+      }
+      read = lists;
     }
     const lists: Postings[] = [];
     for (const phrase of phrases) {
-      const list = counts.rows > 0 ? this.postings(phrase, counts) : undefined;
+      const list = read.get(phrase) ?? (counts.rows > 0 ? this.postings(phrase, counts) : undefined);
       if (!list) {
         // Not brought up to date (counts not yet stored): read again after.
         if (!this.held.has(phrase) && this.wanted.size < WANTED_LIMIT) this.wanted.add(phrase);
@@ -224,7 +247,39 @@ export class HeldBm25 {
     }
     if (!this.verified(phrases, lists, counts)) return { rows: this.ranked(phrases, limit), held: false };
     this.lastCounts = { ...counts, seq: this.seq };
-    return { rows: topRows(lists, counts, limit), held: true };
+    const rows = topRows(lists, counts, limit);
+    // A list read for this ranking is held once a second question wants it, as `prepare` would read
+    // it (held after the ranking, so that no list it uses is let go before).
+    for (const [phrase, list] of read) {
+      if (this.seen.delete(phrase) || list.docs.length <= INLINE_ROWS) this.keep(phrase, list);
+      else this.remember(phrase);
+    }
+    return { rows, held: true };
+  }
+
+  /**
+   * The lists of `phrases` from FTS5's instance table, each checked against FTS5's bm25 for one of its
+   * rows; undefined when one cannot be read so.
+   */
+  private readByInstances(
+    phrases: readonly string[],
+    counts: TableCounts,
+  ): Map<string, Postings> | undefined {
+    if (counts.rows === 0 || !this.instances.ready()) return undefined;
+    const lists = new Map<string, Postings>();
+    for (const phrase of phrases) {
+      const list = this.fromInstances(phrase, counts);
+      if (!list) return undefined;
+      lists.set(phrase, list);
+    }
+    return lists;
+  }
+
+  /** A phrase's list from the instance table, when it agrees with FTS5 (instance-lists.ts). */
+  private fromInstances(phrase: string, counts: TableCounts): Postings | undefined {
+    const list = this.instances.read(phrase);
+    if (!list || !this.agrees(phrase, list, counts)) return undefined;
+    return { ...list, syncedAt: this.seq };
   }
 
   /**
@@ -303,12 +358,26 @@ export class HeldBm25 {
         best = i;
     });
     if (best < 0) return true;
-    const list = lists[best] as Postings;
+    return this.agrees(phrases[best] as string, lists[best] as Postings, counts);
+  }
+
+  /**
+   * Whether FTS5 scores the first row of `list` as the list does: the row matches the phrase, with the
+   * list's frequency and length, and the phrase matches as many rows as the list holds (bm25's idf
+   * counts them). An empty list agrees when the phrase matches no row.
+   */
+  private agrees(phrase: string, list: InstanceList, counts: TableCounts): boolean {
     const table = `"${this.table}"`;
+    if (list.docs.length === 0) {
+      return (
+        this.sql.exec(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT 1`, phrase).toArray()
+          .length === 0
+      );
+    }
     const stored = this.sql
       .exec<{ score: number }>(
         `SELECT bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
-        phrases[best] as string,
+        phrase,
         list.docs[0] as number,
       )
       .toArray()[0]?.score;
@@ -570,31 +639,4 @@ function sortedByDoc(list: Postings): Postings {
     size: Uint32Array.from(order, (i) => list.size[i] as number),
     syncedAt: list.syncedAt,
   };
-}
-
-/** SQLite's varints (big-endian groups of seven bits; a ninth byte gives all eight), as FTS5 stores counts. */
-function varints(bytes: Uint8Array): number[] {
-  const values: number[] = [];
-  let i = 0;
-  while (i < bytes.length) {
-    let value = 0;
-    for (let n = 1; ; n++) {
-      const byte = bytes[i++] as number;
-      if (n === 9) {
-        value = value * 256 + byte;
-        break;
-      }
-      value = value * 128 + (byte & 0x7f);
-      if (!(byte & 0x80) || i >= bytes.length) break;
-    }
-    values.push(value);
-  }
-  return values;
-}
-
-/** The sum of the varints in a hex string: a docsize row's column lengths, the row's length. */
-function varintSum(hex: string): number {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return varints(bytes).reduce((sum, n) => sum + n, 0);
 }
