@@ -117,19 +117,9 @@ export class InstanceLists {
           token,
         )
         .one().docs ?? "";
-    const instances = packed ? packed.split(",").map(Number) : [];
-    const docs: number[] = [];
-    const freq: number[] = [];
-    for (const doc of instances) {
-      if (docs[docs.length - 1] === doc) freq[freq.length - 1] = (freq[freq.length - 1] as number) + 1;
-      else {
-        docs.push(doc);
-        freq.push(1);
-      }
-    }
-    // FTS5 lists a token's instances by rowid; anything else is not read this way.
-    for (let i = 1; i < docs.length; i++)
-      if ((docs[i] as number) <= (docs[i - 1] as number)) return undefined;
+    const grouped = byRow(packed);
+    if (!grouped) return undefined;
+    const { docs, freq } = grouped;
     const unknown = docs.filter((doc) => !(this.lengths[doc] ?? 0));
     if (unknown.length > UNKNOWN_LIMIT) return undefined;
     if (unknown.length && !this.readLengths(unknown)) return undefined;
@@ -168,4 +158,31 @@ export class InstanceLists {
     grown.set(this.lengths);
     this.lengths = grown;
   }
+}
+
+/**
+ * "rowid,rowid,…" (one per instance) as each row and its count, read in one pass (a common word's list is
+ * thousands of numbers); undefined unless the rowids ascend, as FTS5 lists a token's instances.
+ */
+function byRow(packed: string): { docs: number[]; freq: number[] } | undefined {
+  const docs: number[] = [];
+  const freq: number[] = [];
+  if (!packed) return { docs, freq };
+  let value = 0;
+  let last = -1;
+  for (let i = 0; i <= packed.length; i++) {
+    const c = i < packed.length ? packed.charCodeAt(i) : 44;
+    if (c === 44) {
+      if (value === last) freq[freq.length - 1] = (freq[freq.length - 1] as number) + 1;
+      else if (value < last) return undefined;
+      else {
+        docs.push(value);
+        freq.push(1);
+        last = value;
+      }
+      value = 0;
+    } else if (c >= 48 && c <= 57) value = value * 10 + (c - 48);
+    else return undefined;
+  }
+  return { docs, freq };
 }
