@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HeldBm25 } from "../src/retrieval/held-bm25";
-import { InstanceLists, instanceTableSql, LENGTH_ROWS } from "../src/retrieval/instance-lists";
+import { InstanceLists, LENGTH_ROWS } from "../src/retrieval/instance-lists";
 
 /**
  * HeldBm25 answers FTS5's own `ORDER BY bm25(t) LIMIT n`, query after query, while rows are added,
@@ -100,7 +100,6 @@ describe("held bm25", () => {
           sql.exec(
             `CREATE VIRTUAL TABLE ${table} USING fts5(id UNINDEXED, speaker, content, tokenize = 'porter unicode61')`,
           );
-          sql.exec(instanceTableSql(table));
           // Small bounds, so lists are let go and read again as the run goes, and read a few rows a slice
           // (the rows' lengths two a slice).
           const held = new HeldBm25(sql, table, 120, 3, new InstanceLists(sql, table, LENGTH_ROWS, 2));
@@ -176,7 +175,6 @@ describe("held bm25", () => {
           async (steps) => {
             const table = `append_t${round++}`;
             sql.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(content, tokenize = 'porter unicode61')`);
-            sql.exec(instanceTableSql(table));
             const held = new HeldBm25(sql, table);
             let rows = 0;
             for (const s of steps) {
@@ -210,7 +208,6 @@ describe("held bm25", () => {
     await runInDurableObject(stub, async (_object, state) => {
       const sql = state.storage.sql;
       sql.exec("CREATE VIRTUAL TABLE held_u USING fts5(content, tokenize = 'porter unicode61')");
-      sql.exec(instanceTableSql("held_u"));
       for (let i = 0; i < 50; i++)
         sql.exec("INSERT INTO held_u (content) VALUES (?)", `team week ${i % 7} budget`);
       await committed();
@@ -253,7 +250,6 @@ describe("held bm25", () => {
     await runInDurableObject(stub, async (_object, state) => {
       const sql = state.storage.sql;
       sql.exec("CREATE VIRTUAL TABLE held_w USING fts5(content, tokenize = 'porter unicode61')");
-      sql.exec(instanceTableSql("held_w"));
       for (let i = 0; i < 40; i++) sql.exec("INSERT INTO held_w (content) VALUES (?)", `café week ${i % 4}`);
       await committed();
       const held = new HeldBm25(sql, "held_w");
@@ -279,7 +275,6 @@ describe("held bm25", () => {
     await runInDurableObject(stub, async (_object, state) => {
       const sql = state.storage.sql;
       sql.exec("CREATE VIRTUAL TABLE held_x USING fts5(content, tokenize = 'porter unicode61')");
-      sql.exec(instanceTableSql("held_x"));
       // More rows than a ranking holds at once without a second ask (INLINE_ROWS).
       for (let i = 0; i < 600; i++)
         sql.exec("INSERT INTO held_x (content) VALUES (?)", `${i % 3 ? "deployed" : "deployments"} ${i % 9}`);
@@ -297,7 +292,9 @@ describe("held bm25", () => {
       expect(held.size()).toBe(400 + 67);
       // A row replaced is read again, its length too.
       sql.exec("DELETE FROM held_x WHERE rowid = 3");
-      sql.exec("INSERT INTO held_x (rowid, content) VALUES (3, 'deploy deploy deploy and a much longer row')");
+      sql.exec(
+        "INSERT INTO held_x (rowid, content) VALUES (3, 'deploy deploy deploy and a much longer row')",
+      );
       held.changed([3]);
       await committed();
       const third = held.rank(['"deploying"', '"3"'], 7);
@@ -306,12 +303,39 @@ describe("held bm25", () => {
     });
   });
 
+  it("ranks through bm25 alone where the runtime refuses an instance table", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_y USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 0; i < 30; i++) sql.exec("INSERT INTO held_y (content) VALUES (?)", `team week ${i % 5}`);
+      await committed();
+      const refusing = {
+        exec: (query: string, ...bindings: unknown[]) => {
+          if (query.includes("fts5vocab")) throw new Error("not authorized");
+          return sql.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
+      const lists = new InstanceLists(refusing, "held_y");
+      const held = new HeldBm25(refusing, "held_y", undefined, undefined, lists);
+      const phrases = ['"team"', '"4"'];
+      for (let asked = 0; asked < 3; asked++) {
+        expectSameRanking(held.rank(phrases, 3).rows, ftsRanking(sql, "held_y", phrases, 3));
+        while (held.prepare()) {}
+      }
+      expect(lists.ready()).toBe(false);
+      expect(lists.read('"team"')).toBeUndefined();
+      // Read through bm25 once a second question wanted them.
+      expect(held.rank(phrases, 3).held).toBe(true);
+      expect(held.size()).toBe(30 + 6);
+    });
+  });
+
   it("in the same turn as a write, before FTS5 stores its counts, FTS5 ranks", async () => {
     const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
     await runInDurableObject(stub, async (_object, state) => {
       const sql = state.storage.sql;
       sql.exec("CREATE VIRTUAL TABLE held_v USING fts5(content, tokenize = 'porter unicode61')");
-      sql.exec(instanceTableSql("held_v"));
       for (let i = 0; i < 30; i++) sql.exec("INSERT INTO held_v (content) VALUES (?)", `team week ${i % 5}`);
       await committed();
       const held = new HeldBm25(sql, "held_v");

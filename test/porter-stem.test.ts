@@ -10,7 +10,7 @@ async function fts5Tokens(words: readonly string[]): Promise<string[]> {
     const sql = state.storage.sql;
     sql.exec("CREATE VIRTUAL TABLE stems USING fts5(w, tokenize = 'porter unicode61')");
     sql.exec("CREATE VIRTUAL TABLE stems_instance USING fts5vocab(stems, 'instance')");
-    words.forEach((w, i) => sql.exec("INSERT INTO stems (rowid, w) VALUES (?, ?)", i + 1, w));
+    for (const [i, w] of words.entries()) sql.exec("INSERT INTO stems (rowid, w) VALUES (?, ?)", i + 1, w);
     const tokens: string[] = [];
     for (const { doc, term } of sql.exec<{ doc: number; term: string }>(
       "SELECT doc, term FROM stems_instance",

@@ -9,7 +9,6 @@ import {
 } from "../facts/fact-candidates";
 import { leanFactRow } from "../facts/fact-rows";
 import { HeldBm25 } from "../retrieval/held-bm25";
-import { instanceTableSql } from "../retrieval/instance-lists";
 import {
   anyFormPhrases,
   matchAnyForm,
@@ -176,7 +175,6 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS replica_facts_key ON replica_facts (key)",
   // The text D1's fact_search indexes (migration 0006): key and content.
   "CREATE VIRTUAL TABLE IF NOT EXISTS replica_search USING fts5(text, tokenize = 'porter unicode61')",
-  instanceTableSql("replica_search"),
   `CREATE TABLE IF NOT EXISTS replica_refs (
     entity_id TEXT NOT NULL,
     fact_id TEXT NOT NULL,

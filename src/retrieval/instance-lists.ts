@@ -16,11 +16,6 @@ import { varintSum } from "./sqlite-varints";
  * disagree were the token, the count of rows or a length wrong.
  */
 
-/** The instance table a full-text table is read through: an `fts5vocab` table, which stores nothing. */
-export function instanceTableSql(table: string): string {
-  return `CREATE VIRTUAL TABLE IF NOT EXISTS "${table}_instance" USING fts5vocab("${table}", 'instance')`;
-}
-
 /** Rows whose lengths are held at most (4 bytes each); a table with rowids past it is read by bm25. */
 export const LENGTH_ROWS = 2_000_000;
 
@@ -51,21 +46,35 @@ export class InstanceLists {
   /** Rowids run past LENGTH_ROWS: nothing is read this way. */
   private tooLarge = false;
 
+  /** The instance table could not be made: lists are read through bm25 only. */
+  private readonly unavailable: boolean = false;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly table: string,
     private readonly maxRows = LENGTH_ROWS,
     private readonly sliceRows = LENGTH_SLICE,
-  ) {}
+  ) {
+    // An `fts5vocab` table stores nothing: it reads the full-text table's own index. Only speed depends
+    // on it, so a runtime that refused it would still serve every search.
+    try {
+      sql.exec(
+        `CREATE VIRTUAL TABLE IF NOT EXISTS "${table}_instance" USING fts5vocab("${table}", 'instance')`,
+      );
+    } catch (error) {
+      console.error(`no instance table for ${table}; its lists are read through bm25`, error);
+      this.unavailable = true;
+    }
+  }
 
   /** Whether lists can be read: every row's length was read once. */
   ready(): boolean {
-    return this.loaded && !this.tooLarge;
+    return this.loaded && !this.tooLarge && !this.unavailable;
   }
 
   /** Reads a slice of the rows' lengths not read yet; true while a full slice was read (more may follow). */
   load(): boolean {
-    if (this.tooLarge) return false;
+    if (this.tooLarge || this.unavailable) return false;
     const row = this.sql
       .exec<{ packed: string | null; last: number | null; n: number }>(
         `SELECT group_concat(id || ',' || hex(sz), ';') AS packed, max(id) AS last, count(*) AS n FROM (

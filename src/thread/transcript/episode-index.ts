@@ -4,7 +4,6 @@ import type { Embedder } from "../../ports/embedder";
 import type { VectorIndex } from "../../ports/vector-index";
 import { MAX_TOP_K } from "../../ports/vector-index";
 import { HeldBm25 } from "../../retrieval/held-bm25";
-import { instanceTableSql } from "../../retrieval/instance-lists";
 import { LONG_MESSAGE_CHARS, passages } from "../../retrieval/passages";
 import { matchExpression, queryTerms, quotedPhrases, rankedTerms } from "../../retrieval/query-terms";
 import { compareBinary } from "../binary-collation";
@@ -27,9 +26,6 @@ export const EPISODE_SCHEMA = [
   // turns on one scale instead of diluting it in the whole message's length.
   `CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(
      id UNINDEXED, part UNINDEXED, content, tokenize = 'porter unicode61')`,
-  // Each index's instances by token, read by its held rankings (src/retrieval/instance-lists.ts).
-  instanceTableSql("episode_fts"),
-  instanceTableSql("passage_fts"),
   `CREATE TABLE IF NOT EXISTS episode_embedded (embedder TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (embedder, id))`,
 ];
 
