@@ -15,7 +15,9 @@ import { varintSum, varints } from "./sqlite-varints";
  * So each phrase's (row, frequency, length) list is read once from FTS5 itself and held; a later query
  * sums the held lists with the table's counts as they are then. FTS5 does not hand out a phrase's
  * frequency in a row, but a one-phrase bm25 is that one term, so the frequency is solved from it (and
- * checked: the held list is refused when the term recomputed from it is not the one FTS5 gave).
+ * checked: the held list is refused when the term recomputed from it is not the one FTS5 gave). Most
+ * words are read more cheaply from FTS5's instance table, with the rows' lengths held
+ * (instance-lists.ts), each such list checked against FTS5's bm25 for one of its rows.
  *
  * What it answers is FTS5's `ORDER BY bm25(table) LIMIT n` for the same expression: the same rows in the
  * same order, equal scores going to the lower rowid as SQLite's sorter gives them. The one difference
@@ -222,9 +224,10 @@ export class HeldBm25 {
   ): { rows: RankedRow[]; held: boolean } {
     if (phrases.length === 0 || limit <= 0) return { rows: [], held: true };
     const counts = this.counts();
-    // A phrase not held is read between requests (`prepare`, once a second question wants it), unless
-    // the caller knows it is rare: reading a list costs two or three times FTS5's own ranking of it,
-    // which would fall on the question that first uses it.
+    // The phrases not held are read now: from the instance table when their tokens are known and the
+    // rows' lengths held (a fraction of FTS5's ranking), else through bm25 when the caller knows they
+    // are rare. Otherwise FTS5 ranks, and their lists are read between requests (`prepare`) once a
+    // second question wants them: read through bm25, a list costs two or three times FTS5's ranking.
     const missing = phrases.filter((phrase) => !this.held.has(phrase));
     let read = new Map<string, Postings>();
     if (missing.length && !this.readSmall(phrases, matches, counts)) {
