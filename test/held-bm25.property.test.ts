@@ -331,6 +331,94 @@ describe("held bm25", () => {
     });
   });
 
+  it("refuses a list whose row count is wrong where the idf cannot tell (a phrase in most rows)", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_z USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 0; i < 30; i++)
+        sql.exec("INSERT INTO held_z (content) VALUES (?)", `team week ${i % 5} and more`);
+      sql.exec("INSERT INTO held_z (content) VALUES ('team team team')");
+      await committed();
+      const real = new InstanceLists(sql, "held_z");
+      // A list that lost its last row (the best one) but keeps its first row right.
+      const lossy = {
+        ready: () => real.ready(),
+        readable: (phrase: string) => real.readable(phrase),
+        load: () => real.load(),
+        forget: (docs: Iterable<number>) => real.forget(docs),
+        reset: () => real.reset(),
+        read: (phrase: string) => {
+          const list = real.read(phrase);
+          if (!list) return list;
+          const n = list.docs.length - 1;
+          return { docs: list.docs.slice(0, n), freq: list.freq.slice(0, n), size: list.size.slice(0, n) };
+        },
+      } as unknown as InstanceLists;
+      const held = new HeldBm25(sql, "held_z", undefined, undefined, lossy);
+      expect(held.prepare()).toBe(false);
+      expect(real.read('"team"')?.docs.length).toBe(31);
+      const ranked = held.rank(['"team"'], 3);
+      expect(ranked.held).toBe(false);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_z", ['"team"'], 3));
+      expect(ranked.rows[0]?.doc).toBe(31);
+    });
+  });
+
+  it("reads again, between questions, the lengths of rows written again", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_r USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 1; i <= 600; i++)
+        sql.exec("INSERT INTO held_r (rowid, content) VALUES (?, ?)", i, `budget ${i % 7}`);
+      await committed();
+      const held = new HeldBm25(sql, "held_r");
+      expect(held.prepare()).toBe(false);
+      // 400 rows written again in place, longer: more than a list reads the lengths of at once.
+      for (let i = 1; i <= 400; i++) {
+        sql.exec("DELETE FROM held_r WHERE rowid = ?", i);
+        sql.exec(
+          "INSERT INTO held_r (rowid, content) VALUES (?, ?)",
+          i,
+          `budget budget ${i % 7} and a longer row`,
+        );
+      }
+      held.changed(Array.from({ length: 400 }, (_, i) => i + 1));
+      await committed();
+      expect(held.rank(['"budget"'], 5).held).toBe(false);
+      while (held.prepare()) {}
+      const ranked = held.rank(['"budgets"'], 5);
+      expect(ranked.held).toBe(true);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_r", ['"budgets"'], 5));
+    });
+  });
+
+  it("goes back to bm25 when the instance table cannot be read", async () => {
+    const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE VIRTUAL TABLE held_q USING fts5(content, tokenize = 'porter unicode61')");
+      for (let i = 0; i < 30; i++) sql.exec("INSERT INTO held_q (content) VALUES (?)", `team week ${i % 5}`);
+      await committed();
+      const failing = {
+        exec: (query: string, ...bindings: unknown[]) => {
+          if (query.includes("held_q_instance") && !query.startsWith("CREATE"))
+            throw new Error("disk I/O error");
+          return sql.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
+      const lists = new InstanceLists(failing, "held_q");
+      const held = new HeldBm25(failing, "held_q", undefined, undefined, lists);
+      expect(held.prepare()).toBe(false);
+      expect(lists.ready()).toBe(true);
+      const ranked = held.rank(['"team"', '"4"'], 3);
+      expectSameRanking(ranked.rows, ftsRanking(sql, "held_q", ['"team"', '"4"'], 3));
+      expect(ranked.held).toBe(false);
+      expect(lists.ready()).toBe(false);
+    });
+  });
+
   it("in the same turn as a write, before FTS5 stores its counts, FTS5 ranks", async () => {
     const stub = env.THREADS.get(env.THREADS.idFromName(crypto.randomUUID()));
     await runInDurableObject(stub, async (_object, state) => {

@@ -30,9 +30,10 @@ import { varintSum, varints } from "./sqlite-varints";
  * reported make it let go of every list. Memory is bounded by `maxPostings` over all held lists.
  */
 
-/** FTS5's bm25 constants (fts5_aux.c). */
+/** FTS5's bm25 constants (fts5_aux.c), and the idf it gives a phrase in half the rows or more. */
 const K1 = 1.2;
 const B = 0.75;
+const IDF_FLOOR = 1e-6;
 
 /** Rows reported since the oldest held list was read, at most; past it every list is let go. */
 const JOURNAL_LIMIT = 20_000;
@@ -193,10 +194,15 @@ export class HeldBm25 {
 
   /** Lets every held list go (a rolled-back write, a rebuilt table). */
   reset(): void {
+    this.instances.reset();
+    this.letListsGo();
+  }
+
+  /** Lets every held list go, keeping the rows' lengths. */
+  private letListsGo(): void {
     // Phrases held were in demand: the next question that wants one has it read again.
     for (const phrase of this.held.keys()) this.remember(phrase);
     this.reading = undefined;
-    this.instances.reset();
     this.held.clear();
     this.wanted.clear();
     this.unheld.clear();
@@ -228,12 +234,13 @@ export class HeldBm25 {
     // rows' lengths held (a fraction of FTS5's ranking), else through bm25 when the caller knows they
     // are rare. Otherwise FTS5 ranks, and their lists are read between requests (`prepare`) once a
     // second question wants them: read through bm25, a list costs two or three times FTS5's ranking.
-    const missing = phrases.filter((phrase) => !this.held.has(phrase));
+    const missing = () => phrases.filter((phrase) => !this.held.has(phrase));
     let read = new Map<string, Postings>();
-    if (missing.length && !this.readSmall(phrases, matches, counts)) {
-      const lists = this.readByInstances(missing, counts);
+    if (missing().length && !this.readSmall(phrases, matches, counts)) {
+      // What readSmall read before it gave up stays held: only the rest is read again.
+      const lists = this.readByInstances(missing(), counts);
       if (!lists) {
-        for (const phrase of missing) this.want(phrase);
+        for (const phrase of missing()) this.want(phrase);
         return { rows: this.ranked(phrases, limit), held: false };
       }
       read = lists;
@@ -268,7 +275,7 @@ export class HeldBm25 {
     phrases: readonly string[],
     counts: TableCounts,
   ): Map<string, Postings> | undefined {
-    if (counts.rows === 0 || !this.instances.ready()) return undefined;
+    if (counts.rows === 0 || !phrases.every((phrase) => this.instances.readable(phrase))) return undefined;
     const lists = new Map<string, Postings>();
     for (const phrase of phrases) {
       const list = this.fromInstances(phrase, counts);
@@ -387,7 +394,16 @@ export class HeldBm25 {
     if (stored === undefined) return false;
     const idf = inverseFrequency(counts.rows, list.docs.length);
     const mine = -term(idf, list.freq[0] as number, list.size[0] as number, counts.tokens / counts.rows);
-    return Math.abs(mine - stored) <= 1e-12 * Math.abs(stored);
+    if (!(Math.abs(mine - stored) <= 1e-12 * Math.abs(stored))) return false;
+    // In half the rows or more, a phrase's idf is the same floor whatever its count: counted instead.
+    return idf > IDF_FLOOR || this.matchCount(phrase) === list.docs.length;
+  }
+
+  private matchCount(phrase: string): number {
+    const table = `"${this.table}"`;
+    return this.sql
+      .exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`, phrase)
+      .one().n;
   }
 
   private counts(): TableCounts {
@@ -511,6 +527,8 @@ export class HeldBm25 {
   }
 
   private keep(phrase: string, list: Postings): void {
+    // A list read again replaces the one held (a ranking and `prepare` can both read a phrase).
+    this.drop(phrase);
     const n = list.docs.length;
     // A list larger than a quarter of the bound would push out the rest: not held.
     if (n > this.maxPostings / 4) {
@@ -542,7 +560,8 @@ export class HeldBm25 {
     let oldest = this.seq;
     for (const list of this.held.values()) oldest = Math.min(oldest, list.syncedAt);
     for (const [doc, seq] of this.touched) if (seq <= oldest) this.touched.delete(doc);
-    if (this.touched.size > JOURNAL_LIMIT) this.reset();
+    // Every row reported was forgotten by the lengths too: only the lists are let go.
+    if (this.touched.size > JOURNAL_LIMIT) this.letListsGo();
   }
 }
 
@@ -554,7 +573,7 @@ function term(idf: number, f: number, length: number, avgdl: number): number {
 /** FTS5's idf: never zero or below, so a word in most rows still counts a little. */
 function inverseFrequency(rows: number, hits: number): number {
   const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
+  return idf <= 0 ? IDF_FLOOR : idf;
 }
 
 /**

@@ -45,9 +45,11 @@ export class InstanceLists {
   private loaded = false;
   /** Rowids run past LENGTH_ROWS: nothing is read this way. */
   private tooLarge = false;
+  /** Rows at or below loadedThrough whose lengths were forgotten (written since): read again by `load`. */
+  private readonly forgotten = new Set<number>();
 
-  /** The instance table could not be made: lists are read through bm25 only. */
-  private readonly unavailable: boolean = false;
+  /** The instance table could not be made or read: lists are read through bm25 only. */
+  private unavailable = false;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -72,9 +74,27 @@ export class InstanceLists {
     return this.loaded && !this.tooLarge && !this.unavailable;
   }
 
-  /** Reads a slice of the rows' lengths not read yet; true while a full slice was read (more may follow). */
+  /**
+   * Reads a slice of the rows' lengths not held: those forgotten since (rows written again), then those
+   * past the last row read. True while a full slice was read (more may follow).
+   */
   load(): boolean {
     if (this.tooLarge || this.unavailable) return false;
+    return this.guarded(false, () => this.loadSlice());
+  }
+
+  private loadSlice(): boolean {
+    if (this.forgotten.size) {
+      const docs: number[] = [];
+      for (const doc of this.forgotten) {
+        if (docs.length === this.sliceRows) break;
+        docs.push(doc);
+      }
+      for (const doc of docs) this.forgotten.delete(doc);
+      // A row deleted since has no length to read; it is in no list either.
+      this.readLengths(docs);
+      return true;
+    }
     const row = this.sql
       .exec<{ packed: string | null; last: number | null; n: number }>(
         `SELECT group_concat(id || ',' || hex(sz), ';') AS packed, max(id) AS last, count(*) AS n FROM (
@@ -95,16 +115,26 @@ export class InstanceLists {
     return row.n === this.sliceRows;
   }
 
-  /** Rows written, replaced or deleted: their lengths are read again when next needed. */
+  /** Rows written, replaced or deleted: their lengths are read again, by `load` or when next needed. */
   forget(docs: Iterable<number>): void {
-    for (const doc of docs) if (doc < this.lengths.length) this.lengths[doc] = 0;
+    for (const doc of docs) {
+      if (doc >= this.lengths.length) continue;
+      this.lengths[doc] = 0;
+      if (doc <= this.loadedThrough) this.forgotten.add(doc);
+    }
   }
 
   /** Lets every length go (a rolled-back write): they are loaded again. */
   reset(): void {
     this.lengths = new Uint32Array(0);
+    this.forgotten.clear();
     this.loadedThrough = 0;
     this.loaded = false;
+  }
+
+  /** Whether `read` would try the phrase: a one-word phrase whose token is known here. */
+  readable(phrase: string): boolean {
+    return this.ready() && tokenOf(phrase) !== undefined;
   }
 
   /**
@@ -113,10 +143,16 @@ export class InstanceLists {
    * held.
    */
   read(phrase: string): InstanceList | undefined {
-    if (!this.ready()) return undefined;
-    const word = /^"([^"]*)"$/.exec(phrase)?.[1];
-    const token = word === undefined ? undefined : porterToken(word);
-    if (!token) return undefined;
+    const token = tokenOf(phrase);
+    if (!this.ready() || !token) return undefined;
+    return this.guarded(undefined, () => this.readToken(token));
+  }
+
+  /**
+   * Read in the turn of a write, the instance table makes FTS5 flush its pending rows and store its
+   * counts (seen in Node's SQLite): answers stay exact, at the cost of a small segment to merge later.
+   */
+  private readToken(token: string): InstanceList | undefined {
     // One row per instance, in rowid order: one string, as a row handed over one by one costs more than
     // the scan.
     const packed =
@@ -150,6 +186,20 @@ export class InstanceLists {
     return docs.every((doc) => (this.lengths[doc] ?? 0) > 0);
   }
 
+  /**
+   * `work`, or `otherwise` when reading the instance table or the lengths fails: only speed depends on
+   * them, so the lists go back to bm25 for good rather than a search failing.
+   */
+  private guarded<T>(otherwise: T, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      console.error(`could not read the instances of ${this.table}; its lists are read through bm25`, error);
+      this.unavailable = true;
+      return otherwise;
+    }
+  }
+
   /** Holds the lengths of "rowid,hex(sz)" rows joined by ";". */
   private store(packed: string): void {
     for (const entry of packed.split(";")) {
@@ -167,6 +217,12 @@ export class InstanceLists {
     grown.set(this.lengths);
     this.lengths = grown;
   }
+}
+
+/** The token of a one-word phrase (`"word"`), when porter-stem.ts knows it. */
+function tokenOf(phrase: string): string | undefined {
+  const word = /^"([^"]*)"$/.exec(phrase)?.[1];
+  return word === undefined ? undefined : porterToken(word);
 }
 
 /**
