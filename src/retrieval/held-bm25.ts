@@ -255,7 +255,10 @@ export class HeldBm25 {
       }
       lists.push(list);
     }
-    if (!this.verified(phrases, lists, counts)) return { rows: this.ranked(phrases, limit), held: false };
+    // A list read from the instance table was just checked against FTS5 with these counts (`agrees`),
+    // which is what `verified` would check again.
+    if (read.size === 0 && !this.verified(phrases, lists, counts))
+      return { rows: this.ranked(phrases, limit), held: false };
     this.lastCounts = { ...counts, seq: this.seq };
     const rows = topRows(lists, counts, limit);
     // A list read for this ranking is held once a second question wants it, as `prepare` would read

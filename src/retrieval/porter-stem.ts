@@ -8,8 +8,8 @@
  * bytes or longer than 64 is left as it is; in each of steps 2–4 only the longest suffix a word ends in
  * is tried, and when its condition fails the step does nothing; the letter "y" is a vowel after a
  * consonant (for the measure and *o) or anywhere but the start (for *v*). Whoever uses the token still
- * checks it against FTS5 (the rows it finds must be the rows the word's MATCH finds), so a word this
- * got wrong costs only speed.
+ * checks what it finds against FTS5 (held-bm25.ts `agrees`: FTS5's score for one of its rows), so a word
+ * this got wrong costs only speed.
  */
 
 /** FTS5_PORTER_MAX_TOKEN: longer tokens are passed through unstemmed. */
